@@ -1,0 +1,90 @@
+// Facts: the uniform, language-neutral output of every front end.
+//
+// A front end knows a language and nothing about rules; it turns one file into
+// a list of facts. Rules (rules/*.toml) know facts and nothing about parsers.
+// Every rule is evaluated against every fact of a file in one pass.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/diagnostic.h"
+
+namespace mpsaudit {
+
+// 1-based positions; columns count bytes. end_* point one past the last byte.
+struct Span {
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  std::uint32_t end_line = 0;
+  std::uint32_t end_column = 0;
+};
+
+// How the code around a fact protects it from running without CUDA.
+enum class Guard : std::uint8_t {
+  None,           // runs unconditionally
+  ImportFallback, // import inside try/except ImportError (a fallback exists)
+  CudaCheck,      // inside a branch taken only when CUDA is present
+  PlatformCheck,  // restricted to Linux (PEP 508 marker, sys.platform test, CMake guard)
+  OptionalExtra,  // a dependency only reached through an optional extra
+};
+std::string_view to_string(Guard guard);
+
+// One argument of a call: `keyword` is empty for positional arguments.
+// `text` is the source text; `canonical` is the alias-resolved dotted name
+// when the argument is a plain name or attribute chain (else empty); `value`
+// holds the contents of a string literal (else empty).
+struct Argument {
+  std::string keyword;
+  std::string text;
+  std::string canonical;
+  std::string value;
+  bool is_string = false;
+};
+
+// The fact kinds front ends emit. Rules name them in their `kind` field.
+namespace fact_kind {
+inline constexpr std::string_view Import = "import";         // name: canonical module or module.symbol
+inline constexpr std::string_view Call = "call";             // name: canonical callee, or "?.method"
+inline constexpr std::string_view Attribute = "attribute";   // name: canonical dotted attribute read
+inline constexpr std::string_view Assignment = "assignment"; // name: canonical target of `x.y = value`
+inline constexpr std::string_view DeviceString = "device-string"; // name: the literal, e.g. "cuda:0"
+inline constexpr std::string_view DeviceSelection = "device-selection"; // a CUDA availability test choosing a device
+inline constexpr std::string_view Shell = "shell";           // name: the command word; value attr: whole line
+inline constexpr std::string_view Dependency = "dependency"; // name: PEP 503 normalised package name
+} // namespace fact_kind
+
+struct Fact {
+  std::string kind;
+  std::string name;
+  Span span;
+  std::vector<Argument> arguments;
+  // Free-form string attributes that rules can test with `where`.
+  std::vector<std::pair<std::string, std::string>> attributes;
+  Guard guard = Guard::None;
+  // Enclosing scope as "Class.function" (empty at module level).
+  std::string scope;
+  bool in_forward = false; // inside forward() of an nn.Module subclass
+  // Notebook position: code cell index (0-based) and 1-based line in the cell.
+  int cell = -1;
+  std::uint32_t cell_line = 0;
+
+  const std::string *attribute(std::string_view key) const;
+  void set_attribute(std::string key, std::string value);
+  const Argument *keyword_argument(std::string_view keyword) const;
+  // The positional argument at `index`, if present.
+  const Argument *positional_argument(std::size_t index) const;
+};
+
+// Everything one front end learned about one file.
+struct FileFacts {
+  std::vector<Fact> facts;
+  std::vector<Diagnostic> diagnostics;
+  // How the file was understood: "ast", "lexical", "skipped".
+  std::string mode = "ast";
+};
+
+} // namespace mpsaudit

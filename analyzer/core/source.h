@@ -1,0 +1,62 @@
+// What a scanned file is: its path, its kind, and its text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpsaudit {
+
+// The kind decides which front end reads a file. Discovery assigns it from the
+// file name alone, so that a file is never opened twice to classify it.
+enum class FileKind : std::uint8_t {
+  Python,
+  Notebook,
+  Cxx,   // .cpp .cc .cxx .h .hpp .mm
+  Cuda,  // .cu .cuh
+  Metal, // .metal: evidence that a Metal port exists
+  Cmake,
+  Requirements,
+  Pyproject,
+  SetupPy,
+  SetupCfg,
+  CondaEnv,
+  Dockerfile,
+  Shell, // shell scripts, Makefiles, Slurm job scripts
+  Prose, // README, INSTALL, docs
+  Checkpoint,
+  Unknown,
+};
+
+std::string_view to_string(FileKind kind);
+// Inverse of to_string; returns Unknown for names it does not know.
+FileKind file_kind_from_string(std::string_view name);
+// Classifies a repository-relative path by its name.
+FileKind classify_path(std::string_view relative_path);
+
+// One file, loaded. `path` is relative to the scan root and uses '/'.
+struct SourceFile {
+  std::string path;
+  std::string absolute_path;
+  FileKind kind = FileKind::Unknown;
+  std::string text;
+};
+
+// Maps byte offsets to 1-based lines and back, built once per file.
+class LineIndex {
+public:
+  explicit LineIndex(std::string_view text);
+  // 1-based line containing `offset`.
+  std::uint32_t line_of(std::size_t offset) const;
+  // The text of a 1-based line without its line terminator.
+  std::string_view line_text(std::uint32_t line) const;
+  std::uint32_t line_count() const { return static_cast<std::uint32_t>(starts_.size()); }
+  std::size_t line_start(std::uint32_t line) const { return starts_.at(line - 1); }
+
+private:
+  std::string_view text_;
+  std::vector<std::size_t> starts_;
+};
+
+} // namespace mpsaudit

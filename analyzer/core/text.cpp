@@ -1,0 +1,130 @@
+#include "core/text.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+namespace mpsaudit {
+namespace {
+
+// Length of the valid UTF-8 sequence at `i`, or 0 if it is invalid.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80)
+    return 1;
+  std::size_t length = 0;
+  unsigned char min_second = 0x80, max_second = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0)
+      min_second = 0xA0;
+    if (lead == 0xED)
+      max_second = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0)
+      min_second = 0x90;
+    if (lead == 0xF4)
+      max_second = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size())
+    return 0;
+  if (byte(i + 1) < min_second || byte(i + 1) > max_second)
+    return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80)
+      return 0;
+  return length;
+}
+
+} // namespace
+
+std::size_t find_invalid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // Fast path over ASCII, eight bytes at a time.
+    while (i + 8 <= text.size()) {
+      std::uint64_t chunk;
+      std::memcpy(&chunk, text.data() + i, 8);
+      if (chunk & 0x8080808080808080ull)
+        break;
+      i += 8;
+    }
+    if (i >= text.size())
+      break;
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0)
+      return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+bool looks_binary(std::string_view text, std::size_t probe) {
+  return text.substr(0, std::min(probe, text.size())).find('\0') != std::string_view::npos;
+}
+
+std::string_view trim(std::string_view text) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; };
+  while (!text.empty() && is_space(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back()))
+    text.remove_suffix(1);
+  return text;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string to_lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+  return out;
+}
+
+std::string normalize_package_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  bool pending_separator = false;
+  for (char c : trim(name)) {
+    if (c == '-' || c == '_' || c == '.') {
+      pending_separator = !out.empty();
+      continue;
+    }
+    if (pending_separator)
+      out.push_back('-');
+    pending_separator = false;
+    out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+  }
+  return out;
+}
+
+std::string sanitize_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
+} // namespace mpsaudit

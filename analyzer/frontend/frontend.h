@@ -1,0 +1,29 @@
+// The front-end registry: one extractor per file kind.
+//
+// A front end turns one loaded file into facts (core/fact.h). It must never
+// throw on bad input and never execute anything: problems become diagnostics
+// in FileFacts::diagnostics, and whatever could be understood is still
+// returned. Front ends are registered by kind in frontend/registry.cpp.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/fact.h"
+#include "core/source.h"
+
+namespace mpsaudit {
+
+struct ExtractOptions {
+  // Directory holding compile_commands.json for C++/CUDA files (-p), or empty.
+  std::string compile_commands_dir;
+  // Root of the scan, for front ends that resolve includes (requirements -r).
+  std::string root;
+};
+
+using Extractor = std::function<FileFacts(const SourceFile &, const ExtractOptions &)>;
+
+// Returns the extractor for `kind`, or nullptr when no front end reads it.
+const Extractor *find_extractor(FileKind kind);
+
+} // namespace mpsaudit

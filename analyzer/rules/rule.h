@@ -1,0 +1,122 @@
+// Rules are data: each one is a [[rule]] table in rules/*.toml. This header is
+// the in-memory form of one rule and of the whole catalog.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "core/source.h"
+
+namespace mpsaudit {
+
+enum class Effort : std::uint8_t { Trivial, Small, Medium, Large, Blocker };
+enum class Severity : std::uint8_t { Info, Warning, Error };
+std::string_view to_string(Effort effort);
+std::string_view to_string(Severity severity);
+std::optional<Effort> effort_from_string(std::string_view text);
+std::optional<Severity> severity_from_string(std::string_view text);
+
+// What a rule does with a fact that sits behind a guard (see Guard).
+enum class GuardPolicy : std::uint8_t {
+  Downgrade, // report it with severity Info and its guard named (default)
+  Skip,      // a guarded fact is not a finding at all
+  Ignore,    // guards make no difference
+};
+
+// A keyword/positional argument test. `position` is the 0-based positional
+// index that can stand in for the keyword (torch.load(f, "cpu")), or -1.
+struct ArgumentTest {
+  std::string keyword;
+  int position = -1;
+  std::vector<std::string> patterns; // globs on canonical name, string value or text
+};
+
+// The pattern part of a rule: which facts it matches.
+struct Matcher {
+  std::string kind;                // fact kind, see fact_kind::*
+  std::vector<std::string> names;  // globs on Fact::name; empty means any
+  std::vector<std::string> not_names; // globs that exclude
+  std::vector<std::pair<std::string, std::vector<std::string>>> where; // attribute globs
+  std::vector<ArgumentTest> argument_absent;  // none of these arguments given
+  std::vector<ArgumentTest> argument_matches; // each given and matching a pattern
+  std::optional<bool> in_forward;
+};
+
+// One example from a rule's own [rule.examples]: code that must be flagged
+// (`flag`) or left alone (`pass`), in the file kind `kind`.
+struct RuleExample {
+  bool must_flag = true;
+  FileKind kind = FileKind::Python;
+  std::string code;
+};
+
+struct Rule {
+  std::string id;     // stable code, e.g. "MPS101"
+  std::string name;   // kebab-case, e.g. "cuda-synchronize"
+  std::string family; // e.g. "torch-cuda"
+  std::string summary;
+  std::string message; // may use {name} and {value}
+  std::string why;     // why it matters on MPS
+  std::string replacement;
+  std::string docs;    // anchor in docs/rules.md
+  std::vector<std::string> sources; // where the claim comes from
+  Effort effort = Effort::Trivial;
+  Severity severity = Severity::Warning;
+  GuardPolicy guarded = GuardPolicy::Downgrade;
+  std::vector<FileKind> kinds; // file kinds the rule applies to
+  Matcher match;
+  std::vector<RuleExample> examples;
+  std::string origin; // rules file it came from
+
+  bool applies_to(FileKind kind) const;
+};
+
+struct RuleFamily {
+  std::string name;
+  std::string prefix; // e.g. "MPS1"
+  std::string title;
+  std::string description;
+};
+
+class RuleCatalog {
+public:
+  // Loads every *.toml under `directory`. Problems (bad TOML, unknown keys,
+  // duplicate IDs) are appended to `diagnostics` naming file and line.
+  static RuleCatalog load_directory(const std::string &directory,
+                                    std::vector<Diagnostic> &diagnostics);
+  // Loads one TOML document (used by tests).
+  void load_text(std::string_view toml_text, const std::string &origin,
+                 std::vector<Diagnostic> &diagnostics);
+
+  const std::vector<Rule> &rules() const { return rules_; }
+  const std::vector<RuleFamily> &families() const { return families_; }
+  const Rule *find(std::string_view id) const;
+  // Keeps only rules for which `keep` returns true.
+  template <typename Predicate> void retain(Predicate keep) {
+    std::vector<Rule> kept;
+    for (auto &rule : rules_)
+      if (keep(rule))
+        kept.push_back(std::move(rule));
+    rules_ = std::move(kept);
+    reindex();
+  }
+
+private:
+  void reindex();
+  std::vector<Rule> rules_;
+  std::vector<RuleFamily> families_;
+  std::map<std::string, std::size_t, std::less<>> by_id_;
+};
+
+// Finds the directory holding rules/*.toml: $MPSAUDIT_RULES_DIR, then paths
+// relative to the executable (build tree and install prefix share/mpsaudit).
+std::string locate_data_directory(std::string_view executable_path, std::string_view leaf);
+
+} // namespace mpsaudit

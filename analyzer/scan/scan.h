@@ -1,0 +1,53 @@
+// One scan: discover files, extract facts on a thread pool, run project
+// passes, evaluate rules, and return a deterministic result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "core/finding.h"
+#include "core/source.h"
+#include "rules/rule.h"
+
+namespace mpsaudit {
+
+struct ScanOptions {
+  std::vector<std::string> paths{"."};
+  unsigned jobs = 0;                             // 0: number of cores
+  std::uint64_t max_file_bytes = 10u << 20;      // larger files are skipped with a note
+  bool use_git = true;                           // use `git ls-files` inside a work tree
+  std::string compile_commands_dir;              // -p DIR for C++/CUDA
+};
+
+// What became of one discovered file.
+struct FileRecord {
+  std::string path;
+  FileKind kind = FileKind::Unknown;
+  std::string mode; // "ast", "lexical", "skipped", "error"
+  std::uint64_t bytes = 0;
+  std::uint32_t lines = 0;
+};
+
+// A torch API used by the scanned code, with its first location: the input
+// of the runtime probe's operator mapping.
+struct ApiUse {
+  std::string name; // canonical, e.g. torch.nn.functional.grid_sample
+  std::string path;
+  std::uint32_t line = 0;
+  std::uint32_t count = 0;
+};
+
+struct ScanResult {
+  std::string root; // the first scanned path, as given
+  std::vector<FileRecord> files;
+  std::vector<Finding> findings;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<ApiUse> api_uses;
+  bool has_errors() const;
+};
+
+ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog);
+
+} // namespace mpsaudit
