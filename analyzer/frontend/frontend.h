@@ -3,9 +3,11 @@
 // A front end turns one loaded file into facts (core/fact.h). It must never
 // throw on bad input and never execute anything: problems become diagnostics
 // in FileFacts::diagnostics, and whatever could be understood is still
-// returned. Front ends are registered by kind in frontend/registry.cpp.
+// returned. Front ends are registered by kind in frontend/registry.cpp: each front end library
+// exposes `void register_<name>_frontends(ExtractorTable &)`.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 
@@ -22,6 +24,16 @@ struct ExtractOptions {
 };
 
 using Extractor = std::function<FileFacts(const SourceFile &, const ExtractOptions &)>;
+
+// Front ends register their extractors here, one per file kind.
+class ExtractorTable {
+public:
+  void add(FileKind kind, Extractor extractor);
+  const Extractor *find(FileKind kind) const;
+
+private:
+  std::array<Extractor, static_cast<std::size_t>(FileKind::Unknown) + 1> extractors_{};
+};
 
 // Returns the extractor for `kind`, or nullptr when no front end reads it.
 const Extractor *find_extractor(FileKind kind);
