@@ -7,7 +7,7 @@
 namespace mpsaudit {
 namespace {
 
-constexpr std::array<std::pair<FileKind, std::string_view>, 16> kKindNames{{
+constexpr std::array<std::pair<FileKind, std::string_view>, 17> kKindNames{{
     {FileKind::Python, "python"},
     {FileKind::Notebook, "notebook"},
     {FileKind::Cxx, "cxx"},
@@ -23,6 +23,7 @@ constexpr std::array<std::pair<FileKind, std::string_view>, 16> kKindNames{{
     {FileKind::Shell, "shell"},
     {FileKind::Prose, "prose"},
     {FileKind::Checkpoint, "checkpoint"},
+    {FileKind::ModelConfig, "model-config"},
     {FileKind::Unknown, "unknown"},
 }};
 
@@ -105,6 +106,10 @@ FileKind classify_path(std::string_view relative_path) {
     return FileKind::Prose;
   if (ends_with(name, ".txt") && (dir == "docs" || starts_with(dir, "docs/")))
     return FileKind::Prose;
+  // Model hyper-parameters (hidden_size, num_layers) for the memory-fit estimate.
+  if (name == "config.json" || ends_with(name, "_config.json") || name == "hparams.json" ||
+      ((ends_with(name, ".yaml") || ends_with(name, ".yml")) && !starts_with(dir, ".github")))
+    return FileKind::ModelConfig;
   return FileKind::Unknown;
 }
 

@@ -26,6 +26,7 @@ enum class FileKind : std::uint8_t {
   Shell, // shell scripts, Makefiles, Slurm job scripts
   Prose, // README, INSTALL, docs
   Checkpoint,
+  ModelConfig, // config.json, *.yaml: model hyper-parameters for the memory-fit estimate
   Unknown,
 };
 
