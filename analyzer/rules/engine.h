@@ -2,6 +2,8 @@
 // facts in a single pass, producing findings.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,9 +23,11 @@ bool matches(const Matcher &matcher, const Fact &fact);
 class RuleEngine {
 public:
   explicit RuleEngine(const RuleCatalog &catalog);
-  // All findings for one file. `lines` supplies snippets.
-  std::vector<Finding> evaluate(const SourceFile &file, const FileFacts &facts,
-                                const LineIndex &lines) const;
+  // The text of a 1-based line of the file being evaluated (for snippets).
+  using LineLookup = std::function<std::string(std::uint32_t line)>;
+  // All findings for one file.
+  std::vector<Finding> evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
+                                const LineLookup &line_text) const;
   // Identifiers one of which must occur in a file of this kind for any rule to
   // match; an empty list means the file cannot be pre-filtered.
   const std::vector<std::string> &triggers(FileKind kind) const;

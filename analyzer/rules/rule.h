@@ -40,7 +40,7 @@ struct ArgumentTest {
 
 // The pattern part of a rule: which facts it matches.
 struct Matcher {
-  std::string kind;                // fact kind, see fact_kind::*
+  std::vector<std::string> kinds;  // fact kinds (see fact_kind::*); any of them
   std::vector<std::string> names;  // globs on Fact::name; empty means any
   std::vector<std::string> not_names; // globs that exclude
   std::vector<std::pair<std::string, std::vector<std::string>>> where; // attribute globs
@@ -73,6 +73,8 @@ struct Rule {
   std::vector<FileKind> kinds; // file kinds the rule applies to
   Matcher match;
   std::vector<RuleExample> examples;
+  // Why a rule has no text examples (binary inputs); its unit tests cover it.
+  std::string examples_waived;
   std::string origin; // rules file it came from
 
   bool applies_to(FileKind kind) const;
@@ -115,8 +117,12 @@ private:
   std::map<std::string, std::size_t, std::less<>> by_id_;
 };
 
-// Finds the directory holding rules/*.toml: $MPSAUDIT_RULES_DIR, then paths
-// relative to the executable (build tree and install prefix share/mpsaudit).
+// "MPS101" -> "mps101", the docs anchor of a rule.
+std::string to_lower_id(std::string_view id);
+
+// Finds a data directory (`leaf` = "rules", ...) relative to the executable:
+// <prefix>/share/mpsaudit/<leaf> when installed or relocated with its data,
+// else <leaf> beside the binary. Returns "" when neither exists.
 std::string locate_data_directory(std::string_view executable_path, std::string_view leaf);
 
 } // namespace mpsaudit

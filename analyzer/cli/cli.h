@@ -1,0 +1,39 @@
+// The command-line interface: a table of subcommands, each a function from
+// arguments to an exit code. Exit codes are documented in docs/cli.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mpsaudit::cli {
+
+enum ExitCode : int {
+  kClean = 0,      // no findings at or above --fail-on
+  kFindings = 1,   // findings at or above --fail-on
+  kUsage = 2,      // bad arguments, bad config, unreadable rules
+  kScanErrors = 3, // some inputs could not be scanned (findings still reported)
+};
+
+struct Invocation {
+  std::string executable; // argv[0], to locate data relative to the binary
+  std::vector<std::string> arguments;
+};
+
+using CommandFn = int (*)(const Invocation &);
+
+struct Command {
+  const char *name;
+  const char *summary;
+  CommandFn run;
+};
+
+const std::vector<Command> &commands();
+int run(const Invocation &invocation);
+
+// Shared helpers for commands.
+std::string tool_version();
+// The rules directory: --rules-dir, $MPSAUDIT_RULES_DIR, beside the binary,
+// or the source tree the binary was built from.
+std::string rules_directory(const Invocation &invocation, const std::string &override_dir);
+
+} // namespace mpsaudit::cli

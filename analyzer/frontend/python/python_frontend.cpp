@@ -1,0 +1,856 @@
+// The Python front end: one tree-sitter parse per file, one walk over the
+// tree, and a flat list of facts with canonical (alias-resolved) names.
+//
+// What the walk tracks, and why:
+//   - an import table, so `th.cuda.synchronize()` is known to be
+//     torch.cuda.synchronize and `F.interpolate` torch.nn.functional.interpolate;
+//   - the enclosing class and function, so factory calls inside
+//     nn.Module.forward can be told apart from set-up code;
+//   - guards (try/except ImportError, CUDA availability branches), so code
+//     that already has a fallback is reported differently from code that
+//     has none.
+#include "frontend/python/python_frontend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tree_sitter/api.h>
+
+#include "core/text.h"
+
+extern "C" const TSLanguage *tree_sitter_python(void);
+
+namespace mpsaudit {
+namespace {
+
+// Deeper nesting than this is not walked: it only occurs in generated or
+// hostile code, and an unbounded recursion would exhaust the stack.
+constexpr int kMaxDepth = 1000;
+
+// Node type and field ids, looked up once per process.
+struct Grammar {
+  const TSLanguage *language = tree_sitter_python();
+  TSSymbol symbol(const char *name) const {
+    return ts_language_symbol_for_name(language, name, static_cast<uint32_t>(std::strlen(name)), true);
+  }
+  TSFieldId field(const char *name) const {
+    return ts_language_field_id_for_name(language, name, static_cast<uint32_t>(std::strlen(name)));
+  }
+  TSSymbol module = symbol("module"), import_statement = symbol("import_statement"),
+           import_from_statement = symbol("import_from_statement"), aliased_import = symbol("aliased_import"),
+           dotted_name = symbol("dotted_name"), identifier = symbol("identifier"), attribute = symbol("attribute"),
+           call = symbol("call"), argument_list = symbol("argument_list"),
+           keyword_argument = symbol("keyword_argument"), string = symbol("string"),
+           string_start = symbol("string_start"), string_end = symbol("string_end"),
+           concatenated_string = symbol("concatenated_string"), class_definition = symbol("class_definition"),
+           function_definition = symbol("function_definition"), try_statement = symbol("try_statement"),
+           except_clause = symbol("except_clause"), if_statement = symbol("if_statement"),
+           elif_clause = symbol("elif_clause"), else_clause = symbol("else_clause"),
+           conditional_expression = symbol("conditional_expression"), not_operator = symbol("not_operator"),
+           assignment = symbol("assignment"), comparison_operator = symbol("comparison_operator"),
+           default_parameter = symbol("default_parameter"),
+           typed_default_parameter = symbol("typed_default_parameter"), tuple = symbol("tuple"),
+           wildcard_import = symbol("wildcard_import"), relative_import = symbol("relative_import"),
+           decorated_definition = symbol("decorated_definition"), comment = symbol("comment");
+  TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
+            f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
+            f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
+            f_superclasses = field("superclasses"), f_condition = field("condition"),
+            f_consequence = field("consequence"), f_alternative = field("alternative"), f_left = field("left"),
+            f_right = field("right"), f_definition = field("definition");
+};
+
+const Grammar &grammar() {
+  static const Grammar instance;
+  return instance;
+}
+
+// Classes whose subclasses are nn.Modules, after alias resolution.
+bool is_module_base(std::string_view canonical) {
+  return canonical == "torch.nn.Module" || canonical == "torch.nn.modules.module.Module" ||
+         ends_with(canonical, "LightningModule") || canonical == "nn.Module";
+}
+
+// Names of CUDA availability checks: a branch under one of them only runs
+// where CUDA exists.
+bool is_cuda_availability_call(std::string_view canonical) {
+  return canonical == "torch.cuda.is_available" || canonical == "torch.cuda.device_count" ||
+         canonical == "torch.cuda.is_initialized";
+}
+
+bool is_device_literal(std::string_view value) {
+  if (value == "cuda")
+    return true;
+  return starts_with(value, "cuda:");
+}
+
+class Walker {
+public:
+  Walker(std::string_view source, const std::string &path, FileFacts &out)
+      : g_(grammar()), source_(source), path_(path), out_(out) {}
+
+  void run(TSNode root) {
+    collect_module_classes(root);
+    visit(root, 0);
+  }
+
+private:
+  // --- text and positions -------------------------------------------------
+  std::string_view text(TSNode node) const {
+    const uint32_t begin = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    if (begin >= source_.size() || end < begin)
+      return {};
+    return source_.substr(begin, std::min<std::size_t>(end, source_.size()) - begin);
+  }
+  static Span span_of(TSNode node) {
+    const TSPoint start = ts_node_start_point(node), end = ts_node_end_point(node);
+    return Span{start.row + 1, start.column + 1, end.row + 1, end.column + 1};
+  }
+  TSNode field(TSNode node, TSFieldId id) const { return ts_node_child_by_field_id(node, id); }
+  bool is(TSNode node, TSSymbol symbol) const { return !ts_node_is_null(node) && ts_node_symbol(node) == symbol; }
+
+  // Calls `visit_child` for every child, through a cursor (linear, unlike
+  // repeated ts_node_child calls).
+  template <typename Fn> void for_each_child(TSNode node, Fn &&visit_child) const {
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do {
+        visit_child(ts_tree_cursor_current_node(&cursor), ts_tree_cursor_current_field_id(&cursor));
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+  }
+
+  Fact make_fact(std::string_view kind, std::string name, TSNode node) const {
+    Fact fact;
+    fact.kind = std::string(kind);
+    fact.name = std::move(name);
+    fact.span = span_of(node);
+    fact.guard = guard_;
+    fact.scope = scope_;
+    fact.in_forward = in_forward_;
+    return fact;
+  }
+
+  // --- names ---------------------------------------------------------------
+  // The dotted text of an identifier/attribute chain, or "" when the chain
+  // has another kind of expression at its root (a call, a subscript...).
+  std::string dotted(TSNode node) const {
+    if (is(node, g_.identifier))
+      return std::string(text(node));
+    if (is(node, g_.attribute)) {
+      const std::string object = dotted(field(node, g_.f_object));
+      if (object.empty())
+        return {};
+      return object + "." + std::string(text(field(node, g_.f_attribute)));
+    }
+    return {};
+  }
+
+  // Resolves the root of a dotted name through the import table.
+  // Returns {canonical, rooted_in_import}.
+  std::pair<std::string, bool> resolve(std::string_view dotted_name) const {
+    const auto dot = dotted_name.find('.');
+    const std::string root(dotted_name.substr(0, dot));
+    const auto it = aliases_.find(root);
+    if (it == aliases_.end())
+      return {std::string(dotted_name), false};
+    std::string canonical = it->second;
+    if (dot != std::string_view::npos)
+      canonical += dotted_name.substr(dot);
+    return {canonical, true};
+  }
+
+  // Canonical name of a callee: "torch.cuda.synchronize", "model.cuda", or
+  // "?.cuda" when the receiver is an arbitrary expression.
+  std::pair<std::string, bool> callee_name(TSNode function) const {
+    const std::string chain = dotted(function);
+    if (!chain.empty())
+      return resolve(chain);
+    if (is(function, g_.attribute))
+      return {"?." + std::string(text(field(function, g_.f_attribute))), false};
+    return {"?", false};
+  }
+
+  // The contents of a string literal: the text between its delimiters, with
+  // f-string interpolations kept as written ("cuda:{rank}").
+  std::string string_value(TSNode node) const {
+    if (is(node, g_.concatenated_string)) {
+      std::string joined;
+      for_each_child(node, [&](TSNode child, TSFieldId) {
+        if (is(child, g_.string))
+          joined += string_value(child);
+      });
+      return joined;
+    }
+    uint32_t begin = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (is(child, g_.string_start))
+        begin = ts_node_end_byte(child);
+      else if (is(child, g_.string_end))
+        end = ts_node_start_byte(child);
+    });
+    if (end < begin || end > source_.size())
+      return {};
+    return std::string(source_.substr(begin, end - begin));
+  }
+  bool is_string(TSNode node) const { return is(node, g_.string) || is(node, g_.concatenated_string); }
+  bool is_fstring(TSNode node) const {
+    const std::string_view t = text(node);
+    const auto quote = t.find_first_of("\"'");
+    const std::string_view prefix = t.substr(0, quote == std::string_view::npos ? 0 : quote);
+    return prefix.find_first_of("fF") != std::string_view::npos;
+  }
+
+  // --- imports -------------------------------------------------------------
+  void record_import(TSNode node, std::string canonical, const std::string &bound_name,
+                     const std::string &binding) {
+    aliases_[bound_name] = binding;
+    Fact fact = make_fact(fact_kind::Import, std::move(canonical), node);
+    fact.set_attribute("bound", bound_name);
+    out_.facts.push_back(std::move(fact));
+  }
+
+  void visit_import(TSNode node) {
+    for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+      if (field_id != g_.f_name)
+        return;
+      if (is(child, g_.aliased_import)) {
+        const std::string module(text(field(child, g_.f_name)));
+        record_import(child, module, std::string(text(field(child, g_.f_alias))), module);
+      } else if (is(child, g_.dotted_name)) {
+        // `import torch.nn.functional` binds `torch`.
+        const std::string module(text(child));
+        const std::string root = module.substr(0, module.find('.'));
+        record_import(child, module, root, root);
+      }
+    });
+  }
+
+  void visit_import_from(TSNode node) {
+    const TSNode module_node = field(node, g_.f_module_name);
+    if (is(module_node, g_.relative_import)) {
+      // Relative imports name this repository's own modules; record them so
+      // project passes can see them, but never bind them to a package.
+      Fact fact = make_fact(fact_kind::Import, std::string(text(module_node)), node);
+      fact.set_attribute("relative", "true");
+      out_.facts.push_back(std::move(fact));
+      return;
+    }
+    const std::string module(text(module_node));
+    bool any_name = false;
+    for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+      if (is(child, g_.wildcard_import)) {
+        any_name = true;
+        Fact fact = make_fact(fact_kind::Import, module + ".*", child);
+        out_.facts.push_back(std::move(fact));
+        return;
+      }
+      if (field_id != g_.f_name)
+        return;
+      any_name = true;
+      if (is(child, g_.aliased_import)) {
+        const std::string symbol(text(field(child, g_.f_name)));
+        record_import(child, module + "." + symbol, std::string(text(field(child, g_.f_alias))),
+                      module + "." + symbol);
+      } else {
+        const std::string symbol(text(child));
+        record_import(child, module + "." + symbol, symbol, module + "." + symbol);
+      }
+    });
+    if (!any_name)
+      out_.facts.push_back(make_fact(fact_kind::Import, module, node));
+  }
+
+  // --- classes -------------------------------------------------------------
+  // Pre-pass over top-level classes, so that `class Block(Base)` where Base is
+  // an nn.Module defined later in the file is still known to be a module.
+  void collect_module_classes(TSNode root) {
+    // Imports first, so that bases resolve; the main walk re-records them.
+    std::vector<std::pair<std::string, std::vector<std::string>>> classes;
+    for_each_child(root, [&](TSNode child, TSFieldId) {
+      TSNode definition = child;
+      if (is(child, g_.decorated_definition))
+        definition = field(child, g_.f_definition);
+      if (is(definition, g_.import_statement))
+        visit_import(definition);
+      else if (is(definition, g_.import_from_statement))
+        visit_import_from(definition);
+      else if (is(definition, g_.class_definition))
+        classes.emplace_back(std::string(text(field(definition, g_.f_name))), base_names(definition));
+    });
+    out_.facts.clear(); // the walk proper records imports with their guards
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (const auto &[name, bases] : classes) {
+        if (module_classes_.count(name))
+          continue;
+        for (const auto &base : bases)
+          if (is_module_base(base) || module_classes_.count(base)) {
+            module_classes_.insert(name);
+            changed = true;
+            break;
+          }
+      }
+    }
+  }
+
+  std::vector<std::string> base_names(TSNode class_node) const {
+    std::vector<std::string> bases;
+    const TSNode superclasses = field(class_node, g_.f_superclasses);
+    if (ts_node_is_null(superclasses))
+      return bases;
+    for_each_child(superclasses, [&](TSNode child, TSFieldId) {
+      const std::string chain = dotted(child);
+      if (!chain.empty())
+        bases.push_back(resolve(chain).first);
+    });
+    return bases;
+  }
+
+  // --- conditions ----------------------------------------------------------
+  // Whether an expression tests for CUDA: torch.cuda.is_available(),
+  // device.type == "cuda", args.cuda, use_cuda...
+  bool mentions_cuda(TSNode node, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return false;
+    if (is(node, g_.call)) {
+      if (is_cuda_availability_call(callee_name(field(node, g_.f_function)).first))
+        return true;
+    }
+    if (is(node, g_.identifier) || is(node, g_.attribute)) {
+      const std::string lower = to_lower(text(node));
+      if (lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos)
+        return true;
+    }
+    if (is_string(node) && is_device_literal(string_value(node)))
+      return true;
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = mentions_cuda(child, depth + 1);
+    });
+    return found;
+  }
+
+  bool calls_cuda_availability(TSNode node, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return false;
+    if (is(node, g_.call) && is_cuda_availability_call(callee_name(field(node, g_.f_function)).first))
+      return true;
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = calls_cuda_availability(child, depth + 1);
+    });
+    return found;
+  }
+
+  // Whether `node` contains an MPS alternative or a device literal.
+  void scan_selection(TSNode node, bool &has_mps, bool &has_device, bool &has_accelerator, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 200)
+      return;
+    if (is_string(node)) {
+      const std::string value = string_value(node);
+      if (value == "mps" || starts_with(value, "mps:"))
+        has_mps = true;
+      if (is_device_literal(value) || value == "cpu")
+        has_device = true;
+      return;
+    }
+    if (is(node, g_.identifier) || is(node, g_.attribute)) {
+      const std::string chain = dotted(node);
+      const std::string canonical = chain.empty() ? std::string() : resolve(chain).first;
+      if (canonical.find("mps") != std::string::npos)
+        has_mps = true;
+      if (starts_with(canonical, "torch.accelerator"))
+        has_accelerator = true;
+      if (canonical == "torch.device")
+        has_device = true;
+    }
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (ts_node_is_named(child))
+        scan_selection(child, has_mps, has_device, has_accelerator, depth + 1);
+    });
+  }
+
+  // A device choice keyed on CUDA availability: `"cuda" if
+  // torch.cuda.is_available() else "cpu"`, or an if/elif chain.
+  void record_device_selection(TSNode whole, TSNode condition) {
+    bool has_mps = false, has_device = false, has_accelerator = false;
+    scan_selection(whole, has_mps, has_device, has_accelerator);
+    if (!has_device)
+      return;
+    Fact fact = make_fact(fact_kind::DeviceSelection, std::string(trim(text(condition))), condition);
+    fact.guard = Guard::None; // the selection itself is what is being judged
+    fact.set_attribute("has_mps", has_mps ? "true" : "false");
+    fact.set_attribute("has_accelerator", has_accelerator ? "true" : "false");
+    out_.facts.push_back(std::move(fact));
+  }
+
+  // --- the walk --------------------------------------------------------------
+  // Saves and restores the walk's context around a nested region.
+  struct ContextSave {
+    Walker &walker;
+    Guard guard;
+    std::string scope;
+    bool in_forward;
+    bool in_module_class;
+    explicit ContextSave(Walker &w)
+        : walker(w), guard(w.guard_), scope(w.scope_), in_forward(w.in_forward_),
+          in_module_class(w.in_module_class_) {}
+    ~ContextSave() {
+      walker.guard_ = guard;
+      walker.scope_ = scope;
+      walker.in_forward_ = in_forward;
+      walker.in_module_class_ = in_module_class;
+    }
+  };
+
+  void visit_children(TSNode node, int depth) {
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (ts_node_is_named(child))
+        visit(child, depth + 1);
+    });
+  }
+
+  void visit(TSNode node, int depth) {
+    if (depth > kMaxDepth) {
+      if (!depth_reported_) {
+        depth_reported_ = true;
+        out_.diagnostics.push_back({DiagnosticLevel::Warning, path_, ts_node_start_point(node).row + 1,
+                                    "nesting-limit",
+                                    "nesting deeper than " + std::to_string(kMaxDepth) +
+                                        " levels; code below that depth was not analysed"});
+      }
+      return;
+    }
+    const TSSymbol symbol = ts_node_symbol(node);
+    if (symbol == g_.import_statement)
+      return visit_import(node);
+    if (symbol == g_.import_from_statement)
+      return visit_import_from(node);
+    if (symbol == g_.class_definition)
+      return visit_class(node, depth);
+    if (symbol == g_.function_definition)
+      return visit_function(node, depth);
+    if (symbol == g_.try_statement)
+      return visit_try(node, depth);
+    if (symbol == g_.if_statement)
+      return visit_if(node, depth);
+    if (symbol == g_.conditional_expression)
+      return visit_conditional(node, depth);
+    if (symbol == g_.call)
+      return visit_call(node, depth);
+    if (symbol == g_.attribute || symbol == g_.identifier)
+      return visit_reference(node);
+    if (symbol == g_.assignment)
+      return visit_assignment(node, depth);
+    if (symbol == g_.string || symbol == g_.concatenated_string)
+      return visit_string(node, "other", "");
+    if (symbol == g_.default_parameter || symbol == g_.typed_default_parameter) {
+      const TSNode value = field(node, g_.f_value);
+      if (is_string(value))
+        return visit_string(value, "default", std::string(text(field(node, g_.f_name))));
+      return visit_children(node, depth);
+    }
+    if (symbol == g_.comparison_operator) {
+      // Strings compared against are tests, not device choices.
+      for_each_child(node, [&](TSNode child, TSFieldId) {
+        if (is_string(child))
+          visit_string(child, "comparison", "");
+        else if (ts_node_is_named(child))
+          visit(child, depth + 1);
+      });
+      return;
+    }
+    visit_children(node, depth);
+  }
+
+  void visit_class(TSNode node, int depth) {
+    ContextSave save(*this);
+    const std::string name(text(field(node, g_.f_name)));
+    in_module_class_ = module_classes_.count(name) > 0;
+    if (!in_module_class_) {
+      for (const auto &base : base_names(node))
+        if (is_module_base(base) || module_classes_.count(base))
+          in_module_class_ = true;
+    }
+    scope_ = scope_.empty() ? name : scope_ + "." + name;
+    in_forward_ = false;
+    Fact fact = make_fact("class-def", name, field(node, g_.f_name));
+    if (in_module_class_)
+      fact.set_attribute("nn_module", "true");
+    out_.facts.push_back(std::move(fact));
+    visit_children(node, depth);
+  }
+
+  void visit_function(TSNode node, int depth) {
+    ContextSave save(*this);
+    const std::string name(text(field(node, g_.f_name)));
+    const bool method_of_module = in_module_class_ && !scope_.empty();
+    Fact fact = make_fact("function-def", name, field(node, g_.f_name));
+    out_.facts.push_back(std::move(fact));
+    if (method_of_module && name == "forward")
+      in_forward_ = true;
+    in_module_class_ = false; // nested classes and functions start afresh
+    scope_ = scope_.empty() ? name : scope_ + "." + name;
+    visit_children(node, depth);
+  }
+
+  static bool catches_import_error(std::string_view exception_text) {
+    return exception_text.empty() || exception_text.find("ImportError") != std::string_view::npos ||
+           exception_text.find("ModuleNotFoundError") != std::string_view::npos ||
+           exception_text.find("Exception") != std::string_view::npos ||
+           exception_text.find("BaseException") != std::string_view::npos;
+  }
+
+  void visit_try(TSNode node, int depth) {
+    bool import_guard = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (is(child, g_.except_clause)) {
+        const TSNode value = field(child, g_.f_value);
+        if (catches_import_error(ts_node_is_null(value) ? std::string_view{} : text(value)))
+          import_guard = true;
+      }
+    });
+    for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+      if (!ts_node_is_named(child))
+        return;
+      ContextSave save(*this);
+      if (field_id == g_.f_body && import_guard && guard_ == Guard::None)
+        guard_ = Guard::ImportFallback;
+      visit(child, depth + 1);
+    });
+  }
+
+  // Whether a condition is `not <cuda test>`: then the else-branch is the
+  // CUDA-only one.
+  bool negated_cuda_test(TSNode condition) const {
+    return is(condition, g_.not_operator) && mentions_cuda(condition);
+  }
+
+  void visit_if(TSNode node, int depth) {
+    const TSNode condition = field(node, g_.f_condition);
+    const bool cuda_test = mentions_cuda(condition);
+    const bool negated = negated_cuda_test(condition);
+    if (calls_cuda_availability(condition))
+      record_device_selection(node, condition);
+    visit(condition, depth + 1);
+    for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+      if (!ts_node_is_named(child) || field_id == g_.f_condition)
+        return;
+      ContextSave save(*this);
+      const bool consequence = field_id == g_.f_consequence;
+      if (cuda_test && guard_ == Guard::None && (consequence != negated) &&
+          (consequence || is(child, g_.else_clause)))
+        guard_ = Guard::CudaCheck;
+      if (is(child, g_.elif_clause)) {
+        visit_elif(child, depth + 1);
+        return;
+      }
+      visit(child, depth + 1);
+    });
+  }
+
+  void visit_elif(TSNode node, int depth) {
+    const TSNode condition = field(node, g_.f_condition);
+    const bool cuda_test = mentions_cuda(condition) && !negated_cuda_test(condition);
+    visit(condition, depth + 1);
+    for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+      if (!ts_node_is_named(child) || field_id == g_.f_condition)
+        return;
+      ContextSave save(*this);
+      if (cuda_test && guard_ == Guard::None && field_id == g_.f_consequence)
+        guard_ = Guard::CudaCheck;
+      visit(child, depth + 1);
+    });
+  }
+
+  // `a if cond else b`: named children are a, cond, b (no fields).
+  void visit_conditional(TSNode node, int depth) {
+    std::vector<TSNode> parts;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (ts_node_is_named(child) && !is(child, g_.comment))
+        parts.push_back(child);
+    });
+    if (parts.size() != 3)
+      return visit_children(node, depth);
+    const TSNode condition = parts[1];
+    const bool cuda_test = mentions_cuda(condition);
+    const bool negated = negated_cuda_test(condition);
+    if (calls_cuda_availability(condition) && !inside_selection_) {
+      record_device_selection(node, condition);
+    }
+    const bool outer_selection = inside_selection_;
+    inside_selection_ = true; // nested `x if a else y if b else z` is one selection
+    visit(condition, depth + 1);
+    for (std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+      ContextSave save(*this);
+      if (cuda_test && guard_ == Guard::None && ((i == 0) != negated))
+        guard_ = Guard::CudaCheck;
+      visit(parts[i], depth + 1);
+    }
+    inside_selection_ = outer_selection;
+  }
+
+  Argument make_argument(TSNode node, std::string keyword) const {
+    Argument argument;
+    argument.keyword = std::move(keyword);
+    argument.text = std::string(text(node));
+    const std::string chain = dotted(node);
+    if (!chain.empty()) {
+      const auto [canonical, rooted] = resolve(chain);
+      if (rooted)
+        argument.canonical = canonical;
+    }
+    if (is_string(node)) {
+      argument.is_string = true;
+      argument.value = string_value(node);
+    }
+    return argument;
+  }
+
+  void visit_call(TSNode node, int depth) {
+    const TSNode function = field(node, g_.f_function);
+    const TSNode arguments = field(node, g_.f_arguments);
+    const auto [name, rooted] = callee_name(function);
+    Fact fact = make_fact(fact_kind::Call, name, node);
+    // A method call on a value (x.cuda(), model.to(...)) rather than a
+    // function reached through an imported module.
+    if (!rooted && is(function, g_.attribute)) {
+      fact.set_attribute("method", "true");
+      fact.set_attribute("method_name", std::string(text(field(function, g_.f_attribute))));
+    }
+    // Report the call at its callee's end: for chains such as
+    // `torch.zeros(3).cuda()` the column then points at `cuda`.
+    if (is(function, g_.attribute)) {
+      const TSNode attribute = field(function, g_.f_attribute);
+      const Span at = span_of(attribute);
+      fact.span.line = at.line;
+      fact.span.column = at.column;
+    }
+    if (is(arguments, g_.argument_list)) {
+      for_each_child(arguments, [&](TSNode child, TSFieldId) {
+        if (!ts_node_is_named(child) || is(child, g_.comment))
+          return;
+        if (is(child, g_.keyword_argument)) {
+          const std::string keyword(text(field(child, g_.f_name)));
+          const TSNode value = field(child, g_.f_value);
+          fact.arguments.push_back(make_argument(value, keyword));
+        } else {
+          fact.arguments.push_back(make_argument(child, ""));
+        }
+      });
+    }
+    out_.facts.push_back(std::move(fact));
+
+    // The callee chain: visit the receiver (it may contain calls) but not the
+    // chain itself as an attribute read.
+    if (is(function, g_.attribute)) {
+      const TSNode object = field(function, g_.f_object);
+      if (!is(object, g_.identifier) && !is(object, g_.attribute))
+        visit(object, depth + 1);
+      else
+        visit_receiver_chain(object, depth + 1);
+    } else if (!is(function, g_.identifier)) {
+      visit(function, depth + 1);
+    }
+    if (!is(arguments, g_.argument_list)) {
+      if (!ts_node_is_null(arguments))
+        visit(arguments, depth + 1);
+      return;
+    }
+    for_each_child(arguments, [&](TSNode child, TSFieldId) {
+      if (!ts_node_is_named(child))
+        return;
+      if (is(child, g_.keyword_argument)) {
+        const TSNode value = field(child, g_.f_value);
+        if (is_string(value))
+          visit_string(value, "argument", std::string(text(field(child, g_.f_name))), name);
+        else
+          visit(value, depth + 1);
+      } else if (is_string(child)) {
+        visit_string(child, "argument", "", name);
+      } else {
+        visit(child, depth + 1);
+      }
+    });
+  }
+
+  // Inside a callee chain such as `a.b(c).d`, nested calls still need facts.
+  void visit_receiver_chain(TSNode node, int depth) {
+    if (is(node, g_.attribute))
+      return visit_receiver_chain(field(node, g_.f_object), depth + 1);
+    if (!is(node, g_.identifier))
+      visit(node, depth + 1);
+  }
+
+  // An attribute chain or a name read as a value. Only chains rooted in an
+  // import are recorded: `torch.float64`, `torch.backends.cudnn.benchmark`.
+  void visit_reference(TSNode node) {
+    const std::string chain = dotted(node);
+    if (chain.empty()) {
+      // e.g. `f(x).attr`: walk the receiver.
+      if (is(node, g_.attribute))
+        visit(field(node, g_.f_object), 1);
+      return;
+    }
+    const auto [canonical, rooted] = resolve(chain);
+    if (!rooted) {
+      // Unresolved chains: only property reads that test CUDA placement.
+      if (is(node, g_.attribute)) {
+        const std::string_view leaf = text(field(node, g_.f_attribute));
+        if (leaf == "is_cuda") {
+          Fact fact = make_fact(fact_kind::Attribute, chain, node);
+          fact.set_attribute("method", "true");
+          out_.facts.push_back(std::move(fact));
+        }
+      }
+      return;
+    }
+    // A bare module name (`torch`) is no use to any rule.
+    if (canonical.find('.') == std::string::npos)
+      return;
+    out_.facts.push_back(make_fact(fact_kind::Attribute, canonical, node));
+  }
+
+  void visit_assignment(TSNode node, int depth) {
+    const TSNode left = field(node, g_.f_left);
+    const TSNode right = field(node, g_.f_right);
+    const std::string target = dotted(left);
+    if (!target.empty() && !ts_node_is_null(right)) {
+      const auto [canonical, rooted] = resolve(target);
+      if (rooted) {
+        Fact fact = make_fact(fact_kind::Assignment, canonical, node);
+        fact.arguments.push_back(make_argument(right, ""));
+        out_.facts.push_back(std::move(fact));
+      } else if (is(left, g_.identifier)) {
+        // `cuda = torch.cuda` makes `cuda` an alias, like an import would.
+        const std::string source_chain = dotted(right);
+        if (!source_chain.empty()) {
+          const auto [source_canonical, source_rooted] = resolve(source_chain);
+          if (source_rooted)
+            aliases_[target] = source_canonical;
+        }
+      }
+    }
+    if (is_string(right)) {
+      if (!ts_node_is_null(left))
+        visit(left, depth + 1);
+      return visit_string(right, "assignment", target);
+    }
+    visit_children(node, depth);
+  }
+
+  // A string literal that names a CUDA device. `context` says where it sits:
+  // argument (of `callee`), assignment, default, comparison, other.
+  void visit_string(TSNode node, std::string_view context, const std::string &keyword,
+                    const std::string &callee = "") {
+    const std::string value = string_value(node);
+    if (!is_device_literal(value))
+      return;
+    Fact fact = make_fact(fact_kind::DeviceString, value, node);
+    fact.set_attribute("context", std::string(context));
+    if (!keyword.empty())
+      fact.set_attribute("keyword", keyword);
+    if (!callee.empty())
+      fact.set_attribute("callee", callee);
+    if (is_fstring(node))
+      fact.set_attribute("fstring", "true");
+    out_.facts.push_back(std::move(fact));
+  }
+
+  const Grammar &g_;
+  std::string_view source_;
+  const std::string &path_;
+  FileFacts &out_;
+  std::unordered_map<std::string, std::string> aliases_;
+  std::unordered_set<std::string> module_classes_;
+  Guard guard_ = Guard::None;
+  std::string scope_;
+  bool in_forward_ = false;
+  bool in_module_class_ = false;
+  bool inside_selection_ = false;
+  bool depth_reported_ = false;
+};
+
+// The first syntax error, for the diagnostic.
+bool first_error(TSNode node, TSPoint &where) {
+  if (std::strcmp(ts_node_type(node), "ERROR") == 0 || ts_node_is_missing(node)) {
+    where = ts_node_start_point(node);
+    return true;
+  }
+  if (!ts_node_has_error(node))
+    return false;
+  TSTreeCursor cursor = ts_tree_cursor_new(node);
+  bool found = false;
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      found = first_error(ts_tree_cursor_current_node(&cursor), where);
+    } while (!found && ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return found;
+}
+
+struct ParserDeleter {
+  void operator()(TSParser *parser) const { ts_parser_delete(parser); }
+};
+struct TreeDeleter {
+  void operator()(TSTree *tree) const { ts_tree_delete(tree); }
+};
+
+// One parser per thread: creating a parser per file costs more than parsing
+// a small file.
+TSParser *thread_parser() {
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
+    std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
+    ts_parser_set_language(p.get(), tree_sitter_python());
+    return p;
+  }();
+  return parser.get();
+}
+
+} // namespace
+
+FileFacts extract_python_source(std::string_view source, const std::string &path) {
+  FileFacts facts;
+  TSParser *parser = thread_parser();
+  ts_parser_reset(parser);
+  std::unique_ptr<TSTree, TreeDeleter> tree(
+      ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size())));
+  if (!tree) {
+    facts.mode = "error";
+    facts.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "parse-failed", "the Python parser gave up"});
+    return facts;
+  }
+  const TSNode root = ts_tree_root_node(tree.get());
+  TSPoint where{};
+  if (first_error(root, where)) {
+    // tree-sitter recovers from errors: facts from the rest of the file are
+    // still extracted, so this is a warning, not an error.
+    facts.diagnostics.push_back({DiagnosticLevel::Warning, path, where.row + 1, "syntax-error",
+                                 "syntax error at line " + std::to_string(where.row + 1) + ", column " +
+                                     std::to_string(where.column + 1) +
+                                     "; the rest of the file was still analysed"});
+  }
+  Walker walker(source, path, facts);
+  walker.run(root);
+  return facts;
+}
+
+void register_python_frontends(ExtractorTable &table) {
+  table.add(FileKind::Python, [](const SourceFile &file, const ExtractOptions &) {
+    return extract_python_source(file.text, file.path);
+  });
+  table.add(FileKind::Notebook, [](const SourceFile &file, const ExtractOptions &) {
+    return extract_notebook_source(file.text, file.path);
+  });
+}
+
+} // namespace mpsaudit

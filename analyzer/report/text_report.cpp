@@ -1,0 +1,118 @@
+#include <algorithm>
+#include <map>
+
+#include "core/text.h"
+#include "report/report.h"
+
+namespace mpsaudit {
+namespace {
+
+struct Palette {
+  bool on = false;
+  std::string paint(std::string_view text, const char *code) const {
+    if (!on)
+      return std::string(text);
+    return std::string("\033[") + code + "m" + std::string(text) + "\033[0m";
+  }
+};
+
+const char *severity_colour(int severity) {
+  switch (static_cast<Severity>(severity)) {
+  case Severity::Error:
+    return "1;31";
+  case Severity::Warning:
+    return "1;33";
+  case Severity::Info:
+    return "1;36";
+  }
+  return "0";
+}
+
+// A caret line under the finding's columns on its first line.
+std::string caret_line(const Finding &finding) {
+  const std::size_t begin = finding.span.column > 0 ? finding.span.column - 1 : 0;
+  std::size_t end = finding.span.end_line == finding.span.line && finding.span.end_column > finding.span.column
+                        ? finding.span.end_column - 1
+                        : finding.snippet.size();
+  end = std::max(end, begin + 1);
+  std::string line;
+  // Keep tabs so the caret lines up under tab-indented code.
+  for (std::size_t i = 0; i < begin; ++i)
+    line.push_back(i < finding.snippet.size() && finding.snippet[i] == '\t' ? '\t' : ' ');
+  line.append(std::min<std::size_t>(end - begin, 200), '^');
+  return line;
+}
+
+} // namespace
+
+std::string summary_line(const ScanResult &result) {
+  std::map<int, int> counts;
+  int suppressed = 0;
+  for (const auto &finding : result.findings) {
+    if (finding.suppressed)
+      ++suppressed;
+    else
+      ++counts[finding.severity];
+  }
+  const int total = counts[0] + counts[1] + counts[2];
+  std::string line = std::to_string(total) + (total == 1 ? " finding" : " findings") + " (" +
+                     std::to_string(counts[static_cast<int>(Severity::Error)]) + " error, " +
+                     std::to_string(counts[static_cast<int>(Severity::Warning)]) + " warning, " +
+                     std::to_string(counts[static_cast<int>(Severity::Info)]) + " info)";
+  if (suppressed)
+    line += ", " + std::to_string(suppressed) + " suppressed";
+  std::size_t scanned = 0;
+  for (const auto &file : result.files)
+    if (file.mode != "skipped" && file.mode != "error")
+      ++scanned;
+  line += " in " + std::to_string(scanned) + " of " + std::to_string(result.files.size()) + " files";
+  const auto problems = std::count_if(result.diagnostics.begin(), result.diagnostics.end(),
+                                      [](const Diagnostic &d) { return d.level != DiagnosticLevel::Note; });
+  if (problems)
+    line += "; " + std::to_string(problems) + " input problem" + (problems == 1 ? "" : "s");
+  return line;
+}
+
+void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &,
+                       const TextOptions &options) {
+  const Palette palette{options.color};
+  std::string current_path;
+  for (const auto &finding : result.findings) {
+    if (finding.suppressed)
+      continue;
+    if (finding.path != current_path) {
+      current_path = finding.path;
+      out << "\n" << palette.paint(sanitize_utf8(finding.path), "1") << "\n";
+    }
+    const std::string severity(to_string(static_cast<Severity>(finding.severity)));
+    out << sanitize_utf8(finding.path) << ":" << finding.span.line << ":" << finding.span.column << ": "
+        << palette.paint(finding.rule_id, "1") << " " << palette.paint(severity, severity_colour(finding.severity))
+        << ": " << finding.message;
+    if (finding.guard != Guard::None)
+      out << " [guarded: " << to_string(finding.guard) << "]";
+    out << "\n";
+    const std::string number = finding.cell >= 0 ? "cell " + std::to_string(finding.cell + 1) + ":" +
+                                                       std::to_string(finding.cell_line)
+                                                 : std::to_string(finding.span.line);
+    const std::string gutter(number.size(), ' ');
+    out << "  " << gutter << " |\n";
+    out << "  " << palette.paint(number, "34") << " | " << finding.snippet << "\n";
+    out << "  " << gutter << " | " << palette.paint(caret_line(finding), severity_colour(finding.severity)) << "\n";
+    if (finding.rule && !finding.rule->replacement.empty())
+      out << "  " << gutter << " = fix: " << finding.rule->replacement << "\n";
+  }
+  if (!result.diagnostics.empty()) {
+    out << "\n";
+    for (const auto &diagnostic : result.diagnostics) {
+      out << palette.paint(std::string(to_string(diagnostic.level)),
+                           diagnostic.level == DiagnosticLevel::Error ? "1;31" : "2")
+          << ": " << sanitize_utf8(diagnostic.path);
+      if (diagnostic.line)
+        out << ":" << diagnostic.line;
+      out << ": " << sanitize_utf8(diagnostic.message) << " [" << diagnostic.code << "]\n";
+    }
+  }
+  out << "\n" << summary_line(result) << "\n";
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,204 @@
+#include "rules/engine.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/text.h"
+
+namespace mpsaudit {
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // Iterative matcher with single-star backtracking: linear in practice.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
+  return p == pattern.size();
+}
+
+namespace {
+
+bool any_glob(const std::vector<std::string> &patterns, std::string_view text) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string &pattern) { return glob_match(pattern, text); });
+}
+
+const Argument *find_argument(const Fact &fact, const ArgumentTest &test) {
+  if (!test.keyword.empty())
+    if (const Argument *argument = fact.keyword_argument(test.keyword))
+      return argument;
+  if (test.position >= 0)
+    return fact.positional_argument(static_cast<std::size_t>(test.position));
+  return nullptr;
+}
+
+// An argument matches a pattern through its resolved name, its string value
+// or, failing those, its source text.
+bool argument_matches(const Argument &argument, const std::vector<std::string> &patterns) {
+  if (patterns.empty())
+    return true;
+  if (!argument.canonical.empty() && any_glob(patterns, argument.canonical))
+    return true;
+  if (argument.is_string && any_glob(patterns, argument.value))
+    return true;
+  return any_glob(patterns, trim(argument.text));
+}
+
+std::string render_message(const Rule &rule, const Fact &fact) {
+  std::string out;
+  const std::string_view message = rule.message;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if (message[i] == '{') {
+      const auto close = message.find('}', i);
+      if (close != std::string_view::npos) {
+        const std::string_view key = message.substr(i + 1, close - i - 1);
+        if (key == "name") {
+          out += fact.name;
+          i = close;
+          continue;
+        }
+        if (const std::string *value = fact.attribute(key)) {
+          out += *value;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out.push_back(message[i]);
+  }
+  return out;
+}
+
+// The longest run of literal characters in a glob: an identifier that must
+// occur in any text whose facts can match it.
+std::string literal_core(std::string_view pattern) {
+  std::string best, current;
+  for (char c : pattern) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (word) {
+      current.push_back(c);
+    } else {
+      if (current.size() > best.size())
+        best = current;
+      current.clear();
+    }
+  }
+  return current.size() > best.size() ? current : best;
+}
+
+} // namespace
+
+bool matches(const Matcher &matcher, const Fact &fact) {
+  if (std::find(matcher.kinds.begin(), matcher.kinds.end(), fact.kind) == matcher.kinds.end())
+    return false;
+  if (!matcher.names.empty() && !any_glob(matcher.names, fact.name))
+    return false;
+  if (!matcher.not_names.empty() && any_glob(matcher.not_names, fact.name))
+    return false;
+  if (matcher.in_forward && *matcher.in_forward != fact.in_forward)
+    return false;
+  for (const auto &[key, patterns] : matcher.where) {
+    const std::string *value = fact.attribute(key);
+    if (!value || !any_glob(patterns, *value))
+      return false;
+  }
+  for (const auto &test : matcher.argument_absent) {
+    const Argument *argument = find_argument(fact, test);
+    if (argument && argument_matches(*argument, test.patterns))
+      return false;
+  }
+  for (const auto &test : matcher.argument_matches) {
+    const Argument *argument = find_argument(fact, test);
+    if (!argument || !argument_matches(*argument, test.patterns))
+      return false;
+  }
+  return true;
+}
+
+RuleEngine::RuleEngine(const RuleCatalog &catalog)
+    : catalog_(catalog), by_kind_(static_cast<std::size_t>(FileKind::Unknown) + 1),
+      triggers_(static_cast<std::size_t>(FileKind::Unknown) + 1) {
+  std::vector<bool> unfilterable(by_kind_.size(), false);
+  std::vector<std::unordered_set<std::string>> trigger_sets(by_kind_.size());
+  for (const Rule &rule : catalog_.rules()) {
+    for (FileKind kind : rule.kinds) {
+      const auto slot = static_cast<std::size_t>(kind);
+      by_kind_[slot].push_back(&rule);
+      // A rule whose names have no literal part (or that matches any name)
+      // can fire on any file of this kind.
+      if (rule.match.names.empty()) {
+        unfilterable[slot] = true;
+        continue;
+      }
+      for (const auto &pattern : rule.match.names) {
+        const std::string core = literal_core(pattern);
+        if (core.size() < 3)
+          unfilterable[slot] = true;
+        else
+          trigger_sets[slot].insert(core);
+      }
+    }
+  }
+  for (std::size_t slot = 0; slot < by_kind_.size(); ++slot) {
+    if (unfilterable[slot])
+      continue;
+    triggers_[slot].assign(trigger_sets[slot].begin(), trigger_sets[slot].end());
+    std::sort(triggers_[slot].begin(), triggers_[slot].end());
+  }
+}
+
+const std::vector<std::string> &RuleEngine::triggers(FileKind kind) const {
+  return triggers_[static_cast<std::size_t>(kind)];
+}
+
+std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
+                                          const LineLookup &line_text) const {
+  std::vector<Finding> findings;
+  const auto &rules = by_kind_[static_cast<std::size_t>(kind)];
+  if (rules.empty())
+    return findings;
+  for (const Fact &fact : facts.facts) {
+    for (const Rule *rule : rules) {
+      if (!matches(rule->match, fact))
+        continue;
+      const bool guarded = fact.guard != Guard::None;
+      if (guarded && rule->guarded == GuardPolicy::Skip)
+        continue;
+      Finding finding;
+      finding.rule = rule;
+      finding.rule_id = rule->id;
+      finding.path = path;
+      finding.file_kind = kind;
+      finding.span = fact.span;
+      finding.cell = fact.cell;
+      finding.cell_line = fact.cell_line;
+      finding.name = fact.name;
+      finding.message = render_message(*rule, fact);
+      // Notebook facts carry their cell's line; others take the file's.
+      const std::string *own_snippet = fact.attribute("snippet");
+      finding.snippet = sanitize_utf8(own_snippet ? *own_snippet : line_text(fact.span.line));
+      finding.guard = fact.guard;
+      finding.severity = static_cast<int>(
+          guarded && rule->guarded == GuardPolicy::Downgrade ? Severity::Info : rule->severity);
+      finding.scope = fact.scope;
+      finding.in_forward = fact.in_forward;
+      findings.push_back(std::move(finding));
+    }
+  }
+  return findings;
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,387 @@
+#include "rules/rule.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+namespace mpsaudit {
+namespace fs = std::filesystem;
+
+std::string_view to_string(Effort effort) {
+  switch (effort) {
+  case Effort::Trivial:
+    return "trivial";
+  case Effort::Small:
+    return "small";
+  case Effort::Medium:
+    return "medium";
+  case Effort::Large:
+    return "large";
+  case Effort::Blocker:
+    return "blocker";
+  }
+  return "trivial";
+}
+
+std::string_view to_string(Severity severity) {
+  switch (severity) {
+  case Severity::Info:
+    return "info";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Error:
+    return "error";
+  }
+  return "warning";
+}
+
+std::optional<Effort> effort_from_string(std::string_view text) {
+  for (Effort e : {Effort::Trivial, Effort::Small, Effort::Medium, Effort::Large, Effort::Blocker})
+    if (to_string(e) == text)
+      return e;
+  return std::nullopt;
+}
+
+std::optional<Severity> severity_from_string(std::string_view text) {
+  for (Severity s : {Severity::Info, Severity::Warning, Severity::Error})
+    if (to_string(s) == text)
+      return s;
+  return std::nullopt;
+}
+
+bool Rule::applies_to(FileKind kind) const {
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+namespace {
+
+// Collects problems while reading one rules file, each naming file and line.
+class RuleFileReader {
+public:
+  RuleFileReader(std::string origin, std::vector<Diagnostic> &diagnostics)
+      : origin_(std::move(origin)), diagnostics_(diagnostics) {}
+
+  void error(const toml::node *node, const std::string &message) {
+    Diagnostic diagnostic;
+    diagnostic.level = DiagnosticLevel::Error;
+    diagnostic.path = origin_;
+    diagnostic.line = node ? static_cast<std::uint32_t>(node->source().begin.line) : 0;
+    diagnostic.code = "invalid-rule";
+    diagnostic.message = message;
+    diagnostics_.push_back(std::move(diagnostic));
+  }
+
+  // Rejects keys a table must not have, so that typos never pass silently.
+  void check_keys(const toml::table &table, std::initializer_list<std::string_view> allowed,
+                  const std::string &where) {
+    for (const auto &[key, node] : table) {
+      if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end())
+        error(&node, "unknown key '" + std::string(key.str()) + "' in " + where);
+    }
+  }
+
+  std::string string_at(const toml::table &table, std::string_view key, const std::string &where,
+                        bool required) {
+    const toml::node *node = table.get(key);
+    if (!node) {
+      if (required)
+        error(&table, "missing key '" + std::string(key) + "' in " + where);
+      return {};
+    }
+    if (auto value = node->value<std::string>())
+      return *value;
+    error(node, "key '" + std::string(key) + "' in " + where + " must be a string");
+    return {};
+  }
+
+  // A string or an array of strings.
+  std::vector<std::string> strings_at(const toml::table &table, std::string_view key,
+                                      const std::string &where) {
+    std::vector<std::string> out;
+    const toml::node *node = table.get(key);
+    if (!node)
+      return out;
+    if (auto value = node->value<std::string>()) {
+      out.push_back(*value);
+    } else if (const auto *array = node->as_array()) {
+      for (const auto &element : *array) {
+        if (auto item = element.value<std::string>())
+          out.push_back(*item);
+        else
+          error(&element, "'" + std::string(key) + "' in " + where + " must hold strings");
+      }
+    } else {
+      error(node, "'" + std::string(key) + "' in " + where + " must be a string or an array of strings");
+    }
+    return out;
+  }
+
+  std::vector<ArgumentTest> argument_tests(const toml::table &table, std::string_view key,
+                                           const std::string &where) {
+    std::vector<ArgumentTest> tests;
+    const toml::node *node = table.get(key);
+    if (!node)
+      return tests;
+    const auto *array = node->as_array();
+    if (!array) {
+      error(node, "'" + std::string(key) + "' in " + where + " must be an array of tables");
+      return tests;
+    }
+    for (const auto &element : *array) {
+      const auto *entry = element.as_table();
+      if (!entry) {
+        error(&element, "'" + std::string(key) + "' entries must be tables");
+        continue;
+      }
+      check_keys(*entry, {"keyword", "position", "patterns"}, std::string(key) + " of " + where);
+      ArgumentTest test;
+      test.keyword = string_at(*entry, "keyword", where, false);
+      test.position = static_cast<int>(entry->get("position") ? entry->get("position")->value_or<int64_t>(-1) : -1);
+      test.patterns = strings_at(*entry, "patterns", where);
+      if (test.keyword.empty() && test.position < 0)
+        error(entry, "an argument test needs a keyword or a position in " + where);
+      tests.push_back(std::move(test));
+    }
+    return tests;
+  }
+
+  const std::string &origin() const { return origin_; }
+
+private:
+  std::string origin_;
+  std::vector<Diagnostic> &diagnostics_;
+};
+
+Matcher read_matcher(RuleFileReader &reader, const toml::table &table, const std::string &where) {
+  reader.check_keys(table, {"kind", "names", "not_names", "where", "argument_absent", "argument_matches", "in_forward"},
+                    "[rule.match] of " + where);
+  Matcher matcher;
+  matcher.kinds = reader.strings_at(table, "kind", where);
+  if (matcher.kinds.empty())
+    reader.error(&table, "[rule.match] of " + where + " needs a 'kind'");
+  matcher.names = reader.strings_at(table, "names", where);
+  matcher.not_names = reader.strings_at(table, "not_names", where);
+  if (const auto *conditions = table.get_as<toml::table>("where")) {
+    for (const auto &[key, node] : *conditions) {
+      std::vector<std::string> patterns;
+      if (auto value = node.value<std::string>())
+        patterns.push_back(*value);
+      else if (const auto *array = node.as_array())
+        for (const auto &element : *array)
+          if (auto item = element.value<std::string>())
+            patterns.push_back(*item);
+      if (patterns.empty())
+        reader.error(&node, "'where." + std::string(key.str()) + "' must be a string or strings");
+      matcher.where.emplace_back(std::string(key.str()), std::move(patterns));
+    }
+  }
+  matcher.argument_absent = reader.argument_tests(table, "argument_absent", where);
+  matcher.argument_matches = reader.argument_tests(table, "argument_matches", where);
+  if (const auto *node = table.get("in_forward")) {
+    if (auto value = node->value<bool>())
+      matcher.in_forward = *value;
+    else
+      reader.error(node, "'in_forward' must be a boolean in " + where);
+  }
+  return matcher;
+}
+
+} // namespace
+
+void RuleCatalog::load_text(std::string_view toml_text, const std::string &origin,
+                            std::vector<Diagnostic> &diagnostics) {
+  RuleFileReader reader(origin, diagnostics);
+  toml::table document;
+  try {
+    document = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error &error) {
+    Diagnostic diagnostic;
+    diagnostic.path = origin;
+    diagnostic.line = static_cast<std::uint32_t>(error.source().begin.line);
+    diagnostic.code = "invalid-rule";
+    diagnostic.message = std::string(error.description());
+    diagnostics.push_back(std::move(diagnostic));
+    return;
+  }
+  // Knowledge tables that rules draw on (packages.toml) share the folder;
+  // a file with neither a family nor rules is such a data file.
+  if (!document.contains("family") && !document.contains("rule"))
+    return;
+  reader.check_keys(document, {"family", "rule"}, "the top level");
+
+  std::string family_name;
+  std::string prefix;
+  if (const auto *family = document.get_as<toml::table>("family")) {
+    reader.check_keys(*family, {"name", "prefix", "title", "description"}, "[family]");
+    RuleFamily entry;
+    entry.name = reader.string_at(*family, "name", "[family]", true);
+    entry.prefix = reader.string_at(*family, "prefix", "[family]", true);
+    entry.title = reader.string_at(*family, "title", "[family]", true);
+    entry.description = reader.string_at(*family, "description", "[family]", false);
+    family_name = entry.name;
+    prefix = entry.prefix;
+    families_.push_back(std::move(entry));
+  } else {
+    reader.error(&document, "missing [family] table");
+  }
+
+  const auto *rules = document.get_as<toml::array>("rule");
+  if (!rules)
+    return;
+  for (const auto &element : *rules) {
+    const auto *table = element.as_table();
+    if (!table) {
+      reader.error(&element, "[[rule]] entries must be tables");
+      continue;
+    }
+    Rule rule;
+    rule.origin = origin;
+    rule.family = family_name;
+    rule.id = reader.string_at(*table, "id", "[[rule]]", true);
+    const std::string where = "rule " + (rule.id.empty() ? std::string("<no id>") : rule.id);
+    reader.check_keys(*table,
+                      {"id", "name", "summary", "kinds", "effort", "severity", "guarded", "message", "why",
+                       "replacement", "docs", "sources", "match", "examples", "examples_waived"},
+                      where);
+    if (!prefix.empty() && rule.id.rfind(prefix, 0) != 0)
+      reader.error(table, where + " does not start with its family prefix " + prefix);
+    rule.name = reader.string_at(*table, "name", where, true);
+    rule.summary = reader.string_at(*table, "summary", where, true);
+    rule.message = reader.string_at(*table, "message", where, true);
+    rule.why = reader.string_at(*table, "why", where, true);
+    rule.replacement = reader.string_at(*table, "replacement", where, true);
+    rule.docs = reader.string_at(*table, "docs", where, false);
+    if (rule.docs.empty())
+      rule.docs = "docs/rules.md#" + to_lower_id(rule.id);
+    rule.sources = reader.strings_at(*table, "sources", where);
+    for (const auto &kind_name : reader.strings_at(*table, "kinds", where)) {
+      const FileKind kind = file_kind_from_string(kind_name);
+      if (kind == FileKind::Unknown)
+        reader.error(table, where + ": unknown file kind '" + kind_name + "'");
+      else
+        rule.kinds.push_back(kind);
+    }
+    if (rule.kinds.empty())
+      reader.error(table, where + " needs at least one entry in 'kinds'");
+    if (auto effort = effort_from_string(reader.string_at(*table, "effort", where, true)))
+      rule.effort = *effort;
+    else
+      reader.error(table->get("effort"), where + ": effort must be trivial, small, medium, large or blocker");
+    if (auto severity = severity_from_string(reader.string_at(*table, "severity", where, true)))
+      rule.severity = *severity;
+    else
+      reader.error(table->get("severity"), where + ": severity must be info, warning or error");
+    const std::string guarded = reader.string_at(*table, "guarded", where, false);
+    if (guarded.empty() || guarded == "downgrade")
+      rule.guarded = GuardPolicy::Downgrade;
+    else if (guarded == "skip")
+      rule.guarded = GuardPolicy::Skip;
+    else if (guarded == "ignore")
+      rule.guarded = GuardPolicy::Ignore;
+    else
+      reader.error(table->get("guarded"), where + ": guarded must be downgrade, skip or ignore");
+
+    if (const auto *match = table->get_as<toml::table>("match"))
+      rule.match = read_matcher(reader, *match, where);
+    else
+      reader.error(table, where + " needs a [rule.match] table");
+
+    rule.examples_waived = reader.string_at(*table, "examples_waived", where, false);
+    if (const auto *examples = table->get_as<toml::array>("examples")) {
+      for (const auto &example_node : *examples) {
+        const auto *example = example_node.as_table();
+        if (!example) {
+          reader.error(&example_node, where + ": [[rule.examples]] entries must be tables");
+          continue;
+        }
+        reader.check_keys(*example, {"flag", "pass", "kind"}, "an example of " + where);
+        RuleExample entry;
+        entry.kind = rule.kinds.empty() ? FileKind::Python : rule.kinds.front();
+        const std::string kind_name = reader.string_at(*example, "kind", where, false);
+        if (!kind_name.empty())
+          entry.kind = file_kind_from_string(kind_name);
+        const bool has_flag = example->contains("flag");
+        const bool has_pass = example->contains("pass");
+        if (has_flag == has_pass) {
+          reader.error(example, where + ": an example has exactly one of 'flag' or 'pass'");
+          continue;
+        }
+        entry.must_flag = has_flag;
+        entry.code = reader.string_at(*example, has_flag ? "flag" : "pass", where, true);
+        rule.examples.push_back(std::move(entry));
+      }
+    }
+    if (rule.id.empty())
+      continue;
+    if (by_id_.count(rule.id)) {
+      reader.error(table, "duplicate rule ID " + rule.id);
+      continue;
+    }
+    by_id_.emplace(rule.id, rules_.size());
+    rules_.push_back(std::move(rule));
+  }
+}
+
+std::string to_lower_id(std::string_view id) {
+  std::string out(id);
+  for (char &c : out)
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c + 32);
+  return out;
+}
+
+RuleCatalog RuleCatalog::load_directory(const std::string &directory,
+                                        std::vector<Diagnostic> &diagnostics) {
+  RuleCatalog catalog;
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
+    if (it->path().extension() == ".toml")
+      files.push_back(it->path());
+  if (error) {
+    diagnostics.push_back({DiagnosticLevel::Error, directory, 0, "rules-unreadable",
+                           "cannot read the rules directory: " + error.message()});
+    return catalog;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto &file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    catalog.load_text(buffer.str(), file.string(), diagnostics);
+  }
+  catalog.reindex();
+  return catalog;
+}
+
+void RuleCatalog::reindex() {
+  std::stable_sort(rules_.begin(), rules_.end(), [](const Rule &a, const Rule &b) { return a.id < b.id; });
+  by_id_.clear();
+  for (std::size_t i = 0; i < rules_.size(); ++i)
+    by_id_.emplace(rules_[i].id, i);
+}
+
+const Rule *RuleCatalog::find(std::string_view id) const {
+  const auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &rules_[it->second];
+}
+
+std::string locate_data_directory(std::string_view executable_path, std::string_view leaf) {
+  std::error_code error;
+  const fs::path executable = fs::weakly_canonical(fs::path(executable_path), error);
+  const fs::path bin_dir = executable.parent_path();
+  // Installed layout (prefix/bin/mpsaudit + prefix/share/mpsaudit/<leaf>), a
+  // relocated copy that keeps that layout, then a data folder beside the binary.
+  for (const fs::path &candidate : {bin_dir.parent_path() / "share" / "mpsaudit" / std::string(leaf),
+                                    bin_dir / std::string(leaf)}) {
+    if (fs::is_directory(candidate, error))
+      return candidate.string();
+  }
+  return {};
+}
+
+} // namespace mpsaudit

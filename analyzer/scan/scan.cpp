@@ -1,0 +1,231 @@
+#include "scan/scan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/text.h"
+#include "frontend/frontend.h"
+#include "rules/engine.h"
+#include "scan/discover.h"
+#include "scan/project_pass.h"
+
+namespace mpsaudit {
+namespace {
+
+// Checkpoints are binary by nature; every other kind is text.
+bool is_binary_kind(FileKind kind) { return kind == FileKind::Checkpoint; }
+
+std::string human_bytes(std::uint64_t bytes) {
+  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f MiB", mib);
+  return buffer;
+}
+
+// One file's journey through the pipeline.
+struct Work {
+  DiscoveredFile file;
+  FileRecord record;
+  FileFacts facts;
+  // The text of every line a fact sits on, kept so that findings can quote
+  // it after the file's text has been released.
+  std::unordered_map<std::uint32_t, std::string> fact_lines;
+  std::vector<Diagnostic> diagnostics;
+};
+
+void load_and_extract(Work &work, const ScanOptions &options, const ExtractOptions &extract_options) {
+  const DiscoveredFile &file = work.file;
+  work.record.path = file.path;
+  work.record.kind = file.kind;
+  work.record.mode = "skipped";
+
+  std::error_code error;
+  const std::uint64_t size = std::filesystem::file_size(file.absolute_path, error);
+  if (error) {
+    work.record.mode = "error";
+    work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "unreadable", error.message()});
+    return;
+  }
+  work.record.bytes = size;
+  const Extractor *extractor = find_extractor(file.kind);
+  if (!extractor) {
+    work.diagnostics.push_back({DiagnosticLevel::Note, file.path, 0, "no-frontend",
+                                "no front end for " + std::string(to_string(file.kind)) +
+                                    " files in this build; skipped"});
+    return;
+  }
+  SourceFile source;
+  source.path = file.path;
+  source.absolute_path = file.absolute_path;
+  source.kind = file.kind;
+  // An oversized checkpoint is still inspected: its extractor reads only the
+  // parts it needs from absolute_path when `text` is empty.
+  const bool oversized = size > options.max_file_bytes;
+  if (oversized && !is_binary_kind(file.kind)) {
+    work.diagnostics.push_back({DiagnosticLevel::Warning, file.path, 0, "file-too-large",
+                                "skipped: " + human_bytes(size) + " exceeds the " +
+                                    human_bytes(options.max_file_bytes) + " limit (--max-file-size)"});
+    return;
+  }
+  if (!oversized) {
+    std::ifstream in(file.absolute_path, std::ios::binary);
+    if (!in) {
+      work.record.mode = "error";
+      work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "unreadable",
+                                  "cannot open the file (permission denied or removed)"});
+      return;
+    }
+    source.text.resize(size);
+    in.read(source.text.data(), static_cast<std::streamsize>(size));
+    source.text.resize(static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) {
+      work.record.mode = "error";
+      work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "unreadable", "read error"});
+      return;
+    }
+  }
+  if (!is_binary_kind(file.kind)) {
+    if (looks_binary(source.text)) {
+      work.diagnostics.push_back({DiagnosticLevel::Note, file.path, 0, "binary-file",
+                                  "contains NUL bytes; treated as binary and skipped"});
+      return;
+    }
+    const std::size_t invalid = find_invalid_utf8(source.text);
+    if (invalid != std::string_view::npos) {
+      const LineIndex index(source.text);
+      work.diagnostics.push_back({DiagnosticLevel::Warning, file.path, index.line_of(invalid), "invalid-utf8",
+                                  "invalid UTF-8 at byte " + std::to_string(invalid) +
+                                      "; the file was scanned as bytes"});
+    }
+    work.record.lines = static_cast<std::uint32_t>(std::count(source.text.begin(), source.text.end(), '\n') +
+                                                   (!source.text.empty() && source.text.back() != '\n'));
+  }
+  try {
+    work.facts = (*extractor)(source, extract_options);
+  } catch (const std::exception &exception) {
+    work.record.mode = "error";
+    work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "internal-error",
+                                std::string("front end failed: ") + exception.what()});
+    return;
+  }
+  work.record.mode = work.facts.mode;
+  for (auto &diagnostic : work.facts.diagnostics) {
+    if (diagnostic.path.empty())
+      diagnostic.path = file.path;
+    work.diagnostics.push_back(std::move(diagnostic));
+  }
+  work.facts.diagnostics.clear();
+  if (!is_binary_kind(file.kind)) {
+    const LineIndex index(source.text);
+    for (const Fact &fact : work.facts.facts)
+      if (fact.span.line > 0 && !fact.attribute("snippet"))
+        work.fact_lines.try_emplace(fact.span.line, std::string(index.line_text(fact.span.line)));
+  }
+}
+
+template <typename Fn> void parallel_for(std::size_t count, unsigned jobs, Fn &&body) {
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < count;)
+      body(i);
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
+  if (threads <= 1) {
+    worker();
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto &thread : pool)
+    thread.join();
+}
+
+} // namespace
+
+bool ScanResult::has_errors() const {
+  return std::any_of(diagnostics.begin(), diagnostics.end(),
+                     [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
+}
+
+ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
+  ScanResult result;
+  result.root = options.paths.empty() ? "." : options.paths.front();
+  const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+
+  std::vector<Work> work;
+  for (const auto &path : options.paths) {
+    Discovery discovery = discover_files(path, options.use_git);
+    for (auto &diagnostic : discovery.diagnostics)
+      result.diagnostics.push_back(std::move(diagnostic));
+    for (auto &file : discovery.files) {
+      // With several roots, keep paths distinct by prefixing all but the first.
+      if (&path != &options.paths.front())
+        file.path = path + "/" + file.path;
+      work.push_back(Work{std::move(file), {}, {}, {}, {}});
+    }
+  }
+
+  ExtractOptions extract_options;
+  extract_options.compile_commands_dir = options.compile_commands_dir;
+  extract_options.root = result.root;
+  parallel_for(work.size(), jobs, [&](std::size_t i) { load_and_extract(work[i], options, extract_options); });
+
+  // Project passes see every file's facts at once.
+  std::vector<ProjectFile> project;
+  project.reserve(work.size());
+  for (auto &item : work)
+    project.push_back(ProjectFile{item.file.path, item.file.kind, std::move(item.facts)});
+  for (const auto &pass : project_passes())
+    pass(project);
+
+  const RuleEngine engine(catalog);
+  std::vector<std::vector<Finding>> per_file(work.size());
+  parallel_for(work.size(), jobs, [&](std::size_t i) {
+    const auto &lines = work[i].fact_lines;
+    per_file[i] = engine.evaluate(project[i].path, project[i].kind, project[i].facts,
+                                  [&lines](std::uint32_t line) {
+                                    const auto it = lines.find(line);
+                                    return it == lines.end() ? std::string() : it->second;
+                                  });
+  });
+
+  std::map<std::string, ApiUse> api_uses;
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    result.files.push_back(std::move(work[i].record));
+    for (auto &diagnostic : work[i].diagnostics)
+      result.diagnostics.push_back(std::move(diagnostic));
+    for (auto &finding : per_file[i])
+      result.findings.push_back(std::move(finding));
+    for (const Fact &fact : project[i].facts.facts) {
+      if ((fact.kind != fact_kind::Call && fact.kind != fact_kind::Attribute) || !starts_with(fact.name, "torch."))
+        continue;
+      auto [it, inserted] = api_uses.try_emplace(fact.name);
+      if (inserted) {
+        it->second.name = fact.name;
+        it->second.path = project[i].path;
+        it->second.line = fact.span.line;
+      }
+      ++it->second.count;
+    }
+  }
+  for (auto &entry : api_uses)
+    result.api_uses.push_back(std::move(entry.second));
+  std::sort(result.findings.begin(), result.findings.end(), finding_less);
+  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {
+    return std::tie(a.path, a.line, a.code) < std::tie(b.path, b.line, b.code);
+  });
+  return result;
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,47 @@
+#include "test_support.h"
+
+#include <stdexcept>
+
+#include "core/source.h"
+
+namespace mpsaudit::testing {
+
+const RuleCatalog &repository_catalog() {
+  static const RuleCatalog catalog = [] {
+    std::vector<Diagnostic> diagnostics;
+    RuleCatalog loaded = RuleCatalog::load_directory(std::string(MPSAUDIT_SOURCE_DIR) + "/rules", diagnostics);
+    if (!diagnostics.empty())
+      throw std::runtime_error(diagnostics.front().path + ":" + std::to_string(diagnostics.front().line) + ": " +
+                               diagnostics.front().message);
+    return loaded;
+  }();
+  return catalog;
+}
+
+FileFacts extract(FileKind kind, const std::string &text, const std::string &path) {
+  const Extractor *extractor = find_extractor(kind);
+  if (!extractor)
+    throw std::runtime_error("no front end for " + std::string(to_string(kind)));
+  SourceFile file;
+  file.path = path;
+  file.absolute_path = path;
+  file.kind = kind;
+  file.text = text;
+  return (*extractor)(file, ExtractOptions{});
+}
+
+std::vector<Finding> findings_for(FileKind kind, const std::string &text, const std::string &path) {
+  const FileFacts facts = extract(kind, text, path);
+  const RuleEngine engine(repository_catalog());
+  const LineIndex lines(text);
+  return engine.evaluate(path, kind, facts, [&](std::uint32_t line) { return std::string(lines.line_text(line)); });
+}
+
+std::vector<std::string> rule_ids(const std::vector<Finding> &findings) {
+  std::vector<std::string> ids;
+  for (const auto &finding : findings)
+    ids.push_back(finding.rule_id);
+  return ids;
+}
+
+} // namespace mpsaudit::testing
