@@ -1,0 +1,143 @@
+#include "frontend/manifest/dependency_pass.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "core/text.h"
+#include "frontend/manifest/manifest_frontend.h"
+#include "frontend/manifest/package_knowledge.h"
+
+namespace mpsaudit {
+namespace {
+
+bool is_manifest(FileKind kind) {
+  return kind == FileKind::Requirements || kind == FileKind::Pyproject || kind == FileKind::SetupPy ||
+         kind == FileKind::SetupCfg || kind == FileKind::CondaEnv;
+}
+
+bool is_code(FileKind kind) {
+  return kind == FileKind::Python || kind == FileKind::Notebook || kind == FileKind::SetupPy;
+}
+
+// Declarations that say "the code needs this at run time".
+bool is_runtime_declaration(const Fact &fact) {
+  if (fact.kind != fact_kind::Dependency || fact.attribute("group") || fact.attribute("included_from"))
+    return false;
+  const std::string *source = fact.attribute("source");
+  if (!source)
+    return false;
+  return *source == "requirements" || *source == "pyproject" || *source == "poetry" ||
+         *source == "setup-py" || *source == "setup-cfg" || *source == "conda-pip";
+}
+
+std::string top_module(std::string_view name) { return std::string(name.substr(0, name.find('.'))); }
+
+} // namespace
+
+void cross_check_dependencies(std::vector<ProjectFile> &files) {
+  const manifest::PackageKnowledge &knowledge = manifest::package_knowledge();
+
+  // Modules the project itself provides: every directory and file stem on
+  // the way to a Python file (src/pkg/mod.py gives src, pkg, mod).
+  std::set<std::string> local_modules;
+  std::set<std::string> imported;
+  bool has_code = false;
+  for (const ProjectFile &file : files) {
+    if (!is_code(file.kind))
+      continue;
+    has_code = true;
+    std::string_view path = file.path;
+    std::size_t start = 0;
+    while (start < path.size()) {
+      const auto slash = path.find('/', start);
+      std::string_view part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+      const auto dot = part.find('.');
+      local_modules.insert(std::string(part.substr(0, dot)));
+      if (slash == std::string_view::npos)
+        break;
+      start = slash + 1;
+    }
+    for (const Fact &fact : file.facts.facts)
+      if (fact.kind == fact_kind::Import && !starts_with(fact.name, "."))
+        imported.insert(top_module(fact.name));
+  }
+
+  std::set<std::string> declared_modules;
+  bool has_declarations = false;
+  for (const ProjectFile &file : files) {
+    if (!is_manifest(file.kind))
+      continue;
+    for (const Fact &fact : file.facts.facts)
+      if (is_runtime_declaration(fact)) {
+        has_declarations = true;
+        for (const auto &module : knowledge.imports_of(fact.name))
+          declared_modules.insert(module);
+      }
+  }
+  if (!has_code || !has_declarations)
+    return;
+
+  for (ProjectFile &file : files) {
+    std::vector<Fact> added;
+    if (is_manifest(file.kind)) {
+      std::set<std::string> reported;
+      for (const Fact &fact : file.facts.facts) {
+        if (!is_runtime_declaration(fact) || reported.count(fact.name))
+          continue;
+        const auto modules = knowledge.imports_of(fact.name);
+        if (modules.empty())
+          continue; // a tool or runtime library, never imported
+        bool used = false;
+        std::string expected;
+        for (const auto &module : modules) {
+          used = used || imported.count(module) > 0;
+          expected += (expected.empty() ? "" : ", ") + module;
+        }
+        if (used)
+          continue;
+        reported.insert(fact.name);
+        Fact note = fact;
+        note.kind = std::string(manifest_fact_kind::UnusedDependency);
+        note.arguments.clear();
+        note.set_attribute("imports", expected);
+        added.push_back(std::move(note));
+      }
+    }
+    if (is_code(file.kind)) {
+      std::set<std::string> reported;
+      for (const Fact &fact : file.facts.facts) {
+        if (fact.kind != fact_kind::Import || starts_with(fact.name, "."))
+          continue;
+        const std::string module = top_module(fact.name);
+        if (reported.count(module) || local_modules.count(module) || declared_modules.count(module))
+          continue;
+        // Only modules the knowledge base can attribute to a distribution:
+        // anything else may be the standard library or a local module.
+        const manifest::PackageEntry *provider = nullptr;
+        for (const auto &entry : knowledge.packages)
+          for (const auto &provided : entry.imports)
+            if (provided == module && !provider && entry.name.find('*') == std::string::npos)
+              provider = &entry;
+        if (!provider)
+          continue;
+        reported.insert(module);
+        Fact note;
+        note.kind = std::string(manifest_fact_kind::UndeclaredImport);
+        note.name = module;
+        note.span = fact.span;
+        note.cell = fact.cell;
+        note.cell_line = fact.cell_line;
+        note.scope = fact.scope;
+        note.guard = fact.guard;
+        note.set_attribute("distribution", provider->name);
+        note.set_attribute("value", provider->name);
+        added.push_back(std::move(note));
+      }
+    }
+    for (auto &fact : added)
+      file.facts.facts.push_back(std::move(fact));
+  }
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,23 @@
+// The dependency project pass: cross-checks what manifests declare against
+// what Python code imports, across all files of a scan.
+//
+//  - a distribution declared (requirements, pyproject, setup.py/cfg, conda's
+//    pip section) whose modules no Python file or notebook imports gets an
+//    `unused-dependency` fact at its declaration;
+//  - an import of a module that the package knowledge base attributes to a
+//    distribution no manifest declares gets an `undeclared-import` fact at
+//    the import.
+// Development groups, build requirements, conda packages and tools without
+// modules are left out; nothing is reported unless the project declares
+// dependencies and has Python code. Register it in scan/project_pass.cpp.
+#pragma once
+
+#include <vector>
+
+#include "scan/project_pass.h"
+
+namespace mpsaudit {
+
+void cross_check_dependencies(std::vector<ProjectFile> &files);
+
+} // namespace mpsaudit

@@ -1,0 +1,407 @@
+// setup.py, parsed with tree-sitter and never run: install_requires,
+// extras_require and setup_requires (literal lists, or names built up by
+// assignment, +=, append and extend), CUDAExtension/CppExtension calls with
+// their sources, cmdclass with BuildExtension, and the conditions that guard
+// them (CUDA_HOME, torch.cuda.is_available(), FORCE_CUDA, sys.platform).
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <tree_sitter/api.h>
+#include <vector>
+
+#include "core/text.h"
+#include "frontend/manifest/manifest_frontend.h"
+#include "frontend/manifest/requirement.h"
+#if MPSAUDIT_HAVE_PYTHON_FRONTEND
+#include "frontend/python/python_frontend.h"
+#endif
+
+extern "C" const TSLanguage *tree_sitter_python(void);
+
+namespace mpsaudit {
+using namespace manifest;
+
+namespace {
+
+struct TreeDeleter {
+  void operator()(TSTree *tree) const { ts_tree_delete(tree); }
+};
+struct ParserDeleter {
+  void operator()(TSParser *parser) const { ts_parser_delete(parser); }
+};
+
+constexpr int kMaxDepth = 400; // deeper nesting is not a setup.py; stop descending
+
+class SetupPyReader {
+public:
+  SetupPyReader(std::string_view text, const std::string &path, FileFacts &facts)
+      : text_(text), path_(path), facts_(facts) {}
+
+  void read(TSNode root) {
+    report_syntax_error(root);
+    walk(root, Guard::None, 0);
+    for (const TSNode &call : setup_calls_)
+      read_setup_call(call);
+    bool has_cpu_extension = false;
+    for (const Fact &fact : facts_.facts)
+      has_cpu_extension = has_cpu_extension ||
+                          (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CppExtension");
+    for (Fact &fact : facts_.facts)
+      if (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CUDAExtension" && has_cpu_extension)
+        fact.set_attribute("cpu_fallback", "true");
+  }
+
+private:
+  std::string text_of(TSNode node) const {
+    const auto begin = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    if (end > text_.size() || begin > end)
+      return {};
+    return std::string(text_.substr(begin, end - begin));
+  }
+  std::string_view type_of(TSNode node) const { return ts_node_type(node); }
+  TSNode field(TSNode node, const char *name) const {
+    return ts_node_child_by_field_name(node, name, static_cast<std::uint32_t>(std::strlen(name)));
+  }
+  std::uint32_t line_of(TSNode node) const { return ts_node_start_point(node).row + 1; }
+  std::uint32_t column_of(TSNode node) const { return ts_node_start_point(node).column + 1; }
+
+  void report_syntax_error(TSNode root) {
+    if (!ts_node_has_error(root))
+      return;
+    // The first ERROR or MISSING node, depth first.
+    std::vector<TSNode> stack{root};
+    while (!stack.empty()) {
+      const TSNode node = stack.back();
+      stack.pop_back();
+      if (ts_node_is_missing(node) || type_of(node) == "ERROR") {
+        add_diagnostic(facts_, DiagnosticLevel::Warning, path_, line_of(node), "parse-error",
+                       "setup.py has a syntax error here; the rest of the file is still read");
+        facts_.mode = "ast-partial";
+        return;
+      }
+      if (!ts_node_has_error(node))
+        continue;
+      const std::uint32_t count = ts_node_child_count(node);
+      for (std::uint32_t i = count; i-- > 0;)
+        stack.push_back(ts_node_child(node, i));
+    }
+  }
+
+  // The contents of a plain string literal; nullopt for f-strings and
+  // anything that is not a string.
+  std::optional<std::string> string_value(TSNode node) const {
+    if (type_of(node) != "string")
+      return std::nullopt;
+    const std::uint32_t count = ts_node_named_child_count(node);
+    std::string value;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const TSNode child = ts_node_named_child(node, i);
+      if (type_of(child) == "interpolation")
+        return std::nullopt;
+      if (type_of(child) == "string_content")
+        value += text_of(child);
+    }
+    return value;
+  }
+
+  std::string callee_name(TSNode call) const {
+    const std::string callee = text_of(field(call, "function"));
+    const auto dot = callee.rfind('.');
+    return dot == std::string::npos ? callee : callee.substr(dot + 1);
+  }
+
+  // What an `if` condition says: the guard of its body and of its else.
+  std::pair<Guard, Guard> condition_guard(TSNode condition) const {
+    const std::string text = to_lower(text_of(condition));
+    const bool negated = starts_with(text, "not ") ||
+                         (text.find(" is none") != std::string::npos &&
+                          text.find(" is not none") == std::string::npos) ||
+                         text.find("== none") != std::string::npos;
+    if (text.find("cuda") != std::string::npos || text.find("nvcc") != std::string::npos)
+      return negated ? std::pair{Guard::None, Guard::CudaCheck} : std::pair{Guard::CudaCheck, Guard::None};
+    if (text.find("darwin") != std::string::npos || text.find("macos") != std::string::npos) {
+      const bool equals = text.find("==") != std::string::npos || text.find("startswith") != std::string::npos;
+      return equals != negated ? std::pair{Guard::None, Guard::PlatformCheck}
+                               : std::pair{Guard::PlatformCheck, Guard::None};
+    }
+    if (text.find("linux") != std::string::npos || text.find("win32") != std::string::npos) {
+      const bool equals = text.find("!=") == std::string::npos;
+      return equals != negated ? std::pair{Guard::PlatformCheck, Guard::None}
+                               : std::pair{Guard::None, Guard::PlatformCheck};
+    }
+    return {Guard::None, Guard::None};
+  }
+
+  static Guard combine(Guard outer, Guard inner) { return inner != Guard::None ? inner : outer; }
+
+  void walk(TSNode node, Guard guard, int depth) {
+    if (depth > kMaxDepth)
+      return;
+    const std::string_view type = type_of(node);
+    if (type == "if_statement" || type == "elif_clause") {
+      const auto [then_guard, else_guard] = condition_guard(field(node, "condition"));
+      walk_children(field(node, "condition"), guard, depth);
+      const TSNode consequence = field(node, "consequence");
+      if (!ts_node_is_null(consequence))
+        walk(consequence, combine(guard, then_guard), depth + 1);
+      // Alternatives (elif/else clauses) follow the body as siblings.
+      const std::uint32_t count = ts_node_named_child_count(node);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        const TSNode child = ts_node_named_child(node, i);
+        const std::string_view child_type = type_of(child);
+        if (child_type == "elif_clause" || child_type == "else_clause")
+          walk(child, combine(guard, else_guard), depth + 1);
+      }
+      return;
+    }
+    if (type == "conditional_expression" && ts_node_named_child_count(node) == 3) {
+      const auto [then_guard, else_guard] = condition_guard(ts_node_named_child(node, 1));
+      walk(ts_node_named_child(node, 0), combine(guard, then_guard), depth + 1);
+      walk(ts_node_named_child(node, 1), guard, depth + 1);
+      walk(ts_node_named_child(node, 2), combine(guard, else_guard), depth + 1);
+      return;
+    }
+    if (type == "call")
+      visit_call(node, guard);
+    if (type == "assignment" || type == "augmented_assignment") {
+      const TSNode left = field(node, "left");
+      const TSNode right = field(node, "right");
+      if (!ts_node_is_null(left) && !ts_node_is_null(right) && type_of(left) == "identifier")
+        contributions_[text_of(left)].push_back({right, guard});
+    }
+    walk_children(node, guard, depth);
+  }
+
+  void walk_children(TSNode node, Guard guard, int depth) {
+    if (ts_node_is_null(node))
+      return;
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const TSNode child = ts_node_named_child(node, i);
+      const std::string_view child_type = type_of(child);
+      if (child_type == "elif_clause" || child_type == "else_clause")
+        continue; // handled by their if_statement
+      walk(child, guard, depth + 1);
+    }
+  }
+
+  void visit_call(TSNode call, Guard guard) {
+    const std::string name = callee_name(call);
+    const TSNode function = field(call, "function");
+    const TSNode arguments = field(call, "arguments");
+    if (ts_node_is_null(arguments))
+      return;
+    if (name == "setup") {
+      setup_calls_.push_back(call);
+      return;
+    }
+    // reqs.append("x") / reqs.extend([...]) contribute to a named list.
+    if ((name == "append" || name == "extend" || name == "insert") && type_of(function) == "attribute") {
+      const TSNode object = field(function, "object");
+      if (type_of(object) == "identifier" && ts_node_named_child_count(arguments) > 0)
+        contributions_[text_of(object)].push_back(
+            {ts_node_named_child(arguments, ts_node_named_child_count(arguments) - 1), guard});
+      return;
+    }
+    if (name != "CUDAExtension" && name != "CppExtension")
+      return;
+    Fact fact = make_fact(manifest_fact_kind::CxxExtension, name, line_of(call), column_of(call),
+                          static_cast<std::uint32_t>(text_of(function).size()));
+    fact.guard = guard;
+    std::vector<std::string> sources, cuda_sources;
+    std::string ext_name;
+    const std::uint32_t count = ts_node_named_child_count(arguments);
+    std::uint32_t positional = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const TSNode argument = ts_node_named_child(arguments, i);
+      std::string keyword;
+      TSNode value = argument;
+      if (type_of(argument) == "keyword_argument") {
+        keyword = text_of(field(argument, "name"));
+        value = field(argument, "value");
+      } else {
+        ++positional;
+      }
+      Argument fact_argument;
+      fact_argument.keyword = keyword;
+      fact_argument.text = text_of(value);
+      if (const auto literal = string_value(value)) {
+        fact_argument.value = *literal;
+        fact_argument.is_string = true;
+      }
+      if ((keyword == "name" || (keyword.empty() && positional == 1)) && fact_argument.is_string)
+        ext_name = fact_argument.value;
+      if (keyword == "sources" || (keyword.empty() && positional == 2))
+        collect_strings(value, sources, 0);
+      fact.arguments.push_back(std::move(fact_argument));
+    }
+    for (const auto &source : sources) {
+      const std::string lower = to_lower(source);
+      if (ends_with(lower, ".cu") || ends_with(lower, ".cuh"))
+        cuda_sources.push_back(source);
+    }
+    const auto join = [](const std::vector<std::string> &items) {
+      std::string out;
+      for (const auto &item : items)
+        out += (out.empty() ? "" : ",") + item;
+      return out;
+    };
+    if (!ext_name.empty())
+      fact.set_attribute("ext_name", ext_name);
+    fact.set_attribute("sources", join(sources));
+    if (!cuda_sources.empty())
+      fact.set_attribute("cuda_sources", join(cuda_sources));
+    fact.set_attribute("value", std::string(trim(LineIndex(text_).line_text(line_of(call)))));
+    facts_.facts.push_back(std::move(fact));
+  }
+
+  void collect_strings(TSNode node, std::vector<std::string> &out, int depth) const {
+    if (depth > kMaxDepth)
+      return;
+    if (const auto literal = string_value(node)) {
+      out.push_back(*literal);
+      return;
+    }
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i)
+      collect_strings(ts_node_named_child(node, i), out, depth + 1);
+  }
+
+  // Dependency facts for every requirement string in `node` (a list, a
+  // string, or a name whose contributions are looked up).
+  void read_requirements(TSNode node, Guard guard, std::string_view source, const std::string &extra,
+                         int depth) {
+    if (depth > 8 || ts_node_is_null(node))
+      return;
+    const std::string_view type = type_of(node);
+    if (type == "identifier") {
+      const auto found = contributions_.find(text_of(node));
+      if (found == contributions_.end())
+        return;
+      for (const auto &[value, value_guard] : found->second)
+        read_requirements(value, combine(guard, value_guard), source, extra, depth + 1);
+      return;
+    }
+    if (const auto literal = string_value(node)) {
+      std::string error;
+      const auto requirement = parse_requirement(*literal, error);
+      if (!requirement) {
+        add_diagnostic(facts_, DiagnosticLevel::Warning, path_, line_of(node), "invalid-requirement",
+                       "cannot read requirement '" + *literal + "': " + error);
+        return;
+      }
+      // One past the opening quote (and any r/u prefix).
+      const std::string literal_text = text_of(node);
+      const auto quote = literal_text.find_first_of("'\"");
+      Fact fact = dependency_fact(*requirement, *literal, source, line_of(node),
+                                  column_of(node) + static_cast<std::uint32_t>(quote + 1 + requirement->name_offset));
+      if (fact.guard == Guard::None)
+        fact.guard = guard;
+      if (!extra.empty()) {
+        fact.set_attribute("extra", extra);
+        if (fact.guard == Guard::None)
+          fact.guard = Guard::OptionalExtra;
+      }
+      facts_.facts.push_back(std::move(fact));
+      return;
+    }
+    if (type == "list" || type == "tuple" || type == "parenthesized_expression" ||
+        type == "binary_operator" || type == "list_comprehension" || type == "set") {
+      const std::uint32_t count = ts_node_named_child_count(node);
+      for (std::uint32_t i = 0; i < count; ++i)
+        read_requirements(ts_node_named_child(node, i), guard, source, extra, depth + 1);
+      return;
+    }
+    if (type == "conditional_expression" && ts_node_named_child_count(node) == 3) {
+      const auto [then_guard, else_guard] = condition_guard(ts_node_named_child(node, 1));
+      read_requirements(ts_node_named_child(node, 0), combine(guard, then_guard), source, extra, depth + 1);
+      read_requirements(ts_node_named_child(node, 2), combine(guard, else_guard), source, extra, depth + 1);
+    }
+  }
+
+  void read_extras(TSNode node, int depth) {
+    if (depth > 8 || ts_node_is_null(node))
+      return;
+    if (type_of(node) == "identifier") {
+      const auto found = contributions_.find(text_of(node));
+      if (found != contributions_.end())
+        for (const auto &[value, value_guard] : found->second)
+          read_extras(value, depth + 1);
+      return;
+    }
+    if (type_of(node) != "dictionary")
+      return;
+    const std::uint32_t count = ts_node_named_child_count(node);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const TSNode pair = ts_node_named_child(node, i);
+      if (type_of(pair) != "pair")
+        continue;
+      const auto key = string_value(field(pair, "key"));
+      read_requirements(field(pair, "value"), Guard::None, "setup-py", key.value_or("?"), 0);
+    }
+  }
+
+  void read_setup_call(TSNode call) {
+    const TSNode arguments = field(call, "arguments");
+    const std::uint32_t count = ts_node_named_child_count(arguments);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const TSNode argument = ts_node_named_child(arguments, i);
+      if (type_of(argument) != "keyword_argument")
+        continue;
+      const std::string keyword = text_of(field(argument, "name"));
+      const TSNode value = field(argument, "value");
+      if (keyword == "install_requires")
+        read_requirements(value, Guard::None, "setup-py", {}, 0);
+      else if (keyword == "setup_requires")
+        read_requirements(value, Guard::None, "build-system", {}, 0);
+      else if (keyword == "extras_require")
+        read_extras(value, 0);
+      else if (keyword == "cmdclass" && text_of(value).find("BuildExtension") != std::string::npos) {
+        Fact fact = make_fact(manifest_fact_kind::Build, "cmdclass", line_of(argument),
+                              column_of(argument), static_cast<std::uint32_t>(keyword.size()));
+        fact.set_attribute("value", text_of(value));
+        fact.set_attribute("build_ext", "BuildExtension");
+        facts_.facts.push_back(std::move(fact));
+      }
+    }
+  }
+
+  std::string_view text_;
+  const std::string &path_;
+  FileFacts &facts_;
+  std::vector<TSNode> setup_calls_;
+  std::map<std::string, std::vector<std::pair<TSNode, Guard>>> contributions_;
+};
+
+} // namespace
+
+FileFacts extract_setup_py(std::string_view text, const std::string &path) {
+  FileFacts facts;
+  facts.mode = "ast";
+  std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+  if (!ts_parser_set_language(parser.get(), tree_sitter_python())) {
+    add_diagnostic(facts, DiagnosticLevel::Error, path, 0, "internal-error",
+                   "the tree-sitter Python grammar does not match the tree-sitter library");
+    facts.mode = "error";
+    return facts;
+  }
+  std::unique_ptr<TSTree, TreeDeleter> tree(
+      ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<std::uint32_t>(text.size())));
+  if (!tree) {
+    add_diagnostic(facts, DiagnosticLevel::Error, path, 0, "parse-error", "setup.py could not be parsed");
+    facts.mode = "error";
+    return facts;
+  }
+  SetupPyReader(text, path, facts).read(ts_tree_root_node(tree.get()));
+#if MPSAUDIT_HAVE_PYTHON_FRONTEND
+  // The generic Python facts (imports, torch.cuda calls) of the same file;
+  // its syntax diagnostics would repeat ours, so only its facts are kept.
+  FileFacts python = extract_python_source(text, path);
+  for (auto &fact : python.facts)
+    facts.facts.push_back(std::move(fact));
+#endif
+  return facts;
+}
+
+} // namespace mpsaudit

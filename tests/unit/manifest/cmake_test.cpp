@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+
+#include "frontend/manifest/manifest_frontend.h"
+#include "manifest_test_util.h"
+
+using namespace mpsaudit;
+using namespace mpsaudit::test;
+
+TEST_CASE("CMake commands become build facts with their arguments", "[manifest][cmake]") {
+  const FileFacts facts = extract_cmake(R"(cmake_minimum_required(VERSION 3.18)
+project(demo LANGUAGES CXX CUDA)  # a comment
+#[[ a bracket
+comment ]]
+find_package(CUDAToolkit REQUIRED)
+set(CMAKE_CUDA_ARCHITECTURES "70;80")
+add_library(kernels STATIC src/a.cpp src/b.cu
+            src/c.cuh)
+target_link_libraries(kernels PRIVATE CUDA::cudart CUDA::cublas)
+message(STATUS [=[bracket ] argument]=])
+cuda_add_library(old src/d.cu)
+)",
+                                      "CMakeLists.txt");
+  CHECK(facts.diagnostics.empty());
+  const Fact *project = fact_of(facts, "build", "project");
+  REQUIRE(project);
+  CHECK(attribute_or_empty(*project, "languages") == "CXX CUDA");
+  CHECK(project->span.line == 2);
+
+  const Fact *find = fact_of(facts, "build", "find_package");
+  REQUIRE(find);
+  CHECK(find->span.line == 5);
+  CHECK(attribute_or_empty(*find, "package") == "CUDAToolkit");
+  CHECK(attribute_or_empty(*find, "required") == "true");
+
+  const Fact *set = fact_of(facts, "build", "set");
+  REQUIRE(set);
+  CHECK(attribute_or_empty(*set, "variable") == "CMAKE_CUDA_ARCHITECTURES");
+  REQUIRE(set->arguments.size() == 2);
+  CHECK(set->arguments[1].value == "70;80");
+  CHECK(set->arguments[1].is_string);
+
+  const Fact *library = fact_of(facts, "build", "add_library");
+  REQUIRE(library);
+  CHECK(attribute_or_empty(*library, "cuda_sources") == "src/b.cu,src/c.cuh");
+  CHECK(attribute_or_empty(*fact_of(facts, "build", "target_link_libraries"), "cuda_targets") ==
+        "CUDA::cudart,CUDA::cublas");
+  const Fact *message = fact_of(facts, "build", "message");
+  REQUIRE(message);
+  CHECK(message->arguments.at(1).value == "bracket ] argument");
+  CHECK(fact_of(facts, "build", "cuda_add_library"));
+}
+
+TEST_CASE("optional CUDA in CMake is a guard", "[manifest][cmake]") {
+  const FileFacts facts = extract_cmake(R"(include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  enable_language(CUDA)
+  target_sources(k PRIVATE k.cu)
+else()
+  target_sources(k PRIVATE k_cpu.cpp)
+endif()
+if(NOT APPLE)
+  find_package(NCCL)
+endif()
+enable_language(CUDA)
+)",
+                                      "CMakeLists.txt");
+  const auto enables = facts_of(facts, "build", "enable_language");
+  REQUIRE(enables.size() == 2);
+  CHECK(enables[0]->guard == Guard::CudaCheck);
+  CHECK(enables[1]->guard == Guard::None);
+  const auto sources = facts_of(facts, "build", "target_sources");
+  REQUIRE(sources.size() == 2);
+  CHECK(sources[0]->guard == Guard::CudaCheck);
+  CHECK(sources[1]->guard == Guard::None);
+  CHECK(fact_of(facts, "build", "find_package")->guard == Guard::PlatformCheck);
+}
+
+TEST_CASE("an unterminated CMake argument gives a diagnostic with its line",
+          "[manifest][cmake][malformed]") {
+  const FileFacts facts = extract_cmake("project(demo)\nfind_package(CUDA)\nset(X \"open\n\nadd_library(a b.cu)\n",
+                                      "CMakeLists.txt");
+  REQUIRE_FALSE(facts.diagnostics.empty());
+  CHECK(facts.diagnostics[0].path == "CMakeLists.txt");
+  CHECK(facts.diagnostics[0].line == 3);
+  // What came before is still there.
+  CHECK(fact_of(facts, "build", "find_package"));
+
+  const FileFacts unclosed = extract_cmake("find_package(CUDA)\nadd_library(a\n  b.cu\n", "x.cmake");
+  REQUIRE_FALSE(unclosed.diagnostics.empty());
+  CHECK(unclosed.diagnostics[0].line == 2);
+  CHECK(fact_of(unclosed, "build", "find_package"));
+
+  const FileFacts garbage = extract_cmake("= nonsense\nfind_package(Torch)\n", "x.cmake");
+  REQUIRE(garbage.diagnostics.size() == 1);
+  CHECK(garbage.diagnostics[0].line == 1);
+  CHECK(fact_of(garbage, "build", "find_package"));
+}

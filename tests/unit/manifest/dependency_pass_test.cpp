@@ -1,0 +1,71 @@
+#include <catch2/catch.hpp>
+
+#include "frontend/manifest/dependency_pass.h"
+#include "frontend/manifest/manifest_frontend.h"
+#include "manifest_test_util.h"
+
+using namespace mpsaudit;
+using namespace mpsaudit::test;
+
+namespace {
+
+Fact import_fact(const std::string &module, std::uint32_t line) {
+  Fact fact;
+  fact.kind = "import";
+  fact.name = module;
+  fact.span = {line, 1, line, 7};
+  return fact;
+}
+
+ProjectFile python_file(const std::string &path, std::vector<Fact> imports) {
+  ProjectFile file;
+  file.path = path;
+  file.kind = FileKind::Python;
+  file.facts.facts = std::move(imports);
+  return file;
+}
+
+ProjectFile requirements_file(const std::string &text) {
+  SourceFile source;
+  source.path = "requirements.txt";
+  source.text = text;
+  ProjectFile file;
+  file.path = source.path;
+  file.kind = FileKind::Requirements;
+  file.facts = extract_requirements(source, ExtractOptions{});
+  return file;
+}
+
+} // namespace
+
+TEST_CASE("declared but never imported, and imported but never declared", "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(requirements_file("torch\nopencv-python\nfaiss-gpu\nscipy\nninja\n"));
+  files.push_back(python_file("src/demo/train.py", {import_fact("torch.nn", 1), import_fact("cv2", 2),
+                                                    import_fact("flash_attn.flash_attn_interface", 3),
+                                                    import_fact("os", 4), import_fact("demo.model", 5),
+                                                    import_fact("faiss", 6)}));
+  cross_check_dependencies(files);
+
+  const auto unused = facts_of(files[0].facts, "unused-dependency");
+  REQUIRE(unused.size() == 1); // scipy: torch, cv2 and faiss are imported; ninja is a tool
+  CHECK(unused[0]->name == "scipy");
+  CHECK(unused[0]->span.line == 4);
+  CHECK(attribute_or_empty(*unused[0], "imports") == "scipy");
+
+  const auto undeclared = facts_of(files[1].facts, "undeclared-import");
+  REQUIRE(undeclared.size() == 1); // os is not a known distribution, demo is local
+  CHECK(undeclared[0]->name == "flash_attn");
+  CHECK(undeclared[0]->span.line == 3);
+  CHECK(attribute_or_empty(*undeclared[0], "distribution") == "flash-attn");
+}
+
+TEST_CASE("the pass is silent without manifests or without code", "[manifest][pass]") {
+  std::vector<ProjectFile> only_code{python_file("a.py", {import_fact("flash_attn", 1)})};
+  cross_check_dependencies(only_code);
+  CHECK(facts_of(only_code[0].facts, "undeclared-import").empty());
+
+  std::vector<ProjectFile> only_manifest{requirements_file("scipy\n")};
+  cross_check_dependencies(only_manifest);
+  CHECK(facts_of(only_manifest[0].facts, "unused-dependency").empty());
+}

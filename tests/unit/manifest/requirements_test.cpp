@@ -1,0 +1,212 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "frontend/manifest/manifest_frontend.h"
+#include "frontend/manifest/requirement.h"
+#include "manifest_test_util.h"
+
+using namespace mpsaudit;
+using namespace mpsaudit::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+FileFacts read_requirements(std::string text, std::string path = "requirements.txt") {
+  SourceFile file;
+  file.path = path;
+  file.kind = FileKind::Requirements;
+  file.text = std::move(text);
+  return extract_requirements(file, ExtractOptions{});
+}
+
+// A scratch directory removed at the end of the test.
+struct ScratchDir {
+  fs::path path;
+  explicit ScratchDir(const std::string &name)
+      : path(fs::temp_directory_path() / ("mpsaudit-manifest-" + name)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  void write(const std::string &relative, const std::string &text) const {
+    fs::create_directories((path / relative).parent_path());
+    std::ofstream(path / relative) << text;
+  }
+  FileFacts extract(const std::string &relative) const {
+    SourceFile file;
+    file.path = relative;
+    file.absolute_path = (path / relative).string();
+    std::ifstream in(path / relative);
+    file.text.assign(std::istreambuf_iterator<char>(in), {});
+    ExtractOptions options;
+    options.root = path.string();
+    return extract_requirements(file, options);
+  }
+};
+
+} // namespace
+
+TEST_CASE("requirement strings are parsed as PEP 508 says", "[manifest][requirements]") {
+  std::string error;
+  auto torch = manifest::parse_requirement("Torch==2.1.0+cu118 ; sys_platform == 'linux'", error);
+  REQUIRE(torch);
+  CHECK(torch->name == "Torch");
+  CHECK(torch->version == "2.1.0+cu118");
+  CHECK(torch->local_version == "cu118");
+  CHECK(torch->marker == "sys_platform == 'linux'");
+
+  auto jax = manifest::parse_requirement("jax[cuda12, tpu] >= 0.4", error);
+  REQUIRE(jax);
+  CHECK(jax->extras == "cuda12,tpu");
+  CHECK(jax->specifier == ">=0.4");
+  CHECK(jax->version.empty());
+
+  auto url = manifest::parse_requirement(
+      "https://download.pytorch.org/whl/cu118/torch-2.0.0%2Bcu118-cp310-cp310-linux_x86_64.whl", error);
+  REQUIRE(url);
+  CHECK(url->name == "torch");
+  CHECK(url->local_version == "cu118");
+
+  CHECK_FALSE(manifest::parse_requirement("./local/path", error));
+  CHECK_FALSE(manifest::parse_requirement("torch 2.0", error));
+}
+
+TEST_CASE("markers are evaluated for an Apple-Silicon Mac", "[manifest][requirements]") {
+  using manifest::MarkerOutcome;
+  using manifest::evaluate_marker_on_mac;
+  CHECK(evaluate_marker_on_mac("sys_platform == 'linux'") == MarkerOutcome::False);
+  CHECK(evaluate_marker_on_mac("sys_platform != \"darwin\"") == MarkerOutcome::False);
+  CHECK(evaluate_marker_on_mac("platform_system == 'Linux' or platform_machine == 'x86_64'") ==
+        MarkerOutcome::False);
+  CHECK(evaluate_marker_on_mac("sys_platform == 'darwin'") == MarkerOutcome::True);
+  CHECK(evaluate_marker_on_mac("python_version >= '3.8'") == MarkerOutcome::Unknown);
+  CHECK(evaluate_marker_on_mac("python_version >= '3.8' and sys_platform == 'linux'") ==
+        MarkerOutcome::False);
+  CHECK(evaluate_marker_on_mac("(sys_platform == 'linux' or sys_platform == 'win32') and extra == 'gpu'") ==
+        MarkerOutcome::False);
+  CHECK(evaluate_marker_on_mac("'linux' in sys_platform") == MarkerOutcome::False);
+  CHECK(evaluate_marker_on_mac("((((") == MarkerOutcome::Unknown);
+}
+
+TEST_CASE("CUDA tags are found in index and wheel URLs", "[manifest][requirements]") {
+  CHECK(manifest::cuda_tag_of("https://download.pytorch.org/whl/cu118") == "cu118");
+  CHECK(manifest::cuda_tag_of("https://data.pyg.org/whl/torch-2.0.0+cu118.html") == "cu118");
+  CHECK(manifest::cuda_tag_of("https://download.pytorch.org/whl/cpu") == "");
+  CHECK(manifest::cuda_tag_of("https://pypi.nvidia.com") == "nvidia");
+  CHECK(manifest::cuda_tag_of("https://storage.googleapis.com/jax-releases/jax_cuda_releases.html") == "cuda");
+  CHECK(manifest::cuda_tag_of("https://pypi.org/simple") == "");
+}
+
+TEST_CASE("requirements lines give dependency and index facts", "[manifest][requirements]") {
+  const FileFacts facts = read_requirements(
+      "# comment\n"
+      "--extra-index-url https://download.pytorch.org/whl/cu118\n"
+      "torch==2.1.0+cu118  # pinned\n"
+      "Flash_Attn>=2.0 ; sys_platform == 'linux'\n"
+      "numpy \\\n"
+      "    >=1.24 \\\n"
+      "    --hash=sha256:abc\n"
+      "-e git+https://github.com/org/repo.git#egg=my_pkg\n"
+      "-e .\n");
+  CHECK(facts.diagnostics.empty());
+  const Fact *index = fact_of(facts, "package-index", "https://download.pytorch.org/whl/cu118");
+  REQUIRE(index);
+  CHECK(index->span.line == 2);
+  CHECK(attribute_or_empty(*index, "cuda_tag") == "cu118");
+  CHECK(attribute_or_empty(*index, "option") == "extra-index-url");
+
+  const Fact *torch = fact_of(facts, "dependency", "torch");
+  REQUIRE(torch);
+  CHECK(torch->span.line == 3);
+  CHECK(torch->span.column == 1);
+  CHECK(attribute_or_empty(*torch, "local_version") == "cu118");
+  CHECK(attribute_or_empty(*torch, "source") == "requirements");
+  CHECK(torch->guard == Guard::None);
+
+  const Fact *flash = fact_of(facts, "dependency", "flash-attn");
+  REQUIRE(flash);
+  CHECK(flash->guard == Guard::PlatformCheck);
+  CHECK(attribute_or_empty(*flash, "mac") == "excluded");
+  CHECK(attribute_or_empty(*flash, "mac_status") == "none");
+
+  const Fact *numpy = fact_of(facts, "dependency", "numpy");
+  REQUIRE(numpy);
+  CHECK(numpy->span.line == 5);
+  CHECK(attribute_or_empty(*numpy, "specifier") == ">=1.24");
+
+  const Fact *editable = fact_of(facts, "dependency", "my-pkg");
+  REQUIRE(editable);
+  CHECK(attribute_or_empty(*editable, "editable") == "true");
+  CHECK(facts_of(facts, "dependency").size() == 4);
+}
+
+TEST_CASE("unknown requirements options give a diagnostic and reading goes on",
+          "[manifest][requirements][malformed]") {
+  const FileFacts facts = read_requirements("torch\n--no-such-option value\nxformers --bogus\ntriton\n");
+  const Diagnostic *unknown = diagnostic_with_code(facts, "unknown-option");
+  REQUIRE(unknown);
+  CHECK(unknown->path == "requirements.txt");
+  CHECK(unknown->line == 2);
+  CHECK(facts.diagnostics.size() == 2);
+  CHECK(facts.diagnostics[1].line == 3);
+  CHECK(fact_of(facts, "dependency", "triton"));
+  CHECK(fact_of(facts, "dependency", "xformers"));
+}
+
+TEST_CASE("invalid requirement lines are diagnosed with their line", "[manifest][requirements][malformed]") {
+  const FileFacts facts = read_requirements("torch\n???\nnumpy\n");
+  const Diagnostic *invalid = diagnostic_with_code(facts, "invalid-requirement");
+  REQUIRE(invalid);
+  CHECK(invalid->line == 2);
+  CHECK(facts_of(facts, "dependency").size() == 2);
+}
+
+TEST_CASE("constraints files name their source", "[manifest][requirements]") {
+  const FileFacts facts = read_requirements("torch==2.1.0+cu121\n", "constraints.txt");
+  const Fact *torch = fact_of(facts, "dependency", "torch");
+  REQUIRE(torch);
+  CHECK(attribute_or_empty(*torch, "source") == "constraints");
+}
+
+TEST_CASE("requirements include cycles are detected", "[manifest][requirements][malformed]") {
+  ScratchDir dir("cycle");
+  dir.write("requirements.txt", "numpy\n-r requirements/base.txt\n");
+  dir.write("requirements/base.txt", "scipy\n-r ../requirements.txt\n");
+  const FileFacts top = dir.extract("requirements.txt");
+  const Diagnostic *cycle = diagnostic_with_code(top, "include-cycle");
+  REQUIRE(cycle);
+  CHECK(cycle->line == 2);
+  CHECK(cycle->path == "requirements.txt");
+  CHECK(cycle->message.find("base.txt") != std::string::npos);
+  CHECK(fact_of(top, "dependency", "numpy"));
+
+  const FileFacts base = dir.extract("requirements/base.txt");
+  REQUIRE(diagnostic_with_code(base, "include-cycle"));
+  CHECK(diagnostic_with_code(base, "include-cycle")->line == 2);
+  CHECK(fact_of(base, "dependency", "scipy"));
+}
+
+TEST_CASE("missing includes are diagnosed; other includes are inlined", "[manifest][requirements]") {
+  ScratchDir dir("includes");
+  dir.write("requirements.txt", "-r deps/gpu.in\n-c missing.txt\n-r requirements-dev.txt\n");
+  dir.write("deps/gpu.in", "flash-attn==2.5.0\n-r more.in\n");
+  dir.write("deps/more.in", "xformers\n");
+  dir.write("requirements-dev.txt", "pytest\n");
+  const FileFacts facts = dir.extract("requirements.txt");
+  const Diagnostic *missing = diagnostic_with_code(facts, "missing-include");
+  REQUIRE(missing);
+  CHECK(missing->line == 2);
+  // deps/gpu.in is not a requirements file name, so its facts are reported
+  // at the include; requirements-dev.txt is scanned on its own.
+  const Fact *flash = fact_of(facts, "dependency", "flash-attn");
+  REQUIRE(flash);
+  CHECK(flash->span.line == 1);
+  CHECK(attribute_or_empty(*flash, "included_from") == "deps/gpu.in");
+  CHECK(fact_of(facts, "dependency", "xformers"));
+  CHECK_FALSE(fact_of(facts, "dependency", "pytest"));
+}
