@@ -30,6 +30,9 @@ struct Command {
 const std::vector<Command> &commands();
 int run(const Invocation &invocation);
 
+// Subcommands defined in their own files (cli/<name>_command.cpp).
+int command_scan(const Invocation &invocation);
+
 // Shared helpers for commands.
 std::string tool_version();
 // The rules directory: --rules-dir, $MPSAUDIT_RULES_DIR, beside the binary,
