@@ -1,0 +1,69 @@
+// Checkpoint inspection without unpickling: torch zip archives (torch.save
+// since 1.6, TorchScript archives), the legacy torch.save pickle sequence,
+// and safetensors headers. Reports what matters on a Mac: dtypes and storage
+// locations (cuda:0 means torch.load needs map_location), float64 tensors
+// (MPS has no float64), DataParallel `module.` key prefixes, sizes for the
+// memory-fit estimate, and GLOBALs that would execute code on torch.load.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/fact.h"
+#include "frontend/checkpoint/byte_source.h"
+
+namespace mpsaudit::checkpoint {
+
+struct TensorRecord {
+  std::string key;    // dotted path inside the checkpoint, e.g. "model.fc1.weight"
+  std::string dtype;  // torch dtype name: float32, float64, bfloat16, ...
+  std::string device; // storage location as saved: cpu, cuda:0, ...
+  std::vector<std::int64_t> shape;
+  std::uint64_t elements = 0; // product of shape
+  std::string storage_key;
+  bool optimizer_state = false; // under an "optimizer"-like top-level key
+};
+
+struct CheckpointSummary {
+  // torch-zip, torchscript, torch-legacy, pickle, safetensors, unknown
+  std::string format = "unknown";
+  // ok; partial (read, but part of it was not understood); unreadable;
+  // hostile (a GLOBAL that runs code on torch.load); not-a-checkpoint
+  std::string status = "ok";
+  std::string problem; // why the status is not ok
+  std::vector<TensorRecord> tensors;
+  std::uint64_t parameters = 0;      // elements of tensors outside optimizer state
+  std::uint64_t parameter_bytes = 0; // bytes of those tensors' storages
+  std::uint64_t bytes = 0;           // bytes of all storages, each counted once
+  std::uint64_t storages = 0;
+  std::uint64_t float64_tensors = 0;
+  std::uint64_t float64_bytes = 0;
+  std::uint64_t cuda_storages = 0;
+  std::uint64_t module_prefixed_keys = 0; // tensor keys starting with "module." (DataParallel)
+  std::vector<std::string> devices;       // distinct storage locations
+  std::vector<std::string> dtypes;        // distinct dtypes
+  std::vector<std::string> dangerous_globals; // e.g. posix.system
+  std::vector<std::string> other_globals;     // neither torch nor dangerous (numpy, argparse)
+};
+
+// Reads a checkpoint from `source`. Never throws and never executes anything.
+CheckpointSummary read_checkpoint(ByteSource &source);
+
+// Facts of a summary: one `checkpoint` fact, plus `checkpoint-tensor` facts
+// for float64 tensors (the ones a user has to cast). Problems become
+// diagnostics naming `path`.
+FileFacts checkpoint_facts(const CheckpointSummary &summary, const std::string &path);
+
+// The Checkpoint front end: reads `bytes` when the scan loaded the file, else
+// `absolute_path` from disk (checkpoints are often too large to load).
+FileFacts extract_checkpoint(std::string_view bytes, const std::string &path,
+                             const std::string &absolute_path);
+
+// Bytes per element of a torch dtype name (0 when unknown).
+std::uint64_t dtype_size(std::string_view dtype);
+// "1.5 GB" style, decimal units as a user reads them.
+std::string human_bytes(std::uint64_t bytes);
+
+} // namespace mpsaudit::checkpoint

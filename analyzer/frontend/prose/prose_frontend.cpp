@@ -1,0 +1,441 @@
+#include "frontend/prose/prose_frontend.h"
+
+#include <algorithm>
+#include <deque>
+#include <regex>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "core/text.h"
+#include "frontend/checkpoint/checkpoint_reader.h"
+#include "frontend/prose/model_config.h"
+
+namespace mpsaudit {
+namespace {
+
+// std::regex (libstdc++) recurses per character; long minified lines could
+// exhaust the stack, so sentences are cut to this length before matching.
+constexpr std::size_t kMaxSentence = 600;
+
+// A run of text to classify: a paragraph of prose or one line of code.
+struct Segment {
+  std::string text;
+  std::vector<std::pair<std::size_t, std::uint32_t>> line_starts; // offset in text -> line
+  bool code = false;
+  bool requirement_section = false;
+};
+
+std::uint32_t line_at(const Segment &segment, std::size_t offset) {
+  std::uint32_t line = segment.line_starts.front().second;
+  for (const auto &[start, number] : segment.line_starts)
+    if (start <= offset)
+      line = number;
+  return line;
+}
+
+// Compiled patterns, cached per thread by the address of their literal.
+const std::regex &icase(const char *pattern) {
+  static thread_local std::deque<std::pair<const char *, std::regex>> cache; // stable addresses
+  for (const auto &[key, compiled] : cache)
+    if (key == pattern)
+      return compiled;
+  cache.emplace_back(pattern, std::regex(pattern, std::regex::icase | std::regex::ECMAScript));
+  return cache.back().second;
+}
+
+const std::regex &exact(const char *pattern) {
+  static thread_local std::deque<std::pair<const char *, std::regex>> cache; // stable addresses
+  for (const auto &[key, compiled] : cache)
+    if (key == pattern)
+      return compiled;
+  cache.emplace_back(pattern, std::regex(pattern, std::regex::ECMAScript));
+  return cache.back().second;
+}
+
+bool search(const std::string &text, const std::regex &pattern) {
+  return std::regex_search(text, pattern);
+}
+
+// Headings that introduce requirements, and those that introduce history.
+bool is_requirement_heading(const std::string &heading) {
+  return search(heading, icase("requirement|prerequisite|install|setup|set up|environment|"
+                               "dependenc|hardware|system|getting started|quick ?start|"
+                               "compatib|supported platform"));
+}
+bool is_changelog_heading(const std::string &heading) {
+  return search(heading, icase("change ?log|changes|news|release notes|history|what'?s new|"
+                               "updates|update log|announcement"));
+}
+bool is_changelog_file(const std::string &path) {
+  const auto slash = path.rfind('/');
+  const std::string name = to_lower(slash == std::string::npos ? path : path.substr(slash + 1));
+  for (const char *prefix : {"changelog", "changes", "history", "news", "release", "citation"})
+    if (starts_with(name, prefix))
+      return true;
+  return false;
+}
+
+// A list item or line that records a change rather than stating a need:
+// "- 2023-05-01: added CUDA 12 wheels", "* [v1.2] Fixed ...", "Fixed a crash on A100".
+bool is_changelog_line(const std::string &text) {
+  return search(text, icase("^\\s*(\\*\\*|__)?[\\[(]?(\\d{4}[-/.]\\d{1,2}|\\d{1,2}/\\d{4}|v?\\d+\\.\\d+(\\.\\d+)?[\\])]?\\s*[:-])")) ||
+         search(text, icase("^\\s*(\\*\\*|__)?[\\[(]?(fixed|fixes|fix|added|adds|updated|updates|removed|"
+                            "bumped|bump|deprecated|dropped|changed|merged|released|improved)\\b"));
+}
+
+struct Heading {
+  int level = 0;
+  std::string text;
+};
+
+// Parses Markdown/RST/plain text into segments, tracking fenced code,
+// RST literal blocks, headings, and HTML comments.
+std::vector<Segment> segment_text(std::string_view text, bool whole_file_changelog) {
+  std::vector<Segment> segments;
+  const LineIndex lines(text);
+  std::vector<Heading> headings; // the open heading path
+  bool in_fence = false;
+  std::string fence;
+  bool in_comment = false;
+  bool in_rst_literal = false;
+  Segment paragraph;
+
+  const auto requirement_section = [&] {
+    return std::any_of(headings.begin(), headings.end(),
+                       [](const Heading &h) { return is_requirement_heading(h.text); });
+  };
+  const auto changelog_section = [&] {
+    return whole_file_changelog ||
+           std::any_of(headings.begin(), headings.end(),
+                       [](const Heading &h) { return is_changelog_heading(h.text); });
+  };
+  const auto flush = [&] {
+    if (!paragraph.text.empty() && !changelog_section()) {
+      paragraph.requirement_section = requirement_section();
+      segments.push_back(std::move(paragraph));
+    }
+    paragraph = Segment{};
+  };
+  const auto open_heading = [&](int level, std::string title) {
+    flush();
+    while (!headings.empty() && headings.back().level >= level)
+      headings.pop_back();
+    headings.push_back({level, std::move(title)});
+  };
+  const auto add_code_line = [&](std::string_view line, std::uint32_t number) {
+    if (changelog_section() || trim(line).empty())
+      return;
+    Segment segment;
+    segment.text = std::string(line);
+    segment.line_starts.push_back({0, number});
+    segment.code = true;
+    segment.requirement_section = requirement_section();
+    segments.push_back(std::move(segment));
+  };
+
+  for (std::uint32_t number = 1; number <= lines.line_count(); ++number) {
+    const std::string_view raw = lines.line_text(number);
+    const std::string_view line = trim(raw);
+    // HTML comments hide text from readers.
+    if (in_comment) {
+      if (line.find("-->") != std::string_view::npos)
+        in_comment = false;
+      continue;
+    }
+    if (starts_with(line, "<!--")) {
+      flush();
+      in_comment = line.find("-->") == std::string_view::npos;
+      continue;
+    }
+    // Fenced code: ``` or ~~~, closed by the same fence.
+    if (starts_with(line, "```") || starts_with(line, "~~~")) {
+      if (!in_fence) {
+        flush();
+        in_fence = true;
+        fence = std::string(line.substr(0, 3));
+      } else if (starts_with(line, fence)) {
+        in_fence = false;
+      }
+      continue;
+    }
+    if (in_fence) {
+      add_code_line(raw, number);
+      continue;
+    }
+    // RST literal blocks: an indented block after "::" or ".. code-block::".
+    if (in_rst_literal) {
+      if (line.empty())
+        continue;
+      if (raw.front() == ' ' || raw.front() == '\t') {
+        add_code_line(raw, number);
+        continue;
+      }
+      in_rst_literal = false;
+    }
+    if (line.empty()) {
+      flush();
+      continue;
+    }
+    // Markdown ATX heading.
+    if (line.front() == '#') {
+      const std::size_t level = line.find_first_not_of('#');
+      if (level != std::string_view::npos && level <= 6 && line[level] == ' ') {
+        open_heading(static_cast<int>(level), std::string(trim(line.substr(level))));
+        continue;
+      }
+    }
+    // Setext / RST heading: this line underlined by the next.
+    if (number < lines.line_count()) {
+      const std::string_view next = trim(lines.line_text(number + 1));
+      if (next.size() >= 3 && next.size() + 2 >= line.size() &&
+          std::all_of(next.begin(), next.end(), [&](char c) { return c == next.front(); }) &&
+          std::string_view("=-~^*+#").find(next.front()) != std::string_view::npos) {
+        const int level = next.front() == '=' ? 1 : next.front() == '-' ? 2 : 3;
+        open_heading(level, std::string(line));
+        ++number;
+        continue;
+      }
+    }
+    if (starts_with(line, ".. code") || starts_with(line, ".. sourcecode") ||
+        (ends_with(line, "::") && !starts_with(line, ".. "))) {
+      flush();
+      in_rst_literal = true;
+      if (!starts_with(line, ".. ")) { // "Install with::" is prose, then code follows
+        paragraph.text = std::string(line.substr(0, line.size() - 1));
+        paragraph.line_starts.push_back({0, number});
+        flush();
+      }
+      continue;
+    }
+    if (starts_with(line, ".. ")) // other RST directives and comments
+      continue;
+    // Indented code (4 spaces) outside lists counts as code.
+    if (paragraph.text.empty() && starts_with(raw, "    ")) {
+      add_code_line(raw, number);
+      continue;
+    }
+    // List items and table rows start a segment of their own.
+    const bool list_item = std::regex_search(std::string(line.substr(0, 6)), exact("^([-*+]|\\d+[.)])\\s"));
+    if (list_item || line.front() == '|')
+      flush();
+    if (!paragraph.text.empty())
+      paragraph.text.push_back(' ');
+    paragraph.line_starts.push_back({paragraph.text.size(), number});
+    paragraph.text.append(line);
+    if (line.front() == '|')
+      flush();
+  }
+  flush();
+  return segments;
+}
+
+// Sentences of a prose segment as [begin, end) offsets: a sentence ends at
+// . ! ? followed by a space and not inside a version number ("CUDA 11.8").
+std::vector<std::pair<std::size_t, std::size_t>> sentences(const std::string &text) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if ((c == '.' || c == '!' || c == '?') && i + 1 < text.size() && text[i + 1] == ' ') {
+      // "e.g. " and "i.e. " do not end sentences.
+      if (i >= 3 && (text.compare(i - 3, 4, "e.g.") == 0 || text.compare(i - 3, 4, "i.e.") == 0))
+        continue;
+      out.push_back({begin, i + 1});
+      begin = i + 2;
+    }
+  }
+  if (begin < text.size())
+    out.push_back({begin, text.size()});
+  return out;
+}
+
+bool has_cue(const std::string &sentence) {
+  return search(sentence,
+                icase("requir|\\bneed|\\bmust\\b|prerequisite|depend|tested (on|with)|"
+                      "only (works|runs|supports?)|at least|minimum|\\bmin\\.|or (higher|later|newer|above|"
+                      "greater|better)|recommend|\\binstall|compatible|expects?\\b|make sure|ensure|"
+                      "you('ll| will) want|>=|≥|\\+ |\\+$|\\+\\)|\\bsupported (gpu|hardware|device)|"
+                      "\\buses? (a|an|one|\\d)|\\brun(s|ning)? on\\b"));
+}
+
+struct Match {
+  std::string klass;
+  std::string value;
+  std::size_t offset = 0; // in the sentence
+};
+
+void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vector<Match> &out) {
+  std::smatch m;
+  // Install specs are requirements by themselves, in code and in prose.
+  for (auto it = std::sregex_iterator(
+           s.begin(), s.end(),
+           icase("\\b(cudatoolkit|cuda-toolkit|pytorch-cuda|cuda-version|cuda-runtime)\\s*(==|>=|=|~=)\\s*"
+                 "['\"]?(\\d{1,2}\\.\\d{1,2})"));
+       it != std::sregex_iterator(); ++it)
+    out.push_back({"cuda-toolkit", (*it)[3], static_cast<std::size_t>(it->position(0))});
+  if (code || !context)
+    return;
+  for (auto it = std::sregex_iterator(
+           s.begin(), s.end(),
+           icase("\\bcuda(\\s*toolkit)?(\\s*version)?[\\s:=|-]*(>=|>|==|=|≥)?\\s*v?(\\d{1,2})(\\.\\d{1,2})?"
+                 "(\\.\\d+)?(?![\\w.]|x)"));
+       it != std::sregex_iterator(); ++it) {
+    const int major = std::stoi((*it)[4]);
+    if (major < 7 || major > 13) // CUDA releases run from 7.0 to 13.x
+      continue;
+    out.push_back({"cuda-toolkit", std::string((*it)[4]) + std::string((*it)[5]),
+                   static_cast<std::size_t>(it->position(0))});
+  }
+}
+
+void find_driver(const std::string &s, bool code, std::vector<Match> &out) {
+  if (code) {
+    std::smatch m;
+    if (std::regex_search(s, m, icase("nvidia-driver-(\\d{3})\\b")))
+      out.push_back({"nvidia-driver", m[1], static_cast<std::size_t>(m.position(0))});
+    return;
+  }
+  std::smatch m;
+  if (std::regex_search(s, m,
+                        icase("\\b(nvidia\\s+)?(gpu\\s+)?drivers?(\\s+version)?\\s*(>=|>|==|=|≥|:|of|version)?\\s*"
+                              "(r|v)?(\\d{3}(\\.\\d{1,3}){0,2})\\b")) &&
+      (m[1].matched || search(s, icase("nvidia|cuda|gpu"))))
+    out.push_back({"nvidia-driver", m[6], static_cast<std::size_t>(m.position(0))});
+}
+
+void find_gpu_model(const std::string &s, bool code, bool context, std::vector<Match> &out) {
+  if (code)
+    return;
+  std::smatch m;
+  // Architecture flags and compute capability are requirements by themselves.
+  if (std::regex_search(s, m, exact("\\b(sm_\\d{2,3}a?|compute_\\d{2,3})\\b")))
+    out.push_back({"gpu-model", m[1], static_cast<std::size_t>(m.position(0))});
+  if (std::regex_search(s, m, icase("compute capabilit(y|ies)\\s*(of|>=|≥|:)?\\s*(\\d{1,2}\\.\\d)")))
+    out.push_back({"gpu-model", "compute capability " + std::string(m[3]),
+                   static_cast<std::size_t>(m.position(0))});
+  if (!context)
+    return;
+  if (std::regex_search(
+          s, m,
+          exact("\\b(A100|A800|H100|H800|H200|B100|B200|GB200|V100|P100|P40|T4|A10G?|A30|A40|A6000|L4|L40S?|"
+                "RTX ?A?\\d{4}( ?Ti)?|GTX ?\\d{3,4}( ?Ti)?|TITAN ?(RTX|Xp|X|V)|Titan ?(RTX|Xp|X|V))\\b")))
+    out.push_back({"gpu-model", m[1], static_cast<std::size_t>(m.position(0))});
+}
+
+void find_vram(const std::string &s, bool code, bool context, std::vector<Match> &out) {
+  if (code)
+    return;
+  const bool memory_word =
+      search(s, icase("vram|gpu memory|gpu ram|video memory|graphics memory|memory on (the|your|each|a) gpu|"
+                      "gpus? with|per gpu|gpu \\(|\\d\\s*gb\\s*(of\\s+)?(gpu|vram)|\\d\\s*gb\\s+(A100|H100|V100|A6000|RTX|GPU)"));
+  if (!memory_word)
+    return;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), icase("(\\d{1,4}(\\.\\d+)?)\\s*(GB|GiB|G)\\b"));
+       it != std::sregex_iterator(); ++it) {
+    const std::size_t at = static_cast<std::size_t>(it->position(0));
+    const std::string before = s.substr(at >= 25 ? at - 25 : 0, at >= 25 ? 25 : at);
+    // "reduces GPU memory by 4 GB" states a saving, not a need.
+    if (search(before, icase("\\bby\\s*$|sav|reduc|less|lower|fewer|frees?\\b")))
+      continue;
+    if (!context && !search(s, icase("\\buses?|\\bconsum|\\btakes?\\b|\\boccup")))
+      continue;
+    out.push_back({"vram", std::string((*it)[1]) + " GB", at});
+    break;
+  }
+}
+
+void find_cuda_index(const std::string &s, std::vector<Match> &out) {
+  std::smatch m;
+  if (std::regex_search(s, m, icase("download\\.pytorch\\.org/whl/(nightly/)?(cu\\d{2,3})\\b")))
+    out.push_back({"cuda-index", m[2], static_cast<std::size_t>(m.position(0))});
+  else if (search(s, icase("pip3? install|index-url|find-links|\\s-f\\s|/whl/")) &&
+           std::regex_search(s, m, icase("[+/](cu\\d{2,3})\\b")))
+    out.push_back({"cuda-index", m[1], static_cast<std::size_t>(m.position(0))});
+}
+
+void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
+  if (code)
+    return;
+  std::smatch m;
+  if (std::regex_search(s, m,
+                        icase("\\blinux[- ]only\\b|\\bonly (been )?(supported|tested|works?|runs?|available|"
+                              "supports?)( on| under)? linux\\b|\\brequires? (a )?linux\\b|\\blinux is required")))
+    out.push_back({"linux-only", "Linux only", static_cast<std::size_t>(m.position(0))});
+  else if (std::regex_search(
+               s, m,
+               icase("(not|n't|never)( been| be| yet)? (officially )?(supported|work|run|tested|available)"
+                     "( on| under| for| with)? (mac ?os|os ?x|macs?|apple|windows (or|and|/) mac ?os)\\b|"
+                     "\\b(mac ?os|os ?x|macs?|apple silicon)( and windows)?( is| are)? (not|un)supported|"
+                     "\\bno (mac ?os|mac) support")))
+    out.push_back({"linux-only", "macOS not supported", static_cast<std::size_t>(m.position(0))});
+}
+
+std::string quote(const std::string &sentence) {
+  std::string out(trim(sentence));
+  if (out.size() > 300)
+    out = out.substr(0, 297) + "...";
+  return sanitize_utf8(out);
+}
+
+} // namespace
+
+FileFacts extract_prose_text(std::string_view text, const std::string &path) {
+  FileFacts facts;
+  facts.mode = "lexical";
+  const bool changelog_file = is_changelog_file(path);
+  std::set<std::tuple<std::string, std::string, std::uint32_t>> seen;
+  for (const Segment &segment : segment_text(text, changelog_file)) {
+    const auto ranges = segment.code ? std::vector<std::pair<std::size_t, std::size_t>>{{0, segment.text.size()}}
+                                     : sentences(segment.text);
+    for (const auto &[begin, end] : ranges) {
+      const std::string sentence = segment.text.substr(begin, std::min(end - begin, kMaxSentence));
+      if (trim(sentence).empty() || is_changelog_line(sentence))
+        continue;
+      const bool context = segment.requirement_section || has_cue(sentence);
+      std::vector<Match> matches;
+      find_cuda_index(sentence, matches);
+      find_cuda_toolkit(sentence, segment.code, context, matches);
+      find_driver(sentence, segment.code, matches);
+      find_gpu_model(sentence, segment.code, context, matches);
+      find_vram(sentence, segment.code, context, matches);
+      find_linux_only(sentence, segment.code, matches);
+      for (const Match &match : matches) {
+        const std::uint32_t line = line_at(segment, begin + match.offset);
+        if (!seen.insert({match.klass, match.value, line}).second)
+          continue;
+        Fact fact;
+        fact.kind = "doc-requirement";
+        fact.name = match.klass;
+        fact.span.line = line;
+        fact.span.column = 1;
+        fact.span.end_line = line;
+        fact.set_attribute("value", match.value);
+        fact.set_attribute("sentence", quote(sentence));
+        fact.set_attribute("in_code", segment.code ? "true" : "false");
+        facts.facts.push_back(std::move(fact));
+      }
+    }
+  }
+  return facts;
+}
+
+void register_prose_frontends(ExtractorTable &table) {
+  table.add(FileKind::Prose, [](const SourceFile &file, const ExtractOptions &) {
+    if (looks_binary(file.text)) {
+      FileFacts facts;
+      facts.mode = "skipped";
+      facts.diagnostics.push_back({DiagnosticLevel::Note, file.path, 0, "binary", "binary file skipped"});
+      return facts;
+    }
+    return extract_prose_text(file.text, file.path);
+  });
+  table.add(FileKind::Checkpoint, [](const SourceFile &file, const ExtractOptions &) {
+    return checkpoint::extract_checkpoint(file.text, file.path, file.absolute_path);
+  });
+  table.add(FileKind::ModelConfig, [](const SourceFile &file, const ExtractOptions &) {
+    return extract_model_config(file.text, file.path);
+  });
+}
+
+} // namespace mpsaudit
