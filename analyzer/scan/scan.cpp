@@ -221,6 +221,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   }
   for (auto &entry : api_uses)
     result.api_uses.push_back(std::move(entry.second));
+  result.project_files = std::move(project);
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
   std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {
     return std::tie(a.path, a.line, a.code) < std::tie(b.path, b.line, b.code);

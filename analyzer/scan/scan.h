@@ -10,6 +10,7 @@
 #include "core/finding.h"
 #include "core/source.h"
 #include "rules/rule.h"
+#include "scan/project_pass.h"
 
 namespace mpsaudit {
 
@@ -45,6 +46,9 @@ struct ScanResult {
   std::vector<Finding> findings;
   std::vector<Diagnostic> diagnostics;
   std::vector<ApiUse> api_uses;
+  // Every file's facts after the project passes: the assessment's input
+  // (component roles, kernel sizes, memory fit). Not written to reports.
+  std::vector<ProjectFile> project_files;
   bool has_errors() const;
 };
 
