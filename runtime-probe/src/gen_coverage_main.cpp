@@ -1,0 +1,125 @@
+// mpsaudit-gen-coverage: derives one operator-coverage table per PyTorch
+// release from <ops>/<version>/native_functions.yaml and writes (or, with
+// --check, compares against) <out>/<version>.tsv.
+//
+//   mpsaudit-gen-coverage --ops ../shared/pytorch-ops --data runtime-probe/data
+//                         --out runtime-probe/coverage [--check]
+//
+// Exit status: 0 done (or tables current), 1 a table differs or is missing
+// (--check), 2 bad usage or unreadable input.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "coverage_table.h"
+
+namespace fs = std::filesystem;
+using namespace mpsaudit::probe;
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: mpsaudit-gen-coverage --ops DIR --data DIR --out DIR [--check]\n";
+  return 2;
+}
+
+bool read_file(const fs::path &path, std::string &text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return true;
+}
+
+void print_problems(const std::vector<TableProblem> &problems) {
+  for (const TableProblem &problem : problems)
+    std::cerr << problem.path << ':' << problem.line << ": " << problem.message << '\n';
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string ops_dir, data_dir, out_dir;
+  bool check = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string &into) {
+      if (i + 1 >= argc)
+        return false;
+      into = argv[++i];
+      return true;
+    };
+    if (arg == "--check")
+      check = true;
+    else if ((arg == "--ops" && value(ops_dir)) || (arg == "--data" && value(data_dir)) ||
+             (arg == "--out" && value(out_dir)))
+      continue;
+    else
+      return usage();
+  }
+  if (ops_dir.empty() || data_dir.empty() || out_dir.empty())
+    return usage();
+
+  std::vector<TableProblem> problems;
+  DerivationData data = read_derivation_data(data_dir, problems);
+  if (!problems.empty()) {
+    print_problems(problems);
+    return 2;
+  }
+
+  std::vector<fs::path> versions;
+  std::error_code error;
+  for (const auto &entry : fs::directory_iterator(ops_dir, error))
+    if (entry.is_directory() && fs::exists(entry.path() / "native_functions.yaml"))
+      versions.push_back(entry.path());
+  if (error || versions.empty()) {
+    std::cerr << ops_dir << ": no <version>/native_functions.yaml found\n";
+    return 2;
+  }
+  std::sort(versions.begin(), versions.end());
+
+  int stale = 0;
+  for (const fs::path &version_dir : versions) {
+    std::string version = version_dir.filename().string();
+    fs::path input = version_dir / "native_functions.yaml";
+    std::string yaml;
+    if (!read_file(input, yaml)) {
+      std::cerr << input.string() << ": cannot read\n";
+      return 2;
+    }
+    std::vector<TableProblem> derive_problems;
+    CoverageTable table = derive_table(yaml, version, input.string(), data, derive_problems);
+    print_problems(derive_problems);
+    if (table.operators.empty())
+      return 2;
+    std::string text = write_table(table);
+    fs::path output = fs::path(out_dir) / (version + ".tsv");
+    if (check) {
+      std::string committed;
+      if (!read_file(output, committed)) {
+        std::cerr << output.string() << ": missing; run mpsaudit-gen-coverage\n";
+        ++stale;
+      } else if (committed != text) {
+        std::cerr << output.string() << ": differs from what the generator derives from "
+                  << input.string() << "; run mpsaudit-gen-coverage\n";
+        ++stale;
+      }
+      continue;
+    }
+    fs::create_directories(out_dir, error);
+    std::ofstream out(output, std::ios::binary);
+    out << text;
+    if (!out) {
+      std::cerr << output.string() << ": cannot write\n";
+      return 2;
+    }
+    std::cout << output.string() << ": " << table.operators.size() << " operators\n";
+  }
+  return stale ? 1 : 0;
+}
