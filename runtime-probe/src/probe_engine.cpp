@@ -63,12 +63,16 @@ public:
       // `device=None` would send a factory's output to the CPU.
       if (argument.name() == "device")
         return IValue(kDevicePlaceholder());
+      // clamp(min=None, max=None) rejects both missing.
+      if (argument.name() == "min" && argument.default_value()->isNone())
+        return IValue(-0.5);
       return *argument.default_value();
     }
     if (type->kind() == c10::TypeKind::OptionalType) {
       auto element = type->castRaw<c10::OptionalType>()->getElementType();
-      if (argument.name() == "output_size" || element->kind() == c10::TypeKind::TensorType ||
-          argument.name() == "device")
+      // Optional inputs without a default (bias, running_mean) stay None:
+      // their shapes depend on the other inputs, and None is always accepted.
+      if (argument.name() == "output_size" || argument.name() == "device")
         return build_value(argument, element);
       return IValue(); // None
     }
@@ -154,6 +158,8 @@ private:
         return IValue(std::string("sum"));
       if (name == "approximate")
         return IValue(std::string("none"));
+      if (name == "equation") // einsum over the two tensors of a Tensor[] argument
+        return IValue(std::string("...,...->..."));
       return std::nullopt;
     case c10::TypeKind::DeviceObjType:
       return IValue(kDevicePlaceholder());
