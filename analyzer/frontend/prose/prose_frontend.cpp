@@ -328,7 +328,8 @@ void find_vram(const std::string &s, bool code, bool context, std::vector<Match>
     return;
   const bool memory_word =
       search(s, icase("vram|gpu memory|gpu ram|video memory|graphics memory|memory on (the|your|each|a) gpu|"
-                      "gpus? with|per gpu|gpu \\(|\\d\\s*gb\\s*(of\\s+)?(gpu|vram)|\\d\\s*gb\\s+(A100|H100|V100|A6000|RTX|GPU)"));
+                      "gpus? with|per gpu|gpu \\(|\\d\\s*gb\\s*(of\\s+)?(gpu|vram)|\\d\\s*gb\\s+(A100|H100|V100|A6000|RTX|GPU)|"
+                      "(a100|a800|h100|h200|v100|a6000|a40|l40s?|gpu)s?\\s*\\(\\s*\\d+\\s*gb"));
   if (!memory_word)
     return;
   for (auto it = std::sregex_iterator(s.begin(), s.end(), icase("(\\d{1,4}(\\.\\d+)?)\\s*(GB|GiB|G)\\b"));
