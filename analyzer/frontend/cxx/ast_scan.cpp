@@ -1,0 +1,558 @@
+// Compiled without RTTI (see CMakeLists.txt): it subclasses clang's classes,
+// and Debian's clang libraries carry no RTTI.
+#include "frontend/cxx/ast_scan.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticIDs.h>
+#include <clang/Basic/DiagnosticLex.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Tooling/ArgumentsAdjusters.h>
+#include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/JSONCompilationDatabase.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+namespace mpsaudit::cxx {
+namespace {
+
+// Where the embedded shim appears inside the in-memory file system.
+constexpr const char *kShimPath = "/mpsaudit-shim/mpsaudit_cuda_shim.h";
+// More syntax errors than this (and than one per ten lines) means the
+// recovery AST is mostly noise: the token path stands alone.
+constexpr std::uint32_t kMinParseErrorsForFallback = 20;
+// A file gets at most this many missing-include diagnostics, then a summary.
+constexpr std::size_t kMaxMissingIncludeDiagnostics = 20;
+
+// ---------------------------------------------------------------- diagnostics
+
+struct MissingInclude {
+  std::string header;
+  std::uint32_t line = 0;
+};
+
+// Collects clang's diagnostics instead of printing them.
+class RecordingConsumer : public clang::DiagnosticConsumer {
+public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic &info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error)
+      return;
+    const unsigned id = info.getID();
+    const std::uint32_t line = main_file_line(info);
+    if (id == clang::diag::err_pp_file_not_found) {
+      const std::string header = info.getNumArgs() > 0 ? info.getArgStdStr(0) : "?";
+      if (seen_headers.insert(header).second)
+        missing_includes.push_back({header, line});
+      return;
+    }
+    llvm::SmallString<160> message;
+    info.FormatDiagnostic(message);
+    if (first_error.empty()) {
+      first_error = std::string(message.str());
+      first_error_line = line;
+    }
+    if (level == clang::DiagnosticsEngine::Fatal) {
+      fatal = true;
+      if (fatal_message.empty())
+        fatal_message = std::string(message.str());
+    }
+    const llvm::StringRef category = clang::DiagnosticIDs::getCategoryNameFromID(
+        clang::DiagnosticIDs::getCategoryNumberForDiag(id));
+    if (category == "Parse Issue" || category == "Lexical or Preprocessor Issue") {
+      ++parse_errors;
+      if (first_parse_error.empty()) {
+        first_parse_error = std::string(message.str());
+        first_parse_error_line = line;
+      }
+    }
+  }
+
+  std::vector<MissingInclude> missing_includes;
+  std::set<std::string> seen_headers;
+  std::uint32_t parse_errors = 0;
+  std::string first_parse_error;
+  std::uint32_t first_parse_error_line = 0;
+  std::string first_error;
+  std::uint32_t first_error_line = 0;
+  bool fatal = false;
+  std::string fatal_message;
+
+private:
+  // The line in the main file the diagnostic belongs to: its own line, or
+  // the #include that led to the header it is in. 0 when there is none.
+  static std::uint32_t main_file_line(const clang::Diagnostic &info) {
+    if (!info.hasSourceManager() || info.getLocation().isInvalid())
+      return 0;
+    const clang::SourceManager &sources = info.getSourceManager();
+    clang::SourceLocation location = sources.getExpansionLoc(info.getLocation());
+    for (int depth = 0; depth < 64 && location.isValid(); ++depth) {
+      const clang::FileID file = sources.getFileID(location);
+      if (file == sources.getMainFileID())
+        return sources.getExpansionLineNumber(location);
+      location = sources.getIncludeLoc(file);
+      if (location.isValid())
+        location = sources.getExpansionLoc(location);
+    }
+    return 0;
+  }
+};
+
+// ---------------------------------------------------------------- AST visitor
+
+bool mentions_double(clang::QualType type) {
+  if (type.isNull() || type->isDependentType())
+    return false;
+  const clang::Type *inner = type.getCanonicalType().getTypePtr();
+  for (int depth = 0; depth < 8 && inner; ++depth) {
+    if (inner->isSpecificBuiltinType(clang::BuiltinType::Double) ||
+        inner->isSpecificBuiltinType(clang::BuiltinType::LongDouble))
+      return true;
+    if (inner->isReferenceType())
+      inner = inner->getPointeeType().getTypePtrOrNull();
+    else if (inner->isPointerType() || inner->isArrayType())
+      inner = inner->getPointeeOrArrayElementType();
+    else
+      break;
+  }
+  return false;
+}
+
+class Collector : public clang::RecursiveASTVisitor<Collector> {
+public:
+  Collector(clang::ASTContext &context, FileModel &model)
+      : sources_(context.getSourceManager()), model_(model) {}
+
+  // Declarations from headers (the shim, the standard library) are skipped
+  // whole: only the main file is audited.
+  bool TraverseDecl(clang::Decl *decl) {
+    if (!decl)
+      return true;
+    if (!llvm::isa<clang::TranslationUnitDecl>(decl)) {
+      const clang::SourceLocation location = sources_.getExpansionLoc(decl->getLocation());
+      if (location.isValid() && !sources_.isInMainFile(location))
+        return true;
+    }
+    return clang::RecursiveASTVisitor<Collector>::TraverseDecl(decl);
+  }
+
+  bool VisitFunctionDecl(clang::FunctionDecl *function) {
+    if (!function->doesThisDeclarationHaveABody())
+      return true;
+    if (const auto *method = llvm::dyn_cast<clang::CXXMethodDecl>(function))
+      if (method->getParent() && method->getParent()->isLambda())
+        return true; // device lambdas belong to the enclosing function
+    const bool global = function->hasAttr<clang::CUDAGlobalAttr>();
+    const auto *device = function->getAttr<clang::CUDADeviceAttr>();
+    const bool explicit_device = device && !device->isImplicit();
+    if (!global && !explicit_device)
+      return true;
+    const clang::SourceLocation location = sources_.getExpansionLoc(function->getLocation());
+    if (!sources_.isInMainFile(location))
+      return true;
+    CodeRegion region;
+    region.is_kernel = global;
+    if (!global)
+      if (const auto *host = function->getAttr<clang::CUDAHostAttr>())
+        region.host_device = !host->isImplicit();
+    region.is_template = function->isTemplated();
+    region.name = function->getNameAsString();
+    region.qualified_name = function->getQualifiedNameAsString();
+    region.line = sources_.getExpansionLineNumber(location);
+    region.column = sources_.getExpansionColumnNumber(location);
+    region.end_column = region.column + static_cast<std::uint32_t>(region.name.size());
+    const clang::CharSourceRange body =
+        sources_.getExpansionRange(function->getBody()->getSourceRange());
+    region.body_begin_line = sources_.getExpansionLineNumber(body.getBegin());
+    region.body_end_line = sources_.getExpansionLineNumber(body.getEnd());
+    region.origin = "ast";
+    model_.regions.push_back(std::move(region));
+    return true;
+  }
+
+  bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr *call) {
+    const clang::SourceLocation location = sources_.getExpansionLoc(call->getBeginLoc());
+    if (!sources_.isInMainFile(location))
+      return true;
+    LaunchSite launch;
+    launch.via = "triple-chevron";
+    launch.kernel = "?";
+    const clang::Expr *callee = call->getCallee()->IgnoreParenImpCasts();
+    if (const auto *reference = llvm::dyn_cast<clang::DeclRefExpr>(callee))
+      launch.kernel = reference->getNameInfo().getAsString();
+    else if (const auto *lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee))
+      launch.kernel = lookup->getName().getAsString();
+    launch.line = sources_.getExpansionLineNumber(location);
+    launch.column = sources_.getExpansionColumnNumber(location);
+    launch.end_column = launch.column + static_cast<std::uint32_t>(launch.kernel.size());
+    launch.origin = "ast";
+    model_.launches.push_back(std::move(launch));
+    return true;
+  }
+
+  bool VisitGCCAsmStmt(clang::GCCAsmStmt *statement) {
+    const clang::SourceLocation location = sources_.getExpansionLoc(statement->getAsmLoc());
+    if (!sources_.isInMainFile(location))
+      return true;
+    AsmSite site;
+    if (const auto *text = statement->getAsmString())
+      site.text = text->getString().str();
+    site.line = sources_.getExpansionLineNumber(location);
+    site.column = sources_.getExpansionColumnNumber(location);
+    site.end_column = site.column + 3;
+    site.origin = "ast";
+    model_.asm_sites.push_back(std::move(site));
+    return true;
+  }
+
+  bool VisitVarDecl(clang::VarDecl *variable) {
+    const clang::SourceLocation location = sources_.getExpansionLoc(variable->getLocation());
+    if (!sources_.isInMainFile(location))
+      return true;
+    const std::uint32_t line = sources_.getExpansionLineNumber(location);
+    if (variable->hasAttr<clang::CUDASharedAttr>())
+      model_.shared_lines.push_back(line);
+    if (mentions_double(variable->getType()))
+      model_.double_lines.push_back(line);
+    return true;
+  }
+
+  bool VisitExplicitCastExpr(clang::ExplicitCastExpr *cast) {
+    const clang::SourceLocation location = sources_.getExpansionLoc(cast->getBeginLoc());
+    if (sources_.isInMainFile(location) && mentions_double(cast->getTypeAsWritten()))
+      model_.double_lines.push_back(sources_.getExpansionLineNumber(location));
+    return true;
+  }
+
+private:
+  clang::SourceManager &sources_;
+  FileModel &model_;
+};
+
+class CollectorConsumer : public clang::ASTConsumer {
+public:
+  CollectorConsumer(FileModel &model, bool &ran) : model_(model), ran_(ran) {}
+  void HandleTranslationUnit(clang::ASTContext &context) override {
+    ran_ = true;
+    Collector(context, model_).TraverseDecl(context.getTranslationUnitDecl());
+  }
+
+private:
+  FileModel &model_;
+  bool &ran_;
+};
+
+class CollectAction : public clang::ASTFrontendAction {
+public:
+  CollectAction(FileModel &model, bool &ran) : model_(model), ran_(ran) {}
+
+protected:
+  bool BeginSourceFileAction(clang::CompilerInstance &compiler) override {
+    clang::DiagnosticsEngine &diagnostics = compiler.getDiagnostics();
+    // A missing header is fatal by default, and after a fatal error clang
+    // stops entering includes and instantiating templates. As a plain error
+    // it lets the rest of the file build.
+    diagnostics.setSeverity(clang::diag::err_pp_file_not_found, clang::diag::Severity::Error,
+                            clang::SourceLocation());
+    return true;
+  }
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
+                                                        llvm::StringRef) override {
+    return std::make_unique<CollectorConsumer>(model_, ran_);
+  }
+
+private:
+  FileModel &model_;
+  bool &ran_;
+};
+
+// ------------------------------------------------------ compilation databases
+
+// compile_commands.json files, loaded once per directory per process.
+class CompilationDatabases {
+public:
+  std::vector<clang::tooling::CompileCommand> commands_for(const std::string &directory,
+                                                           const std::string &path,
+                                                           std::string &error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = cache_.find(directory);
+    if (found == cache_.end()) {
+      std::string load_error;
+      auto database = clang::tooling::JSONCompilationDatabase::loadFromFile(
+          directory + "/compile_commands.json", load_error,
+          clang::tooling::JSONCommandLineSyntax::AutoDetect);
+      found = cache_.emplace(directory, Entry{std::move(database), load_error}).first;
+    }
+    if (!found->second.database) {
+      error = found->second.error;
+      return {};
+    }
+    return found->second.database->getCompileCommands(path);
+  }
+
+private:
+  struct Entry {
+    std::unique_ptr<clang::tooling::CompilationDatabase> database;
+    std::string error;
+  };
+  std::mutex mutex_;
+  std::map<std::string, Entry> cache_;
+};
+
+CompilationDatabases &databases() {
+  static CompilationDatabases instance;
+  return instance;
+}
+
+bool file_exists(const std::string &path) {
+  return llvm::sys::fs::exists(path);
+}
+
+std::string resource_directory() {
+#ifdef MPSAUDIT_CLANG_RESOURCE_DIR
+  static const std::string directory =
+      file_exists(MPSAUDIT_CLANG_RESOURCE_DIR) ? MPSAUDIT_CLANG_RESOURCE_DIR : "";
+  return directory;
+#else
+  return {};
+#endif
+}
+
+std::vector<std::string> language_flags(SourceLanguage language) {
+  switch (language) {
+  case SourceLanguage::Cuda:
+    return {"-xcuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17"};
+  case SourceLanguage::ObjCxx:
+    return {"-xobjective-c++", "-std=c++17"};
+  case SourceLanguage::C:
+    return {"-xc"};
+  case SourceLanguage::Cxx:
+  case SourceLanguage::Metal:
+    break;
+  }
+  return {"-xc++", "-std=c++17"};
+}
+
+// Flags every invocation gets: keep going, stay quiet, skip typo correction.
+void append_common_flags(std::vector<std::string> &arguments) {
+  // -fno-caret-diagnostics also stops clang printing "N errors generated".
+  for (const char *flag : {"-fsyntax-only", "-ferror-limit=0", "-w", "-fno-spell-checking",
+                           "-fno-caret-diagnostics", "-Qunused-arguments"})
+    arguments.emplace_back(flag);
+  const std::string resources = resource_directory();
+  if (!resources.empty())
+    arguments.push_back("-resource-dir=" + resources);
+}
+
+// The command line used when no compilation database covers the file: no
+// system headers (results do not depend on what the scanning machine has
+// installed, and parses stay small), the shim, the scan root on the path.
+std::vector<std::string> fixed_command(SourceLanguage language, const std::string &main_path,
+                                       const std::string &root,
+                                       const std::vector<std::string> &extra_flags) {
+  std::vector<std::string> arguments{"clang"};
+  for (auto &flag : language_flags(language))
+    arguments.push_back(std::move(flag));
+  append_common_flags(arguments);
+  arguments.emplace_back("-nostdlibinc");
+  arguments.emplace_back("-include");
+  arguments.emplace_back(kShimPath);
+  if (!root.empty())
+    arguments.push_back("-I" + root);
+  for (const auto &flag : extra_flags)
+    arguments.push_back(flag);
+  arguments.push_back(main_path);
+  return arguments;
+}
+
+// -I/-D/-U/-isystem/-std flags of an nvcc command, which clang cannot run.
+std::vector<std::string> portable_flags(const std::vector<std::string> &command,
+                                        const std::string &directory) {
+  std::vector<std::string> flags;
+  auto absolute = [&](const std::string &path) {
+    if (path.empty() || llvm::sys::path::is_absolute(path))
+      return path;
+    llvm::SmallString<256> joined(directory);
+    llvm::sys::path::append(joined, path);
+    return std::string(joined.str());
+  };
+  for (std::size_t i = 1; i < command.size(); ++i) {
+    const std::string &argument = command[i];
+    auto value_of = [&](const std::string &prefix) -> std::optional<std::string> {
+      if (argument == prefix && i + 1 < command.size())
+        return command[++i];
+      if (argument.size() > prefix.size() && argument.compare(0, prefix.size(), prefix) == 0)
+        return argument.substr(prefix.size());
+      return std::nullopt;
+    };
+    if (auto include = value_of("-I"))
+      flags.push_back("-I" + absolute(*include));
+    else if (auto system = value_of("-isystem"))
+      flags.push_back("-I" + absolute(*system));
+    else if (auto define = value_of("-D"))
+      flags.push_back("-D" + *define);
+    else if (auto undefine = value_of("-U"))
+      flags.push_back("-U" + *undefine);
+  }
+  return flags;
+}
+
+bool is_nvcc(const std::string &compiler) {
+  return llvm::sys::path::filename(compiler).contains("nvcc");
+}
+
+struct Invocation {
+  std::vector<std::string> arguments;
+  std::string working_directory;
+  std::string source; // "compile_commands.json" or "fixed"
+};
+
+struct RunOutcome {
+  bool ran = false; // the AST was built and visited
+  RecordingConsumer diagnostics;
+};
+
+void run_clang(const Invocation &invocation, const std::string &main_path,
+               const std::string &text, FileModel &model, RunOutcome &outcome) {
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::vfs::getRealFileSystem());
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  overlay->pushOverlay(memory);
+  memory->addFile(main_path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, main_path));
+  memory->addFile(kShimPath, 0,
+                  llvm::MemoryBuffer::getMemBuffer(cuda_shim_text(), kShimPath));
+  if (!invocation.working_directory.empty())
+    overlay->setCurrentWorkingDirectory(invocation.working_directory);
+  auto files =
+      llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+  static const auto pch_operations = std::make_shared<clang::PCHContainerOperations>();
+  clang::tooling::ToolInvocation tool(invocation.arguments,
+                                      std::make_unique<CollectAction>(model, outcome.ran),
+                                      files.get(), pch_operations);
+  tool.setDiagnosticConsumer(&outcome.diagnostics);
+  tool.run(); // false whenever the file has errors; `ran` says whether the AST was usable
+}
+
+std::string virtual_main_path(const SourceFile &file) {
+  if (!file.absolute_path.empty() && llvm::sys::path::is_absolute(file.absolute_path))
+    return file.absolute_path;
+  std::string path = file.path.empty() ? "input.cu" : file.path;
+  return "/mpsaudit-input/" + path;
+}
+
+} // namespace
+
+AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
+                       const ExtractOptions &options, std::uint32_t line_count) {
+  AstScanResult result;
+  const std::string main_path = virtual_main_path(file);
+
+  std::vector<Invocation> attempts;
+  std::string database_directory = options.compile_commands_dir;
+  if (database_directory.empty() && !options.root.empty() &&
+      file_exists(options.root + "/compile_commands.json"))
+    database_directory = options.root;
+  std::vector<std::string> extra_flags;
+  if (!database_directory.empty()) {
+    std::string error;
+    const auto commands = databases().commands_for(database_directory, main_path, error);
+    if (!error.empty() && !options.compile_commands_dir.empty())
+      result.diagnostics.push_back({DiagnosticLevel::Warning, file.path, 0, "compile-commands",
+                                    "cannot read " + database_directory +
+                                        "/compile_commands.json: " + error +
+                                        "; using the fixed command line"});
+    if (!commands.empty()) {
+      const auto &command = commands.front();
+      if (is_nvcc(command.CommandLine.empty() ? "" : command.CommandLine.front())) {
+        extra_flags = portable_flags(command.CommandLine, command.Directory);
+      } else {
+        using namespace clang::tooling;
+        CommandLineArguments arguments = command.CommandLine;
+        arguments = getClangStripOutputAdjuster()(arguments, command.Filename);
+        arguments = getClangStripDependencyFileAdjuster()(arguments, command.Filename);
+        arguments = getClangSyntaxOnlyAdjuster()(arguments, command.Filename);
+        std::vector<std::string> extra;
+        append_common_flags(extra);
+        if (language == SourceLanguage::Cuda)
+          extra.emplace_back("--cuda-host-only");
+        arguments = getInsertArgumentAdjuster(extra, ArgumentInsertPosition::END)(
+            arguments, command.Filename);
+        attempts.push_back({std::move(arguments), command.Directory, "compile_commands.json"});
+      }
+    }
+  }
+  attempts.push_back({fixed_command(language, main_path, options.root, extra_flags), "",
+                      extra_flags.empty() ? "fixed" : "fixed+compile_commands.json"});
+
+  for (const auto &attempt : attempts) {
+    FileModel model;
+    RunOutcome outcome;
+    run_clang(attempt, main_path, file.text, model, outcome);
+    if (!outcome.ran && &attempt != &attempts.back())
+      continue; // the database's command did not run: try the fixed one
+    const RecordingConsumer &seen = outcome.diagnostics;
+    result.command_source = attempt.source;
+
+    std::size_t reported = 0;
+    for (const auto &missing : seen.missing_includes) {
+      if (reported++ == kMaxMissingIncludeDiagnostics) {
+        result.diagnostics.push_back(
+            {DiagnosticLevel::Warning, file.path, 0, "missing-include",
+             std::to_string(seen.missing_includes.size() - kMaxMissingIncludeDiagnostics) +
+                 " more headers not found"});
+        break;
+      }
+      result.diagnostics.push_back(
+          {DiagnosticLevel::Warning, file.path, missing.line, "missing-include",
+           "'" + missing.header + "' not found (" + attempt.source +
+               " command line); analysis continued without it"});
+    }
+    // With headers missing, syntax errors are mostly their echo (an unknown
+    // macro such as TORCH_LIBRARY_IMPL reads as a malformed declaration):
+    // a note then, a warning when every header was found.
+    if (seen.parse_errors > 0)
+      result.diagnostics.push_back(
+          {seen.missing_includes.empty() ? DiagnosticLevel::Warning : DiagnosticLevel::Note,
+           file.path, seen.first_parse_error_line, "parse-error",
+           std::to_string(seen.parse_errors) + " syntax error(s); first: " +
+               seen.first_parse_error +
+               (seen.missing_includes.empty() ? "" : " (missing headers may cause some)")});
+
+    const std::uint32_t error_budget = std::max(kMinParseErrorsForFallback, line_count / 10);
+    if (!outcome.ran) {
+      result.unusable_reason = "clang did not build an AST" +
+                               (seen.first_error.empty() ? std::string()
+                                                         : ": " + seen.first_error);
+    } else if (seen.fatal) {
+      result.unusable_reason = "fatal error: " + seen.fatal_message;
+    } else if (seen.parse_errors > error_budget) {
+      result.unusable_reason = std::to_string(seen.parse_errors) + " syntax errors";
+    } else {
+      result.usable = true;
+      result.model = std::move(model);
+    }
+    break;
+  }
+  return result;
+}
+
+} // namespace mpsaudit::cxx

@@ -1,0 +1,311 @@
+#include "frontend/cxx/cxx_frontend.h"
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "frontend/cxx/ast_scan.h"
+#include "frontend/cxx/file_model.h"
+#include "frontend/cxx/registration_pass.h"
+#include "frontend/cxx/token_scan.h"
+#include "frontend/cxx/vocabulary.h"
+
+namespace mpsaudit {
+namespace {
+
+using cxx::SourceLanguage;
+
+bool has_suffix(const std::string &path, std::string_view suffix) {
+  if (path.size() < suffix.size())
+    return false;
+  for (std::size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(path[path.size() - suffix.size() + i])) !=
+        suffix[i])
+      return false;
+  return true;
+}
+
+SourceLanguage language_of(const SourceFile &file) {
+  if (file.kind == FileKind::Cuda || has_suffix(file.path, ".cu") ||
+      has_suffix(file.path, ".cuh"))
+    return SourceLanguage::Cuda;
+  if (file.kind == FileKind::Metal)
+    return SourceLanguage::Metal;
+  if (has_suffix(file.path, ".mm") || has_suffix(file.path, ".m"))
+    return SourceLanguage::ObjCxx;
+  if (has_suffix(file.path, ".c"))
+    return SourceLanguage::C;
+  // Headers shared with .cu files often hold kernels: parse those as CUDA.
+  if (file.text.find("__global__") != std::string::npos ||
+      file.text.find("<<<") != std::string::npos)
+    return SourceLanguage::Cuda;
+  return SourceLanguage::Cxx;
+}
+
+void sort_unique(std::vector<std::uint32_t> &lines) {
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+}
+
+// AST findings are authoritative; the token path adds what clang dropped
+// (declarations it could not build, launches inside unexpanded macros).
+void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
+  for (auto &region : ast.regions) {
+    auto same = std::find_if(model.regions.begin(), model.regions.end(), [&](const auto &r) {
+      return r.is_kernel == region.is_kernel && r.name == region.name && r.line == region.line;
+    });
+    if (same != model.regions.end())
+      *same = std::move(region);
+    else
+      model.regions.push_back(std::move(region));
+  }
+  for (auto &launch : ast.launches) {
+    auto same = std::find_if(model.launches.begin(), model.launches.end(),
+                             [&](const auto &l) { return l.line == launch.line; });
+    if (same != model.launches.end()) {
+      if (launch.config.empty())
+        launch.config = same->config;
+      if (launch.kernel == "?")
+        launch.kernel = same->kernel;
+      *same = std::move(launch);
+    } else {
+      model.launches.push_back(std::move(launch));
+    }
+  }
+  for (auto &site : ast.asm_sites) {
+    auto same = std::find_if(model.asm_sites.begin(), model.asm_sites.end(),
+                             [&](const auto &s) { return s.line == site.line; });
+    if (same != model.asm_sites.end())
+      *same = std::move(site);
+    else
+      model.asm_sites.push_back(std::move(site));
+  }
+  auto append = [](std::vector<std::uint32_t> &into, const std::vector<std::uint32_t> &from) {
+    into.insert(into.end(), from.begin(), from.end());
+  };
+  append(model.shared_lines, ast.shared_lines);
+  append(model.double_lines, ast.double_lines);
+  append(model.barrier_lines, ast.barrier_lines);
+}
+
+std::size_t count_in(const std::vector<std::uint32_t> &sorted_lines, std::uint32_t first,
+                     std::uint32_t last) {
+  const auto begin = std::lower_bound(sorted_lines.begin(), sorted_lines.end(), first);
+  const auto end = std::upper_bound(sorted_lines.begin(), sorted_lines.end(), last);
+  return static_cast<std::size_t>(end - begin);
+}
+
+std::string last_component(const std::string &name) {
+  const auto scope = name.rfind("::");
+  return scope == std::string::npos ? name : name.substr(scope + 2);
+}
+
+// "mov.u32 %0, %%laneid;" -> "mov.u32"
+std::string first_mnemonic(const std::string &text) {
+  std::size_t begin = 0;
+  while (begin < text.size() &&
+         (std::isspace(static_cast<unsigned char>(text[begin])) || text[begin] == '{' ||
+          text[begin] == '\\' || (text[begin] == 'n' && begin > 0 && text[begin - 1] == '\\')))
+    ++begin;
+  std::size_t end = begin;
+  while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
+         text[end] != ';' && text[end] != '\\')
+    ++end;
+  return end > begin ? text.substr(begin, end - begin) : "asm";
+}
+
+std::string attribute_or(const Fact &fact, std::string_view key, const std::string &fallback) {
+  const std::string *value = fact.attribute(key);
+  return value ? *value : fallback;
+}
+
+Fact make_fact(std::string_view kind, std::string name, std::uint32_t line, std::uint32_t column,
+               std::uint32_t end_column) {
+  Fact fact;
+  fact.kind = std::string(kind);
+  fact.name = std::move(name);
+  fact.span = Span{line, column, line, end_column};
+  return fact;
+}
+
+// Turns the merged model plus the token facts into the file's facts.
+std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model) {
+  namespace kind = cxx::kind;
+  std::vector<Fact> facts = std::move(scan.facts);
+  sort_unique(model.shared_lines);
+  sort_unique(model.double_lines);
+  sort_unique(model.barrier_lines);
+
+  std::vector<std::uint32_t> warp_lines, atomic_lines, tensor_lines, asm_lines;
+  for (const auto &fact : facts) {
+    if (fact.kind == kind::WarpIntrinsic)
+      warp_lines.push_back(fact.span.line);
+    else if (fact.kind == kind::Atomic)
+      atomic_lines.push_back(fact.span.line);
+    else if (fact.kind == kind::TensorCore) {
+      const std::string *via = fact.attribute("via");
+      if (!via || *via != "include")
+        tensor_lines.push_back(fact.span.line);
+    }
+  }
+
+  for (const auto &site : model.asm_sites) {
+    asm_lines.push_back(site.line);
+    const std::string mnemonic = first_mnemonic(site.text);
+    Fact fact = make_fact(kind::InlinePtx, mnemonic, site.line, site.column, site.end_column);
+    fact.set_attribute("text", site.text.substr(0, 200));
+    const bool tensor = cxx::ptx_uses_tensor_cores(site.text);
+    fact.set_attribute("tensor_core", tensor ? "true" : "false");
+    fact.set_attribute("origin", site.origin);
+    facts.push_back(std::move(fact));
+    if (tensor) {
+      Fact core = make_fact(kind::TensorCore, "ptx:" + mnemonic, site.line, site.column,
+                            site.end_column);
+      core.set_attribute("via", "inline-ptx");
+      facts.push_back(std::move(core));
+      tensor_lines.push_back(site.line);
+    }
+  }
+  for (auto *lines : {&warp_lines, &atomic_lines, &tensor_lines, &asm_lines})
+    std::sort(lines->begin(), lines->end());
+
+  for (const auto &launch : model.launches) {
+    Fact fact = make_fact(kind::KernelLaunch, launch.kernel, launch.line, launch.column,
+                          launch.end_column);
+    fact.set_attribute("via", launch.via);
+    if (!launch.config.empty())
+      fact.set_attribute("config", launch.config);
+    fact.set_attribute("origin", launch.origin);
+    facts.push_back(std::move(fact));
+  }
+
+  for (const auto &region : model.regions) {
+    Fact fact = make_fact(region.is_kernel ? kind::CudaKernel : kind::DeviceFunction, region.name,
+                          region.line, region.column, region.end_column);
+    const std::uint32_t first = region.body_begin_line;
+    const std::uint32_t last = std::max(region.body_begin_line, region.body_end_line);
+    fact.set_attribute("qualified_name", region.qualified_name);
+    fact.set_attribute("device_lines", std::to_string(cxx::code_lines_between(scan, first, last)));
+    fact.set_attribute("body_end_line", std::to_string(last));
+    const std::size_t shared = count_in(model.shared_lines, first, last);
+    fact.set_attribute("shared_memory", std::to_string(shared));
+    fact.set_attribute("uses_shared_memory", shared > 0 ? "true" : "false");
+    fact.set_attribute("barriers", std::to_string(count_in(model.barrier_lines, first, last)));
+    fact.set_attribute("warp_intrinsics", std::to_string(count_in(warp_lines, first, last)));
+    fact.set_attribute("atomics", std::to_string(count_in(atomic_lines, first, last)));
+    fact.set_attribute("tensor_core", std::to_string(count_in(tensor_lines, first, last)));
+    fact.set_attribute("inline_ptx", std::to_string(count_in(asm_lines, first, last)));
+    // The declaration line counts too: double parameters.
+    fact.set_attribute("has_double",
+                       count_in(model.double_lines, region.line, last) > 0 ? "true" : "false");
+    fact.set_attribute("template", region.is_template ? "true" : "false");
+    if (region.is_kernel) {
+      const auto launches = std::count_if(
+          model.launches.begin(), model.launches.end(),
+          [&](const cxx::LaunchSite &l) { return last_component(l.kernel) == region.name; });
+      fact.set_attribute("launches", std::to_string(launches));
+    } else {
+      fact.set_attribute("host_device", region.host_device ? "true" : "false");
+    }
+    fact.set_attribute("origin", region.origin);
+    facts.push_back(std::move(fact));
+  }
+
+  for (auto &fact : facts) {
+    if (fact.kind == kind::CudaLibrary) {
+      fact.set_attribute("library", fact.name);
+      if (!fact.attribute("function"))
+        fact.set_attribute("function", "<" + attribute_or(fact, "header", fact.name) + ">");
+    }
+    else if (fact.kind == kind::CooperativeGroups && !fact.attribute("grid_sync"))
+      fact.set_attribute("grid_sync", "false");
+  }
+
+  // One fact per kind, name and line: `thrust::sort(thrust::device, ...)` is
+  // one use of thrust.
+  std::stable_sort(facts.begin(), facts.end(), [](const Fact &a, const Fact &b) {
+    return std::tie(a.span.line, a.span.column, a.kind) <
+           std::tie(b.span.line, b.span.column, b.kind);
+  });
+  std::set<std::tuple<std::string, std::string, std::uint32_t>> seen;
+  std::vector<Fact> unique;
+  unique.reserve(facts.size());
+  for (auto &fact : facts)
+    if (seen.emplace(fact.kind, fact.name, fact.span.line).second)
+      unique.push_back(std::move(fact));
+  return unique;
+}
+
+} // namespace
+
+FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options,
+                           CxxParseMode mode) {
+  FileFacts result;
+  result.mode = "lexical";
+  try {
+    const SourceLanguage language = language_of(file);
+    cxx::TokenScanResult scan = cxx::scan_tokens(file.text, language);
+    cxx::FileModel model = std::move(scan.model);
+    if (mode == CxxParseMode::Lexical) {
+      // Asked for: no diagnostic.
+    } else if (file.text.size() > kCxxAstByteLimit) {
+      result.diagnostics.push_back(
+          {DiagnosticLevel::Note, file.path, 0, "lexical-fallback",
+           std::to_string(file.text.size()) + " bytes is over the " +
+               std::to_string(kCxxAstByteLimit) +
+               "-byte limit for a clang parse; matched with clang's raw lexer"});
+    } else {
+      cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count);
+      for (auto &diagnostic : ast.diagnostics)
+        result.diagnostics.push_back(std::move(diagnostic));
+      if (ast.usable) {
+        merge_ast_into(model, std::move(ast.model));
+        result.mode = "ast";
+      } else {
+        result.diagnostics.push_back({DiagnosticLevel::Warning, file.path, 0, "lexical-fallback",
+                                      "clang's AST is unusable (" + ast.unusable_reason +
+                                          "); matched with clang's raw lexer"});
+      }
+    }
+    result.facts = build_facts(scan, model);
+    resolve_op_registrations_in(result.facts);
+  } catch (const std::exception &error) {
+    result.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "internal-error",
+                                  std::string("C++/CUDA front end: ") + error.what()});
+  }
+  return result;
+}
+
+FileFacts extract_metal_file(const SourceFile &file, const ExtractOptions &) {
+  FileFacts result;
+  result.mode = "lexical";
+  const auto kernels = cxx::scan_metal_kernels(file.text);
+  Fact fact;
+  fact.kind = std::string(cxx::kind::MetalPort);
+  fact.name = "metal-shader";
+  const std::uint32_t line = kernels.empty() ? 1 : kernels.front().line;
+  fact.span = Span{line, 1, line, 1};
+  fact.set_attribute("kernels", std::to_string(kernels.size()));
+  std::string names;
+  for (const auto &kernel : kernels)
+    names += (names.empty() ? "" : ",") + kernel.name;
+  fact.set_attribute("kernel_names", names);
+  fact.set_attribute("evidence", std::to_string(kernels.size()) + " Metal kernel(s)" +
+                                     (names.empty() ? "" : ": " + names));
+  result.facts.push_back(std::move(fact));
+  return result;
+}
+
+void register_cxx_frontends(ExtractorTable &table) {
+  auto extract = [](const SourceFile &file, const ExtractOptions &options) {
+    return extract_cxx_file(file, options, CxxParseMode::Auto);
+  };
+  table.add(FileKind::Cxx, extract);
+  table.add(FileKind::Cuda, extract);
+  table.add(FileKind::Metal, extract_metal_file);
+}
+
+} // namespace mpsaudit

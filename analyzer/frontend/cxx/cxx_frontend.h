@@ -1,0 +1,34 @@
+// The C++/CUDA front end (Clang LibTooling) and the Metal evidence front end.
+//
+// C++ and CUDA files are parsed by clang when possible ("ast" mode) and
+// always matched by clang's raw lexer as well; files over kAstByteLimit, or
+// whose AST is unusable, get the token path alone ("lexical" mode). Metal
+// shader files are lexical only. Fact kinds: docs/cxx-frontend.md.
+#pragma once
+
+#include <cstddef>
+
+#include "core/fact.h"
+#include "frontend/frontend.h"
+
+namespace mpsaudit {
+
+// Files larger than this are never handed to clang: the raw-lexer path is
+// linear in the file size, a clang parse of a generated multi-megabyte unit
+// is not bounded in time or memory.
+inline constexpr std::size_t kCxxAstByteLimit = 1u << 20; // 1 MiB
+
+enum class CxxParseMode {
+  Auto,    // clang when the file is small enough and its AST usable, else tokens
+  Lexical, // the raw-lexer path only (tests and benchmarks compare the two)
+};
+
+// Facts of one C, C++, Objective-C++ or CUDA file.
+FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options,
+                           CxxParseMode mode = CxxParseMode::Auto);
+// Facts of one .metal shader file.
+FileFacts extract_metal_file(const SourceFile &file, const ExtractOptions &options);
+
+void register_cxx_frontends(ExtractorTable &table);
+
+} // namespace mpsaudit

@@ -1,0 +1,162 @@
+#include "frontend/cxx/registration_pass.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "frontend/cxx/vocabulary.h"
+
+namespace mpsaudit {
+namespace {
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+std::string last_component(const std::string &name) {
+  const auto scope = name.rfind("::");
+  return scope == std::string::npos ? name : name.substr(scope + 2);
+}
+
+std::string attribute_or(const Fact &fact, std::string_view key, std::string fallback = {}) {
+  const std::string *value = fact.attribute(key);
+  return value ? *value : fallback;
+}
+
+// Every registration of every op, by backend, with where it was first seen.
+struct RegistrationIndex {
+  std::map<std::string, std::map<std::string, std::string>> locations; // op -> backend -> at
+
+  void add(const Fact &fact, const std::string &path) {
+    const std::string backend = attribute_or(fact, "backend");
+    auto &by_backend = locations[fact.name];
+    if (!by_backend.count(backend))
+      by_backend[backend] = path.empty() ? "line " + std::to_string(fact.span.line)
+                                         : path + ":" + std::to_string(fact.span.line);
+  }
+};
+
+// What the Python front end saw that can stand in for a compiled op.
+struct PythonFallbacks {
+  std::map<std::string, std::string> module_functions; // name -> "path:line"
+  // Modules imported inside try/except ImportError, with where.
+  std::vector<std::pair<std::string, std::string>> guarded_imports;
+
+  void add(const Fact &fact, const std::string &path) {
+    const std::string at = path + ":" + std::to_string(fact.span.line);
+    if (fact.kind == "function-def" && fact.scope.empty())
+      module_functions.emplace(fact.name, at);
+    else if (fact.kind == "import" && fact.guard == Guard::ImportFallback)
+      guarded_imports.emplace_back(fact.name, at);
+  }
+
+  // A guarded import of a module with a component named after the op's
+  // namespace (fused_ops._C for ops in fused_ops) guards the extension.
+  std::string guarded_import_for(const std::string &ns) const {
+    if (ns.empty() || ns == "TORCH_EXTENSION_NAME")
+      return {};
+    for (const auto &[module, at] : guarded_imports) {
+      std::size_t start = 0;
+      while (start <= module.size()) {
+        const std::size_t dot = module.find('.', start);
+        const std::string component =
+            module.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (component == ns)
+          return module + " at " + at;
+        if (dot == std::string::npos)
+          break;
+        start = dot + 1;
+      }
+    }
+    return {};
+  }
+};
+
+void annotate(Fact &fact, const RegistrationIndex &index, const PythonFallbacks *python) {
+  if (fact.kind != cxx::kind::OpRegistration || attribute_or(fact, "backend") != "CUDA")
+    return;
+  std::string cpu_at, mps_at, composite_at;
+  if (auto found = index.locations.find(fact.name); found != index.locations.end())
+    for (const auto &[backend, at] : found->second) {
+      if (backend == "CPU" && cpu_at.empty())
+        cpu_at = at;
+      else if (backend == "MPS" && mps_at.empty())
+        mps_at = at;
+      else if (starts_with(backend, "Composite") && composite_at.empty())
+        composite_at = at;
+    }
+  std::string python_at;
+  if (python) {
+    const std::string op = attribute_or(fact, "op", last_component(fact.name));
+    if (auto found = python->module_functions.find(op); found != python->module_functions.end())
+      python_at = "def " + op + " at " + found->second;
+    else
+      python_at = python->guarded_import_for(attribute_or(fact, "namespace"));
+  }
+
+  std::string fallbacks;
+  auto note = [&](const std::string &where, const char *label, const char *has_key,
+                  const char *at_key) {
+    fact.set_attribute(has_key, where.empty() ? "false" : "true");
+    if (where.empty())
+      return;
+    fact.set_attribute(at_key, where);
+    fallbacks += (fallbacks.empty() ? "" : ",") + std::string(label);
+  };
+  note(cpu_at, "cpu", "has_cpu_impl", "cpu_impl_at");
+  note(mps_at, "mps", "has_mps_impl", "mps_impl_at");
+  note(composite_at, "composite", "has_composite_impl", "composite_impl_at");
+  note(python_at, "python", "has_python_fallback", "python_fallback_at");
+  fact.set_attribute("fallbacks", fallbacks.empty() ? "none" : fallbacks);
+  fact.set_attribute("critical_path", fallbacks.empty() ? "true" : "false");
+}
+
+bool is_cxx_kind(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda;
+}
+
+} // namespace
+
+void resolve_op_registrations_in(std::vector<Fact> &facts) {
+  RegistrationIndex index;
+  for (const auto &fact : facts)
+    if (fact.kind == cxx::kind::OpRegistration)
+      index.add(fact, "");
+  for (auto &fact : facts)
+    annotate(fact, index, nullptr);
+}
+
+void resolve_op_registrations(std::vector<ProjectFile> &files) {
+  RegistrationIndex index;
+  PythonFallbacks python;
+  std::map<std::string, std::size_t> launches_by_kernel;
+  for (const auto &file : files) {
+    if (is_cxx_kind(file.kind)) {
+      for (const auto &fact : file.facts.facts) {
+        if (fact.kind == cxx::kind::OpRegistration)
+          index.add(fact, file.path);
+        else if (fact.kind == cxx::kind::KernelLaunch)
+          ++launches_by_kernel[last_component(fact.name)];
+      }
+    } else if (file.kind == FileKind::Python || file.kind == FileKind::Notebook) {
+      for (const auto &fact : file.facts.facts)
+        python.add(fact, file.path);
+    }
+  }
+  for (auto &file : files) {
+    if (!is_cxx_kind(file.kind))
+      continue;
+    for (auto &fact : file.facts.facts) {
+      if (fact.kind == cxx::kind::OpRegistration) {
+        annotate(fact, index, &python);
+      } else if (fact.kind == cxx::kind::CudaKernel) {
+        const auto found = launches_by_kernel.find(fact.name);
+        const std::size_t launches = found == launches_by_kernel.end() ? 0 : found->second;
+        fact.set_attribute("launches", std::to_string(launches));
+      }
+    }
+  }
+}
+
+} // namespace mpsaudit

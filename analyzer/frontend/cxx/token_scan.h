@@ -1,0 +1,50 @@
+// The token path: clang's raw lexer over the file text, matched in one
+// linear pass. It needs no preprocessor, no headers and no parse, so it works
+// on any file of any size; it is the whole analysis in lexical mode and, in
+// AST mode, supplies what clang drops from a recovery AST when headers are
+// missing (calls to undeclared functions, macros such as TORCH_LIBRARY_IMPL).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/fact.h"
+#include "frontend/cxx/file_model.h"
+
+namespace mpsaudit::cxx {
+
+enum class SourceLanguage : std::uint8_t { Cxx, Cuda, ObjCxx, C, Metal };
+
+struct TokenScanResult {
+  // Name-based facts: include, cuda-api, cuda-library, warp-intrinsic, atomic,
+  // tensor-core, cooperative-groups, texture, aten-cuda, op-registration,
+  // metal-port. Kernels, device functions, launches and inline PTX are in
+  // `model`, to be merged with the AST's.
+  std::vector<Fact> facts;
+  FileModel model;
+  // code_lines_before[i] = number of lines in [1, i) holding a token that is
+  // not part of a preprocessor directive; size = line count + 2.
+  std::vector<std::uint32_t> code_lines_before;
+  std::uint32_t line_count = 0;
+};
+
+TokenScanResult scan_tokens(std::string_view text, SourceLanguage language);
+
+// Lines of code (lines with a token) in [first, last].
+std::uint32_t code_lines_between(const TokenScanResult &scan, std::uint32_t first,
+                                 std::uint32_t last);
+
+} // namespace mpsaudit::cxx
+
+namespace mpsaudit::cxx {
+
+// Kernel functions (`kernel void name(...)`) of a Metal Shading Language file.
+struct MetalKernel {
+  std::string name;
+  std::uint32_t line = 0;
+};
+std::vector<MetalKernel> scan_metal_kernels(std::string_view text);
+
+} // namespace mpsaudit::cxx
