@@ -10,6 +10,7 @@
 #include <array>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "core/fact.h"
 #include "core/source.h"
@@ -28,8 +29,11 @@ using Extractor = std::function<FileFacts(const SourceFile &, const ExtractOptio
 // Front ends register their extractors here, one per file kind.
 class ExtractorTable {
 public:
-  void add(FileKind kind, Extractor extractor);
-  const Extractor *find(FileKind kind) const;
+  void add(FileKind kind, Extractor extractor) { extractors_[static_cast<std::size_t>(kind)] = std::move(extractor); }
+  const Extractor *find(FileKind kind) const {
+    const auto &slot = extractors_[static_cast<std::size_t>(kind)];
+    return slot ? &slot : nullptr;
+  }
 
 private:
   std::array<Extractor, static_cast<std::size_t>(FileKind::Unknown) + 1> extractors_{};

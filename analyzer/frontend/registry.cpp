@@ -35,15 +35,6 @@ ExtractorTable build_table() {
 
 } // namespace
 
-void ExtractorTable::add(FileKind kind, Extractor extractor) {
-  extractors_[static_cast<std::size_t>(kind)] = std::move(extractor);
-}
-
-const Extractor *ExtractorTable::find(FileKind kind) const {
-  const auto &slot = extractors_[static_cast<std::size_t>(kind)];
-  return slot ? &slot : nullptr;
-}
-
 const Extractor *find_extractor(FileKind kind) {
   static const ExtractorTable table = build_table();
   return table.find(kind);

@@ -105,7 +105,9 @@ void walk_tree(const fs::path &root, Discovery &discovery) {
     pending.pop_back();
     std::error_code error;
     fs::directory_iterator it(directory, error);
-    const std::string relative_dir = directory == root ? "." : fs::relative(directory, root).generic_string();
+    // Lexical, never through the file system: a symlink loop must not make
+    // a path unnameable.
+    const std::string relative_dir = directory == root ? "." : directory.lexically_relative(root).generic_string();
     if (error) {
       discovery.diagnostics.push_back({DiagnosticLevel::Error, relative_dir, 0, "unreadable-directory",
                                        "cannot read directory: " + error.message()});
@@ -119,8 +121,8 @@ void walk_tree(const fs::path &root, Discovery &discovery) {
       }
       const fs::path &path = it->path();
       const std::string name = path.filename().string();
-      std::string relative = fs::relative(path, root, error).generic_string();
-      if (error || relative.empty())
+      std::string relative = path.lexically_relative(root).generic_string();
+      if (relative.empty())
         relative = path.generic_string();
       std::error_code status_error;
       const fs::file_status link_status = it->symlink_status(status_error);

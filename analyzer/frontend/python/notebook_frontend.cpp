@@ -221,12 +221,15 @@ FileFacts extract_notebook_source(std::string_view json_text, const std::string 
   }
   const auto file_lines = SourceLineLocator(json_text).locate();
   const auto &cells = notebook["cells"];
-  int code_cell = 0;
   for (std::size_t index = 0; index < cells.size(); ++index) {
     const auto &cell = cells[index];
-    if (!cell.is_object() || cell.value("cell_type", "") != "code" || !cell.contains("source"))
+    // Hand-edited notebooks can hold anything: check types before reading.
+    if (!cell.is_object() || !cell.contains("cell_type") || cell["cell_type"] != "code" ||
+        !cell.contains("source"))
       continue;
-    const int cell_number = code_cell++;
+    // Cells are numbered by their position in the notebook, markdown cells
+    // included, as notebook editors number them.
+    const int cell_number = static_cast<int>(index);
     std::string code = cell_source(cell["source"]);
     // Blank magic lines, keep them as facts.
     std::vector<Fact> shell_facts;

@@ -54,7 +54,8 @@ struct Grammar {
            default_parameter = symbol("default_parameter"),
            typed_default_parameter = symbol("typed_default_parameter"), tuple = symbol("tuple"),
            wildcard_import = symbol("wildcard_import"), relative_import = symbol("relative_import"),
-           decorated_definition = symbol("decorated_definition"), comment = symbol("comment");
+           decorated_definition = symbol("decorated_definition"), comment = symbol("comment"),
+           block = symbol("block");
   TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
@@ -412,10 +413,36 @@ private:
   };
 
   void visit_children(TSNode node, int depth) {
+    // In a block, `if not torch.cuda.is_available(): return` guards every
+    // statement after it, as an explicit branch would.
+    const bool block = is(node, g_.block) || is(node, g_.module);
+    ContextSave save(*this);
     for_each_child(node, [&](TSNode child, TSFieldId) {
-      if (ts_node_is_named(child))
-        visit(child, depth + 1);
+      if (!ts_node_is_named(child))
+        return;
+      visit(child, depth + 1);
+      if (block && guard_ == Guard::None && is_early_exit_without_cuda(child))
+        guard_ = Guard::CudaCheck;
     });
+  }
+
+  // `if not <cuda test>: return|raise|continue|break|sys.exit()` with no else.
+  bool is_early_exit_without_cuda(TSNode statement) const {
+    if (!is(statement, g_.if_statement) || !ts_node_is_null(field(statement, g_.f_alternative)))
+      return false;
+    if (!negated_cuda_test(field(statement, g_.f_condition)))
+      return false;
+    const TSNode body = field(statement, g_.f_consequence);
+    const uint32_t count = ts_node_named_child_count(body);
+    if (count == 0)
+      return false;
+    const TSNode last = ts_node_named_child(body, count - 1);
+    const std::string_view type = ts_node_type(last);
+    if (type == "return_statement" || type == "raise_statement" || type == "continue_statement" ||
+        type == "break_statement")
+      return true;
+    const std::string_view last_text = text(last);
+    return last_text.find("exit(") != std::string_view::npos;
   }
 
   void visit(TSNode node, int depth) {
@@ -665,19 +692,30 @@ private:
         visit(arguments, depth + 1);
       return;
     }
+    // A string is a device argument when the parameter takes a device;
+    // elsewhere (print("cuda"), log messages) it is just text.
+    const std::string_view leaf = std::string_view(name).substr(name.rfind('.') + 1);
+    const bool positional_device = leaf == "to" || leaf == "device" || leaf == "set_default_device" ||
+                                   leaf == "autocast" || leaf == "Generator" || leaf == "set_device";
+    std::size_t position = 0;
     for_each_child(arguments, [&](TSNode child, TSFieldId) {
-      if (!ts_node_is_named(child))
+      if (!ts_node_is_named(child) || is(child, g_.comment))
         return;
       if (is(child, g_.keyword_argument)) {
         const TSNode value = field(child, g_.f_value);
+        const std::string keyword(text(field(child, g_.f_name)));
+        const bool device_keyword = keyword == "device" || keyword == "map_location" ||
+                                    keyword == "device_type" || keyword == "output_device";
         if (is_string(value))
-          visit_string(value, "argument", std::string(text(field(child, g_.f_name))), name);
+          visit_string(value, device_keyword ? "argument" : "other", keyword, name);
         else
           visit(value, depth + 1);
       } else if (is_string(child)) {
-        visit_string(child, "argument", "", name);
+        visit_string(child, positional_device && position == 0 ? "argument" : "other", "", name);
+        ++position;
       } else {
         visit(child, depth + 1);
+        ++position;
       }
     });
   }
@@ -726,9 +764,12 @@ private:
     if (!target.empty() && !ts_node_is_null(right)) {
       const auto [canonical, rooted] = resolve(target);
       if (rooted) {
+        // `torch.backends.cudnn.benchmark = True`: one assignment fact; the
+        // target is not also reported as an attribute read.
         Fact fact = make_fact(fact_kind::Assignment, canonical, node);
         fact.arguments.push_back(make_argument(right, ""));
         out_.facts.push_back(std::move(fact));
+        return visit(right, depth + 1);
       } else if (is(left, g_.identifier)) {
         // `cuda = torch.cuda` makes `cuda` an alias, like an import would.
         const std::string source_chain = dotted(right);

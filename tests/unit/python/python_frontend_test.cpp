@@ -1,0 +1,263 @@
+// The Python front end's facts: alias resolution, guards, forward detection.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "../test_support.h"
+#include "frontend/python/python_frontend.h"
+
+using namespace mpsaudit;
+
+namespace {
+
+std::vector<const Fact *> facts_of(const FileFacts &facts, std::string_view kind) {
+  std::vector<const Fact *> out;
+  for (const auto &fact : facts.facts)
+    if (fact.kind == kind)
+      out.push_back(&fact);
+  return out;
+}
+
+const Fact *find_fact(const FileFacts &facts, std::string_view kind, std::string_view name) {
+  for (const auto &fact : facts.facts)
+    if (fact.kind == kind && fact.name == name)
+      return &fact;
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("import aliases resolve to canonical names", "[python][aliases]") {
+  const FileFacts facts = extract_python_source(R"(import torch as th
+import torch.nn.functional as F
+from torch import cuda
+from torch.cuda import amp as A
+from torch.cuda.amp import autocast
+import numpy as np
+th.cuda.synchronize()
+F.interpolate(x)
+cuda.empty_cache()
+A.GradScaler()
+autocast()
+y = np.float64
+)",
+                                                "a.py");
+  CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+  CHECK(find_fact(facts, "call", "torch.nn.functional.interpolate"));
+  CHECK(find_fact(facts, "call", "torch.cuda.empty_cache"));
+  CHECK(find_fact(facts, "call", "torch.cuda.amp.GradScaler"));
+  CHECK(find_fact(facts, "call", "torch.cuda.amp.autocast"));
+  CHECK(find_fact(facts, "attribute", "numpy.float64"));
+  CHECK(find_fact(facts, "import", "torch.cuda.amp"));
+  // `import torch.nn.functional as F` records the module, bound as F.
+  const Fact *functional = find_fact(facts, "import", "torch.nn.functional");
+  REQUIRE(functional);
+  CHECK(*functional->attribute("bound") == "F");
+}
+
+TEST_CASE("a plain assignment of a module is an alias", "[python][aliases]") {
+  const FileFacts facts = extract_python_source("import torch\nc = torch.cuda\nc.synchronize()\n", "a.py");
+  CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+}
+
+TEST_CASE("unresolved receivers are method calls, not module functions", "[python][aliases]") {
+  const FileFacts facts = extract_python_source("import torch\nmodel.cuda()\ntorch.zeros(3).cuda()\n", "a.py");
+  const Fact *named = find_fact(facts, "call", "model.cuda");
+  REQUIRE(named);
+  CHECK(*named->attribute("method") == "true");
+  const Fact *chained = find_fact(facts, "call", "?.cuda");
+  REQUIRE(chained);
+  CHECK(*chained->attribute("method") == "true");
+  const Fact *zeros = find_fact(facts, "call", "torch.zeros");
+  REQUIRE(zeros);
+  CHECK(zeros->attribute("method") == nullptr);
+}
+
+TEST_CASE("keyword arguments and string values are recorded", "[python][arguments]") {
+  const FileFacts facts =
+      extract_python_source("import torch\nimport numpy as np\nt = torch.tensor(v, dtype=np.float64, device=\"cuda:1\")\n", "a.py");
+  const Fact *call = find_fact(facts, "call", "torch.tensor");
+  REQUIRE(call);
+  const Argument *dtype = call->keyword_argument("dtype");
+  REQUIRE(dtype);
+  CHECK(dtype->canonical == "numpy.float64");
+  const Argument *device = call->keyword_argument("device");
+  REQUIRE(device);
+  CHECK(device->is_string);
+  CHECK(device->value == "cuda:1");
+  REQUIRE(call->positional_argument(0));
+  CHECK(call->positional_argument(0)->text == "v");
+}
+
+TEST_CASE("device strings carry their context", "[python][devices]") {
+  const FileFacts facts = extract_python_source(R"(x.to("cuda")
+dev = f"cuda:{rank}"
+if args.device == "cuda":
+    pass
+print("cuda")
+def f(device="cuda:0"):
+    pass
+)",
+                                                "a.py");
+  std::vector<std::pair<std::string, std::string>> seen;
+  for (const Fact *fact : facts_of(facts, "device-string"))
+    seen.emplace_back(fact->name, *fact->attribute("context"));
+  CHECK(seen == std::vector<std::pair<std::string, std::string>>{{"cuda", "argument"},
+                                                                 {"cuda:{rank}", "assignment"},
+                                                                 {"cuda", "comparison"},
+                                                                 {"cuda", "other"},
+                                                                 {"cuda:0", "default"}});
+  const Fact *fstring = find_fact(facts, "device-string", "cuda:{rank}");
+  REQUIRE(fstring);
+  CHECK(*fstring->attribute("fstring") == "true");
+}
+
+TEST_CASE("guards: ImportError fallbacks, CUDA branches, early exits", "[python][guards]") {
+  const FileFacts facts = extract_python_source(R"(import torch
+try:
+    import flash_attn
+except ImportError:
+    flash_attn = None
+try:
+    import xformers
+except (ImportError, OSError):
+    pass
+try:
+    import apex
+except KeyError:
+    pass
+import triton
+if torch.cuda.is_available():
+    torch.cuda.synchronize()
+else:
+    torch.cuda.empty_cache()
+if not torch.cuda.is_available():
+    torch.cuda.manual_seed(0)
+else:
+    torch.cuda.seed()
+def f():
+    if not torch.cuda.is_available():
+        return
+    torch.cuda.memory_allocated()
+torch.cuda.ipc_collect()
+)",
+                                                "a.py");
+  CHECK(find_fact(facts, "import", "flash_attn")->guard == Guard::ImportFallback);
+  CHECK(find_fact(facts, "import", "xformers")->guard == Guard::ImportFallback);
+  CHECK(find_fact(facts, "import", "apex")->guard == Guard::None); // KeyError does not catch a missing module
+  CHECK(find_fact(facts, "import", "triton")->guard == Guard::None);
+  CHECK(find_fact(facts, "call", "torch.cuda.synchronize")->guard == Guard::CudaCheck);
+  CHECK(find_fact(facts, "call", "torch.cuda.empty_cache")->guard == Guard::None);
+  CHECK(find_fact(facts, "call", "torch.cuda.manual_seed")->guard == Guard::None);
+  CHECK(find_fact(facts, "call", "torch.cuda.seed")->guard == Guard::CudaCheck);
+  CHECK(find_fact(facts, "call", "torch.cuda.memory_allocated")->guard == Guard::CudaCheck);
+  CHECK(find_fact(facts, "call", "torch.cuda.ipc_collect")->guard == Guard::None);
+}
+
+TEST_CASE("device selection records whether an MPS branch exists", "[python][guards]") {
+  const auto selection = [](const std::string &code) -> std::string {
+    const FileFacts facts = extract_python_source(code, "a.py");
+    const auto found = facts_of(facts, "device-selection");
+    if (found.empty())
+      return "none";
+    return *found.front()->attribute("has_mps");
+  };
+  CHECK(selection("import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n") == "false");
+  CHECK(selection("import torch\nd = 'cuda' if torch.cuda.is_available() else 'mps' if "
+                  "torch.backends.mps.is_available() else 'cpu'\n") == "true");
+  CHECK(selection("import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\nelif "
+                  "torch.backends.mps.is_available():\n    d = torch.device('mps')\n") == "true");
+  // A CUDA test that selects no device is not a device selection.
+  CHECK(selection("import torch\nif torch.cuda.is_available():\n    torch.cuda.synchronize()\n") == "none");
+}
+
+TEST_CASE("forward of nn.Module subclasses, directly or through a local base", "[python][forward]") {
+  const FileFacts facts = extract_python_source(R"(import torch
+from torch import nn as tnn
+class Base(tnn.Module):
+    pass
+class Net(Base):
+    def forward(self, x):
+        a = torch.zeros(3)
+        def inner():
+            return torch.ones(2)
+        return a
+    def helper(self):
+        return torch.empty(1)
+class NotAModule:
+    def forward(self, x):
+        return torch.eye(2)
+)",
+                                                "a.py");
+  CHECK(find_fact(facts, "call", "torch.zeros")->in_forward);
+  CHECK(find_fact(facts, "call", "torch.zeros")->scope == "Net.forward");
+  CHECK(find_fact(facts, "call", "torch.ones")->in_forward);
+  CHECK_FALSE(find_fact(facts, "call", "torch.empty")->in_forward);
+  CHECK_FALSE(find_fact(facts, "call", "torch.eye")->in_forward);
+  const Fact *net = find_fact(facts, "class-def", "Net");
+  REQUIRE(net);
+  CHECK(*net->attribute("nn_module") == "true");
+}
+
+TEST_CASE("syntax errors keep the facts of the rest of the file", "[python][robustness]") {
+  const FileFacts facts = extract_python_source("import torch\ndef broken(:\n    pass\ntorch.cuda.synchronize()\n", "a.py");
+  CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+  REQUIRE_FALSE(facts.diagnostics.empty());
+  CHECK(facts.diagnostics.front().code == "syntax-error");
+  CHECK(facts.diagnostics.front().line == 2);
+}
+
+TEST_CASE("deep nesting is bounded and reported", "[python][robustness]") {
+  std::string code = "import torch\nx = " + std::string(10000, '(') + "1" + std::string(10000, ')') +
+                     "\ntorch.cuda.synchronize()\n";
+  const FileFacts facts = extract_python_source(code, "deep.py");
+  CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+  const bool reported = std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                                    [](const Diagnostic &d) { return d.code == "nesting-limit"; });
+  CHECK(reported);
+}
+
+TEST_CASE("notebook positions map to cell, cell line and file line", "[python][notebook]") {
+  const std::string notebook = R"({
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# Title\n"]},
+  {
+   "cell_type": "code",
+   "metadata": {},
+   "outputs": [],
+   "source": [
+    "import torch\n",
+    "!nvidia-smi\n",
+    "x = torch.ones(2).cuda()\n"
+   ]
+  }
+ ],
+ "metadata": {},
+ "nbformat": 4,
+ "nbformat_minor": 5
+})";
+  const FileFacts facts = extract_notebook_source(notebook, "n.ipynb");
+  const Fact *cuda = find_fact(facts, "call", "?.cuda");
+  REQUIRE(cuda);
+  CHECK(cuda->cell == 1); // the second cell of the notebook
+  CHECK(cuda->cell_line == 3);
+  CHECK(cuda->span.line == 11); // the JSON line holding that source line
+  CHECK(*cuda->attribute("snippet") == "x = torch.ones(2).cuda()");
+  const Fact *shell = find_fact(facts, "shell", "nvidia-smi");
+  REQUIRE(shell);
+  CHECK(shell->cell_line == 2);
+  CHECK(shell->span.line == 10);
+  CHECK(*shell->attribute("magic") == "!");
+}
+
+TEST_CASE("broken notebooks give a diagnostic with a line, not a crash", "[python][notebook][robustness]") {
+  const FileFacts broken = extract_notebook_source("{\n \"cells\": [\n  {\"cell_type\": \"code\",\n", "b.ipynb");
+  REQUIRE(broken.diagnostics.size() == 1);
+  CHECK(broken.diagnostics.front().code == "invalid-json");
+  CHECK(broken.diagnostics.front().line >= 3);
+  const FileFacts odd = extract_notebook_source(R"({"cells": [{"cell_type": 3, "source": 7}, {"cell_type": "code", "source": 5}]})", "o.ipynb");
+  CHECK(odd.facts.empty());
+  const FileFacts not_notebook = extract_notebook_source("[1, 2]", "x.ipynb");
+  REQUIRE(not_notebook.diagnostics.size() == 1);
+  CHECK(not_notebook.diagnostics.front().code == "invalid-notebook");
+}

@@ -1,0 +1,179 @@
+// The scan pipeline: discovery, bad input, determinism.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "../test_support.h"
+#include "scan/discover.h"
+#include "scan/scan.h"
+
+using namespace mpsaudit;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory under the system temp dir, removed at scope exit.
+class TempTree {
+public:
+  TempTree() {
+    std::string pattern = (fs::temp_directory_path() / "mpsaudit-test-XXXXXX").string();
+    root_ = mkdtemp(pattern.data());
+    fs::permissions(root_, fs::perms::all);
+  }
+  ~TempTree() {
+    std::error_code error;
+    // Restore permissions so removal can descend everywhere.
+    for (auto it = fs::recursive_directory_iterator(root_, fs::directory_options::skip_permission_denied, error);
+         it != fs::recursive_directory_iterator(); it.increment(error))
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, error);
+    fs::remove_all(root_, error);
+  }
+  fs::path write(const std::string &relative, const std::string &content) const {
+    const fs::path path = root_ / relative;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+  const fs::path &root() const { return root_; }
+
+private:
+  fs::path root_;
+};
+
+const Diagnostic *diagnostic_for(const ScanResult &result, const std::string &path, const std::string &code) {
+  for (const auto &diagnostic : result.diagnostics)
+    if (diagnostic.path == path && diagnostic.code == code)
+      return &diagnostic;
+  return nullptr;
+}
+
+bool has_finding(const ScanResult &result, const std::string &path, const std::string &rule) {
+  return std::any_of(result.findings.begin(), result.findings.end(),
+                     [&](const Finding &f) { return f.path == path && f.rule_id == rule; });
+}
+
+ScanResult scan_tree(const fs::path &root, unsigned jobs = 2, bool use_git = false) {
+  ScanOptions options;
+  options.paths = {root.string()};
+  options.jobs = jobs;
+  options.use_git = use_git;
+  return run_scan(options, testing::repository_catalog());
+}
+
+const std::string kCudaCall = "import torch\ntorch.cuda.synchronize()\n";
+
+} // namespace
+
+TEST_CASE("bad inputs get a diagnostic naming the file and never hide other findings", "[scan][robustness]") {
+  TempTree tree;
+  tree.write("good.py", kCudaCall);
+  tree.write("binary.py", std::string("import torch\0\x01\x02", 15) + "torch.cuda.synchronize()\n");
+  tree.write("bad_utf8.py", "# caf\xe9\nimport torch\ntorch.cuda.synchronize()\n");
+  tree.write("broken.ipynb", "{\"cells\": [ {\"cell_type\": \"code\", ");
+  tree.write("huge.py", std::string(50u << 20, '#'));
+  fs::create_symlink("loop.py", tree.root() / "loop.py");
+  fs::create_directory_symlink(".", tree.root() / "self");
+  fs::create_symlink("missing.py", tree.root() / "dangling.py");
+
+  const ScanResult result = scan_tree(tree.root());
+  CHECK(has_finding(result, "good.py", "MPS101"));
+  CHECK(has_finding(result, "bad_utf8.py", "MPS101"));
+  CHECK_FALSE(has_finding(result, "binary.py", "MPS101"));
+  CHECK(diagnostic_for(result, "binary.py", "binary-file"));
+  const Diagnostic *utf8 = diagnostic_for(result, "bad_utf8.py", "invalid-utf8");
+  REQUIRE(utf8);
+  CHECK(utf8->line == 1);
+  const Diagnostic *notebook = diagnostic_for(result, "broken.ipynb", "invalid-json");
+  REQUIRE(notebook);
+  CHECK(notebook->level == DiagnosticLevel::Error);
+  CHECK(diagnostic_for(result, "huge.py", "file-too-large"));
+  CHECK(diagnostic_for(result, "loop.py", "broken-symlink"));
+  CHECK(diagnostic_for(result, "dangling.py", "broken-symlink"));
+  CHECK(diagnostic_for(result, "self", "symlink-directory"));
+  CHECK(result.has_errors()); // the broken notebook is an error: exit code 3
+}
+
+TEST_CASE("an unreadable file is reported and the rest is scanned", "[scan][robustness]") {
+  TempTree tree;
+  tree.write("good.py", kCudaCall);
+  const fs::path secret = tree.write("secret.py", kCudaCall);
+  tree.write("locked/inner.py", kCudaCall);
+  fs::permissions(secret, fs::perms::none);
+  fs::permissions(tree.root() / "locked", fs::perms::none);
+  const auto check = [&]() -> bool {
+    const ScanResult result = scan_tree(tree.root());
+    return has_finding(result, "good.py", "MPS101") && !has_finding(result, "secret.py", "MPS101") &&
+           diagnostic_for(result, "secret.py", "unreadable") != nullptr &&
+           diagnostic_for(result, "locked", "unreadable-directory") != nullptr && result.has_errors();
+  };
+  if (geteuid() != 0) {
+    CHECK(check());
+    return;
+  }
+  // Root reads everything: run the scan as an unprivileged user in a child.
+  testing::repository_catalog(); // load before dropping privileges
+  fs::permissions(tree.root(), fs::perms::all);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0)
+      _exit(2);
+    _exit(check() ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("results are identical whatever the thread count", "[scan][determinism]") {
+  TempTree tree;
+  for (int i = 0; i < 40; ++i)
+    tree.write("pkg" + std::to_string(i % 5) + "/m" + std::to_string(i) + ".py",
+               "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n" + std::string(i, '\n') +
+                   "y = torch.load('a')\n");
+  const ScanResult one = scan_tree(tree.root(), 1);
+  const ScanResult two = scan_tree(tree.root(), 2);
+  const ScanResult many = scan_tree(tree.root(), 7);
+  const auto keys = [](const ScanResult &r) {
+    std::vector<std::string> out;
+    for (const auto &f : r.findings)
+      out.push_back(f.path + ":" + std::to_string(f.span.line) + ":" + std::to_string(f.span.column) + f.rule_id);
+    return out;
+  };
+  REQUIRE(keys(one).size() == 120);
+  CHECK(keys(one) == keys(two));
+  CHECK(keys(one) == keys(many));
+}
+
+TEST_CASE("inside a git work tree, ignored files are not scanned", "[scan][discovery]") {
+  REQUIRE(std::system("git --version >/dev/null 2>&1") == 0); // scripts/setup installs git
+  TempTree tree;
+  tree.write("tracked.py", kCudaCall);
+  tree.write("untracked.py", kCudaCall);
+  tree.write("build/generated.py", kCudaCall);
+  tree.write(".gitignore", "build/\n");
+  const std::string root = tree.root().string();
+  REQUIRE(std::system(("git -C '" + root + "' init -q && git -C '" + root + "' add tracked.py .gitignore").c_str()) == 0);
+  const Discovery discovery = discover_files(root, true);
+  CHECK(discovery.used_git);
+  std::vector<std::string> paths;
+  for (const auto &file : discovery.files)
+    paths.push_back(file.path);
+  CHECK(paths == std::vector<std::string>{"tracked.py", "untracked.py"});
+  const Discovery walked = discover_files(root, false);
+  CHECK(walked.files.size() == 3);
+}
+
+TEST_CASE("a single file can be scanned by path", "[scan][discovery]") {
+  TempTree tree;
+  const fs::path file = tree.write("one.py", kCudaCall);
+  const ScanResult result = scan_tree(file);
+  REQUIRE(result.findings.size() == 1);
+  CHECK(result.findings.front().path == "one.py");
+}
