@@ -253,6 +253,8 @@ std::string rules_directory(const Invocation &invocation, const std::string &ove
 const std::vector<Command> &commands() {
   static const std::vector<Command> table{
       {"scan", "scan a repository and report CUDA-only code", command_scan},
+      {"baseline", "record today's findings: baseline write FILE", command_baseline},
+      {"config", "print the effective config: config --show [PATH]", command_config},
       {"rules", "list the rule catalog (--markdown for docs/rules.md)", command_rules},
       {"explain", "print one rule's documentation", command_explain},
       {"version", "print the version", command_version},

@@ -7,6 +7,8 @@
 
 #include "cli/arguments.h"
 #include "cli/cli.h"
+#include "cli/workflow_options.h"
+#include "report/github_report.h"
 #include "report/report.h"
 #include "scan/scan.h"
 
@@ -28,6 +30,8 @@ int command_scan(const Invocation &invocation) {
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
   Arguments args(invocation.arguments);
   std::string value;
+  WorkflowOptions workflow; // config, rule selection, baseline, changed files
+  std::string workflow_error;
   while (args.next()) {
     if (!args.is_option() || args.current() == "-") {
       options.paths.push_back(args.current());
@@ -45,6 +49,10 @@ int command_scan(const Invocation &invocation) {
       color = value;
     } else if (args.option("--fail-on", value)) {
       fail_on = value;
+      workflow.fail_on_given = true;
+    } else if (parse_workflow_option(args, workflow, workflow_error)) {
+      if (!workflow_error.empty())
+        return usage_error(workflow_error);
     } else if (args.option("-p", value) || args.option("--compile-commands", value)) {
       options.compile_commands_dir = value;
     } else if (args.flag("--no-git")) {
@@ -57,8 +65,8 @@ int command_scan(const Invocation &invocation) {
   }
   if (options.paths.empty())
     options.paths.push_back(".");
-  if (format != "text" && format != "json")
-    return usage_error("unknown format '" + format + "' (text, json)");
+  if (format != "text" && format != "json" && format != "github")
+    return usage_error("unknown format '" + format + "' (text, json, github)");
   if (fail_on != "never" && !parse_fail_on(fail_on))
     return usage_error("--fail-on takes error, warning, info or never");
   // An --output's format follows its extension; the rest use --format.
@@ -76,7 +84,13 @@ int command_scan(const Invocation &invocation) {
   RuleCatalog catalog;
   if (!load_catalog(invocation, rules_dir, catalog))
     return kUsage;
-  const ScanResult result = run_scan(options, catalog);
+  if (!prepare_workflow(invocation, workflow, options, catalog, fail_on))
+    return kUsage;
+  ScanResult result = run_scan(options, catalog);
+  if (!finish_workflow(workflow, result, catalog))
+    return kUsage;
+  if (!workflow.write_baseline_path.empty())
+    return report_baseline_written(workflow, result);
   const ReportContext context{tool_version(), &catalog};
 
   for (const auto &[output_format, path] : outputs) {
@@ -89,7 +103,9 @@ int command_scan(const Invocation &invocation) {
         return usage_error("cannot write " + path);
       out = &file;
     }
-    if (output_format == "json") {
+    if (output_format == "github") {
+      write_github_report(*out, result, context, repository_prefix(result.root));
+    } else if (output_format == "json") {
       *out << report_to_json(result, context).dump(2) << "\n";
     } else {
       TextOptions text_options;
@@ -99,6 +115,7 @@ int command_scan(const Invocation &invocation) {
   }
   if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text"))
     std::cerr << summary_line(result) << "\n";
+  print_workflow_notes(result);
 
   if (result.has_errors())
     return kScanErrors;

@@ -39,6 +39,9 @@ struct Work {
   // it after the file's text has been released.
   std::unordered_map<std::uint32_t, std::string> fact_lines;
   std::vector<Diagnostic> diagnostics;
+  // Inline `mpsaudit: ignore[...]` directives, applied after rule evaluation.
+  FileSuppressions suppressions;
+  SuppressionCounts suppression_counts;
 };
 
 void load_and_extract(Work &work, const ScanOptions &options, const ExtractOptions &extract_options) {
@@ -124,6 +127,9 @@ void load_and_extract(Work &work, const ScanOptions &options, const ExtractOptio
   }
   work.facts.diagnostics.clear();
   if (!is_binary_kind(file.kind)) {
+    work.suppressions = find_suppressions(file.path, file.kind, source.text);
+    for (auto &diagnostic : work.suppressions.diagnostics)
+      work.diagnostics.push_back(std::move(diagnostic));
     const LineIndex index(source.text);
     for (const Fact &fact : work.facts.facts)
       if (fact.span.line > 0 && !fact.attribute("snippet"))
@@ -161,6 +167,7 @@ bool ScanResult::has_errors() const {
 ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   ScanResult result;
   result.root = options.paths.empty() ? "." : options.paths.front();
+  result.workflow.partial_scan = options.partial_scan;
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
 
   std::vector<Work> work;
@@ -172,7 +179,9 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       // With several roots, keep paths distinct by prefixing all but the first.
       if (&path != &options.paths.front())
         file.path = path + "/" + file.path;
-      work.push_back(Work{std::move(file), {}, {}, {}, {}});
+      if (options.keep_file && !options.keep_file(file.path))
+        continue;
+      work.push_back(Work{std::move(file), {}, {}, {}, {}, {}, {}});
     }
   }
 
@@ -198,11 +207,14 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
                                     const auto it = lines.find(line);
                                     return it == lines.end() ? std::string() : it->second;
                                   });
+    work[i].suppression_counts =
+        apply_suppressions(work[i].suppressions, per_file[i], engine, project[i].path, project[i].kind);
   });
 
   std::map<std::string, ApiUse> api_uses;
   for (std::size_t i = 0; i < work.size(); ++i) {
     result.files.push_back(std::move(work[i].record));
+    result.workflow.suppressions += work[i].suppression_counts;
     for (auto &diagnostic : work[i].diagnostics)
       result.diagnostics.push_back(std::move(diagnostic));
     for (auto &finding : per_file[i])

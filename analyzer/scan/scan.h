@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "core/finding.h"
 #include "core/source.h"
 #include "rules/rule.h"
+#include "workflow/workflow_summary.h"
 #include "scan/project_pass.h"
 
 namespace mpsaudit {
@@ -20,6 +22,12 @@ struct ScanOptions {
   std::uint64_t max_file_bytes = 10u << 20;      // larger files are skipped with a note
   bool use_git = true;                           // use `git ls-files` inside a work tree
   std::string compile_commands_dir;              // -p DIR for C++/CUDA
+  // Which discovered files to read, by path relative to their scan root
+  // (config include/exclude globs, --changed-since/--staged); empty: all.
+  std::function<bool(const std::string &relative_path)> keep_file;
+  // Non-empty when keep_file limits the scan to changed files: the label the
+  // report puts on decision and effort, e.g. "files changed since origin/main".
+  std::string partial_scan;
 };
 
 // What became of one discovered file.
@@ -46,6 +54,8 @@ struct ScanResult {
   std::vector<Finding> findings;
   std::vector<Diagnostic> diagnostics;
   std::vector<ApiUse> api_uses;
+  // Suppressions, per-path ignores, baseline, partial scan (workflow/workflow_summary.h).
+  WorkflowSummary workflow;
   // Every file's facts after the project passes: the assessment's input
   // (component roles, kernel sizes, memory fit). Not written to reports.
   std::vector<ProjectFile> project_files;

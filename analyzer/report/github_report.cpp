@@ -1,0 +1,91 @@
+#include "report/github_report.h"
+
+#include "core/text.h"
+
+namespace mpsaudit {
+namespace {
+
+const char *command_for(int severity) {
+  switch (static_cast<Severity>(severity)) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Info:
+    return "notice";
+  }
+  return "warning";
+}
+
+std::string escape(std::string_view text, bool property) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : sanitize_utf8(text)) {
+    switch (c) {
+    case '%':
+      out += "%25";
+      break;
+    case '\r':
+      out += "%0D";
+      break;
+    case '\n':
+      out += "%0A";
+      break;
+    case ':':
+      out += property ? "%3A" : ":";
+      break;
+    case ',':
+      out += property ? "%2C" : ",";
+      break;
+    default:
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::string github_escape_data(std::string_view text) { return escape(text, false); }
+std::string github_escape_property(std::string_view text) { return escape(text, true); }
+
+void write_github_report(std::ostream &out, const ScanResult &result, const ReportContext &,
+                         const std::string &path_prefix) {
+  std::string prefix = path_prefix;
+  if (!prefix.empty() && prefix.back() != '/')
+    prefix.push_back('/');
+  for (const Finding &finding : result.findings) {
+    if (finding.suppressed)
+      continue;
+    out << "::" << command_for(finding.severity) << " file=" << github_escape_property(prefix + finding.path);
+    if (finding.span.line > 0) {
+      out << ",line=" << finding.span.line;
+      if (finding.span.column > 0)
+        out << ",col=" << finding.span.column;
+      if (finding.span.end_line >= finding.span.line && finding.span.end_line > 0) {
+        out << ",endLine=" << finding.span.end_line;
+        if (finding.span.end_column > 0 && finding.span.end_line == finding.span.line)
+          out << ",endColumn=" << finding.span.end_column;
+      }
+    }
+    std::string title = finding.rule_id;
+    if (finding.rule)
+      title += " " + finding.rule->name;
+    out << ",title=" << github_escape_property(title) << "::";
+    std::string message = finding.message;
+    if (finding.cell >= 0)
+      message = "cell " + std::to_string(finding.cell + 1) + ", line " + std::to_string(finding.cell_line) + ": " +
+                message;
+    if (finding.guard != Guard::None)
+      message += " [guarded: " + std::string(to_string(finding.guard)) + "]";
+    if (finding.rule && !finding.rule->replacement.empty())
+      message += "\nFix: " + finding.rule->replacement;
+    out << github_escape_data(message) << "\n";
+  }
+  std::string summary = summary_line(result);
+  if (!result.workflow.partial_scan.empty())
+    summary += " (partial scan: " + result.workflow.partial_scan + ")";
+  out << "::notice title=mpsaudit::" << github_escape_data(summary) << "\n";
+}
+
+} // namespace mpsaudit

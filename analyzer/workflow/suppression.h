@@ -1,0 +1,88 @@
+// Inline suppressions: comments that silence a finding where it is reviewed.
+//
+//   x = y.cuda()  # mpsaudit: ignore[MPS102] runs on the Linux cluster only
+//   # mpsaudit: ignore[MPS102, MPS2] reason        (on its own line: the next line)
+//   // mpsaudit: ignore[MPS801] reason              (C++, CUDA)
+//   # mpsaudit: ignore-file[MPS4] reason            (the whole file)
+//   # mpsaudit: ignore                              (every rule on this line)
+//
+// Codes are rule IDs or ID prefixes (family prefixes such as "MPS2"). The
+// comment may start with '#', '//', '/*' or '<!--', so one implementation
+// serves Python, notebooks, shell, requirements, TOML, YAML, CMake,
+// Dockerfiles, C++/CUDA and Markdown: it runs on the file's text after fact
+// extraction and knows nothing about the languages. In notebooks, directives
+// are read from each code cell's source and apply within that cell (the
+// file-level form applies to the whole notebook).
+//
+// Suppressed findings are kept, flagged `suppressed`. A directive, or one
+// code of it, that suppresses nothing becomes an `unused-suppression` fact,
+// which the meta rule MPS001 (rules/meta.toml) reports, as ruff's RUF100 does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "core/fact.h"
+#include "core/finding.h"
+#include "core/source.h"
+
+namespace mpsaudit {
+
+class RuleEngine;
+
+// The fact kind of an unused directive or code (see rules/meta.toml).
+inline constexpr std::string_view kUnusedSuppressionFact = "unused-suppression";
+// The text every directive contains; files without it are not parsed.
+inline constexpr std::string_view kSuppressionMarker = "mpsaudit:";
+
+struct SuppressionDirective {
+  std::uint32_t line = 0;      // 1-based line of the .ipynb / source file
+  int cell = -1;               // notebook code cell (0-based), or -1
+  std::uint32_t cell_line = 0; // 1-based line in the cell
+  bool file_level = false;     // ignore-file
+  bool own_line = false;       // the comment is alone on its line: covers the next line
+  std::vector<std::string> codes; // upper case; empty: every rule
+  std::string reason;             // empty when none was given
+  std::string text;               // the line, for snippets
+  // Filled while applying: which codes (or, for no codes, the directive) matched.
+  std::vector<bool> code_used;
+  bool used = false;
+};
+
+struct FileSuppressions {
+  std::vector<SuppressionDirective> directives;
+  std::vector<Diagnostic> diagnostics; // malformed directives (warnings)
+  bool empty() const { return directives.empty(); }
+};
+
+// Finds the directives of one file. Cheap for files without the marker (one
+// memmem over the text); never throws on malformed input.
+FileSuppressions find_suppressions(const std::string &path, FileKind kind, std::string_view text);
+
+// Counts for the report: every directive, those without a reason, and the
+// unused ones (each also an MPS001 finding).
+struct SuppressionCounts {
+  std::uint32_t directives = 0;
+  std::uint32_t without_reason = 0;
+  std::uint32_t unused = 0;
+  SuppressionCounts &operator+=(const SuppressionCounts &other) {
+    directives += other.directives;
+    without_reason += other.without_reason;
+    unused += other.unused;
+    return *this;
+  }
+};
+
+// Marks the findings the directives cover as suppressed (with the reason),
+// then evaluates the `unused-suppression` facts of the directives that matched
+// nothing with `engine`, appending those findings (MPS001 when enabled).
+SuppressionCounts apply_suppressions(FileSuppressions &suppressions, std::vector<Finding> &findings,
+                                     const RuleEngine &engine, const std::string &path, FileKind kind);
+
+// True when `code` (an ID or ID prefix, upper case) selects `rule_id`.
+bool suppression_code_matches(std::string_view code, std::string_view rule_id);
+
+} // namespace mpsaudit
