@@ -225,7 +225,7 @@ IValue to_device(const IValue &value, const c10::Device &device) {
     return IValue(device);
   if (value.isTensorList()) {
     c10::List<at::Tensor> moved;
-    for (const at::Tensor &tensor : value.toTensorList())
+    for (at::Tensor tensor : value.toTensorList()) // by value: c10::List yields proxies
       moved.push_back(tensor.to(device));
     return IValue(moved);
   }
@@ -233,11 +233,11 @@ IValue to_device(const IValue &value, const c10::Device &device) {
     // Tensor?[] (index): a generic list of optional tensors.
     auto list = value.toList();
     bool holds_tensors = false;
-    for (const IValue &element : list)
+    for (IValue element : list)
       holds_tensors |= element.isTensor();
     if (holds_tensors) {
       c10::List<c10::optional<at::Tensor>> moved;
-      for (const IValue &element : list)
+      for (IValue element : list)
         moved.push_back(element.isTensor() ? c10::optional<at::Tensor>(element.toTensor().to(device))
                                            : c10::nullopt);
       return IValue(moved);
@@ -252,13 +252,13 @@ void collect_outputs(const IValue &value, std::vector<at::Tensor> &out) {
     const at::Tensor &tensor = value.toTensor();
     out.push_back(tensor.defined() ? tensor.to(at::kCPU) : tensor);
   } else if (value.isTensorList()) {
-    for (const at::Tensor &tensor : value.toTensorList())
+    for (at::Tensor tensor : value.toTensorList()) // by value: c10::List yields proxies
       out.push_back(tensor.to(at::kCPU));
   } else if (value.isTuple()) {
     for (const IValue &element : value.toTuple()->elements())
       collect_outputs(element, out);
   } else if (value.isList()) {
-    for (const IValue &element : value.toList())
+    for (IValue element : value.toList())
       collect_outputs(element, out);
   } else if (value.isDouble()) {
     out.push_back(at::scalar_tensor(value.toDouble(), at::kDouble));

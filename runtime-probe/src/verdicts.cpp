@@ -1,12 +1,21 @@
 #include "verdicts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
 namespace mpsaudit::probe {
 
 using nlohmann::json;
+
+bool is_named_tensor_overload(const std::string &overload) {
+  std::string lower;
+  for (char c : overload)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("dimname") != std::string::npos || lower.find("names") != std::string::npos ||
+         lower.find("named") != std::string::npos;
+}
 
 void apply_coverage_verdict(OperatorVerdict &verdict, const CoverageTable &table,
                             const CoverageLibrary &library) {
@@ -29,6 +38,8 @@ void apply_coverage_verdict(OperatorVerdict &verdict, const CoverageTable &table
                                       [](const OperatorCoverage *op) { return !op->has_out_argument; });
     for (const OperatorCoverage *op : overloads) {
       if (has_functional && op->has_out_argument)
+        continue;
+      if (is_named_tensor_overload(op->overload))
         continue;
       switch (op->mps_status) {
       case MpsStatus::Native:
@@ -175,7 +186,7 @@ json location(const std::string &path, std::uint32_t line) {
 
 json to_json(const ProbeOutput &output) {
   json operators = json::array();
-  std::vector<std::string> without_mps;
+  std::vector<std::string> without_mps, partly_without_mps;
   for (const OperatorVerdict &verdict : output.operators) {
     json uses = json::array();
     for (const ApiUse &use : verdict.uses)
@@ -186,8 +197,10 @@ json to_json(const ProbeOutput &output) {
       entry["aten"] = aten;
       live.push_back(std::move(entry));
     }
-    if (verdict.mps_outcome == "missing" || verdict.mps_outcome == "partial")
+    if (verdict.mps_outcome == "missing")
       without_mps.push_back(verdict.python_name);
+    else if (verdict.mps_outcome == "partial")
+      partly_without_mps.push_back(verdict.python_name);
     operators.push_back({
         {"name", verdict.python_name},
         {"uses", uses},
@@ -236,13 +249,17 @@ json to_json(const ProbeOutput &output) {
                            {"line", diagnostic.line}, {"code", diagnostic.code},
                            {"message", diagnostic.message}});
   std::string headline;
-  if (!output.coverage_version.empty())
+  if (!output.coverage_version.empty()) {
     headline = without_mps.empty()
-                   ? "every operator your code uses that maps to ATen has an MPS path in PyTorch " +
+                   ? "no operator used by your code lacks an MPS kernel altogether in PyTorch " +
                          output.coverage_version
                    : std::to_string(without_mps.size()) +
                          " operators used by your code have no MPS kernel in PyTorch " +
                          output.coverage_version;
+    if (!partly_without_mps.empty())
+      headline += "; " + std::to_string(partly_without_mps.size()) +
+                  " more lack one in some overloads or modes";
+  }
   return json{
       {"schema_version", kVerdictSchemaVersion},
       {"tool", "mpsaudit-probe"},
@@ -257,6 +274,7 @@ json to_json(const ProbeOutput &output) {
       {"summary",
        {{"operators", output.operators.size()},
         {"operators_without_mps_kernel", without_mps},
+        {"operators_partly_without_mps_kernel", partly_without_mps},
         {"headline", headline},
         {"live_attempted", output.live_attempted},
         {"live_inputs_built", output.live_built},

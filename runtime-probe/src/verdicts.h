@@ -96,6 +96,10 @@ struct ProbeOutput {
   int live_built = 0;     // ...of which it could build inputs the CPU accepts
 };
 
+// Named-tensor overloads (Dimname arguments: "dimname", "names_dim", ...) are
+// a prototype API that research code rarely calls; they do not decide a verdict.
+bool is_named_tensor_overload(const std::string &overload);
+
 // The MPS verdict of one Python API from the coverage table (no LibTorch).
 void apply_coverage_verdict(OperatorVerdict &verdict, const CoverageTable &table,
                             const CoverageLibrary &library);
