@@ -1,0 +1,464 @@
+#include "assess/decision.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/text.h"
+
+namespace mpsaudit {
+namespace {
+
+int rank(Effort effort) { return static_cast<int>(effort); }
+
+bool contains(const std::vector<std::string> &list, const std::string &value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+bool contains(const std::vector<Role> &list, Role value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::string location(const DecisionFactor &factor) {
+  return factor.path + (factor.line ? ":" + std::to_string(factor.line) : "");
+}
+
+std::string quoted_name(const DecisionFactor &factor) {
+  return "`" + (factor.name.empty() ? factor.rule_id : factor.name) + "`";
+}
+
+DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::string kind, Outcome pushes_to,
+                              Role role) {
+  const Finding &finding = scan.findings[index];
+  DecisionFactor factor;
+  factor.kind = std::move(kind);
+  factor.pushes_to = pushes_to;
+  factor.finding_index = static_cast<long>(index);
+  factor.rule_id = finding.rule_id;
+  factor.path = finding.path;
+  factor.line = finding.span.line;
+  factor.name = sanitize_utf8(finding.name);
+  factor.role = std::string(to_string(role));
+  factor.replacement = finding.rule ? finding.rule->replacement : "";
+  const std::string where = quoted_name(factor) + " (" + finding.rule_id + ") in " + location(factor);
+  if (factor.kind == "critical-blocker")
+    factor.summary = where + " is CUDA-only and sits on the model's critical path (" +
+                     (finding.in_forward ? "inside forward()" : std::string(role_title(role)) + " code") +
+                     ") with no fallback";
+  else if (factor.kind == "training-blocker")
+    factor.summary = where + " is CUDA-only, confined to " + std::string(role_title(role)) + " code";
+  else if (factor.kind == "training-scale")
+    factor.summary = where + " is training-at-scale machinery (multi-GPU or a CUDA-only speed library)";
+  else if (factor.kind == "fallback-item")
+    factor.summary = where + " is a large CUDA-only item that has a fallback (" +
+                     std::string(to_string(finding.guard)) + "): the Mac runs the slower fallback";
+  return factor;
+}
+
+struct Verdict {
+  Outcome outcome = Outcome::Adapt;
+  std::vector<DecisionFactor> factors;
+};
+
+Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of, const EffortEstimate &effort,
+               const MemoryFit &memory, const DecisionThresholds &thresholds, const std::vector<bool> &excluded) {
+  Verdict verdict;
+  auto role_for = [&](const std::string &path) {
+    const auto it = role_of.find(path);
+    return it == role_of.end() ? Role::Tooling : it->second;
+  };
+  for (std::size_t index = 0; index < scan.findings.size(); ++index) {
+    if (index < excluded.size() && excluded[index])
+      continue;
+    const Finding &finding = scan.findings[index];
+    if (finding.suppressed)
+      continue;
+    const Role role = role_for(finding.path);
+    if (contains(thresholds.peripheral_roles, role))
+      continue;
+    const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
+    if (finding.guard != Guard::None) {
+      if (rank(effort_class) >= rank(thresholds.fallback_item_min_effort))
+        verdict.factors.push_back(finding_factor(scan, index, "fallback-item", Outcome::Dual, role));
+      continue;
+    }
+    if (!is_open_finding(finding))
+      continue;
+    const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
+    const std::string family = finding.rule ? finding.rule->family : "";
+    if (is_blocker(finding, thresholds)) {
+      verdict.factors.push_back(critical ? finding_factor(scan, index, "critical-blocker", Outcome::KeepLinuxGpu, role)
+                                         : finding_factor(scan, index, "training-blocker", Outcome::Dual, role));
+    } else if ((contains(thresholds.training_scale_families, family) ||
+                contains(thresholds.training_scale_rules, finding.rule_id)) &&
+               rank(effort_class) >= rank(thresholds.training_scale_min_effort)) {
+      verdict.factors.push_back(finding_factor(scan, index, "training-scale", Outcome::Dual, role));
+    }
+  }
+  for (const EffortItem &item : effort.items)
+    if (item.kind == "kernel" && item.deferred.high > 0) {
+      DecisionFactor factor;
+      factor.kind = "fallback-item";
+      factor.pushes_to = Outcome::Dual;
+      factor.path = item.files.empty() ? "" : item.files.front().path;
+      factor.name = item.key.substr(item.key.rfind(':') + 1);
+      factor.summary = "CUDA kernel `" + factor.name + "` in " + factor.path +
+                       " has a CPU/Python fallback: the Mac runs the fallback, Linux keeps the fast kernel";
+      verdict.factors.push_back(std::move(factor));
+    }
+  if (effort.total.low > thresholds.keep_min_hours) {
+    DecisionFactor factor;
+    factor.kind = "effort-keep";
+    factor.pushes_to = Outcome::KeepLinuxGpu;
+    factor.summary = "even the low estimate (" + format_hours(effort.total) + ") exceeds " +
+                     format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
+                     ", beyond what a port is worth";
+    verdict.factors.push_back(std::move(factor));
+  } else if (effort.total.high > thresholds.adapt_max_hours) {
+    DecisionFactor factor;
+    factor.kind = "effort-dual";
+    factor.pushes_to = Outcome::Dual;
+    factor.summary = "the high estimate (" + format_hours(effort.total) + ") exceeds " +
+                     format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
+                     ", too much to make the Mac the native platform at once";
+    verdict.factors.push_back(std::move(factor));
+  }
+  if (thresholds.memory_decides && memory.has_model_size) {
+    if (memory.inference_fits_no_mac()) {
+      DecisionFactor factor;
+      factor.kind = "memory-inference";
+      factor.pushes_to = Outcome::KeepLinuxGpu;
+      factor.path = memory.basis.path;
+      factor.summary = "the model needs " + format_gib(memory.inference_bytes) +
+                       " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary + ")";
+      verdict.factors.push_back(std::move(factor));
+    } else if (memory.training_fits_no_mac()) {
+      DecisionFactor factor;
+      factor.kind = "memory-training";
+      factor.pushes_to = Outcome::Dual;
+      factor.path = memory.basis.path;
+      factor.summary = "training needs at least " + format_gib(memory.training_bytes) +
+                       ", more than any Mac offers; inference fits (" + memory.summary + ")";
+      verdict.factors.push_back(std::move(factor));
+    }
+  }
+  for (const auto &factor : verdict.factors)
+    verdict.outcome = std::max(verdict.outcome, factor.pushes_to);
+  return verdict;
+}
+
+std::string join_limited(const std::vector<std::string> &parts, std::size_t limit) {
+  std::string text;
+  for (std::size_t i = 0; i < parts.size() && i < limit; ++i)
+    text += (i ? (i + 1 == std::min(parts.size(), limit) && parts.size() <= limit ? " and " : ", ") : "") + parts[i];
+  if (parts.size() > limit)
+    text += " and " + std::to_string(parts.size() - limit) + " more";
+  return text;
+}
+
+// "replace flash_attn in model/attn.py:41 with scaled_dot_product_attention"
+std::string fix_phrase(const DecisionFactor &factor) {
+  std::string verb = factor.kind == "training-scale" ? "make " + quoted_name(factor) + " in " + location(factor) +
+                                                           " optional (single device on the Mac)"
+                                                     : "replace " + quoted_name(factor) + " in " + location(factor);
+  if (factor.kind != "training-scale" && !factor.replacement.empty())
+    verb += " with " + factor.replacement;
+  return verb;
+}
+
+std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const ProbeVerdicts &probe,
+                                               const EffortEstimate &effort) {
+  std::vector<AcceptanceLevel> levels(3);
+  const std::string environment = probe.present ? probe.environment.os + " " + probe.environment.arch +
+                                                      (probe.environment.libtorch_version.empty()
+                                                           ? std::string()
+                                                           : ", LibTorch " + probe.environment.libtorch_version)
+                                                : std::string();
+  AcceptanceLevel &available = levels[0];
+  available.level = 1;
+  available.title = "MPS is available";
+  available.how_to_confirm = "run mpsaudit-probe on the target Mac (torch.backends.mps.is_available())";
+  if (probe.present && probe.environment.mps_available) {
+    available.status = "confirmed";
+    available.evidence = "probe on " + environment + ": MPS built and available";
+  } else if (probe.present) {
+    available.status = "not-yet-confirmed";
+    available.evidence = "the probe ran on " + environment + ", where MPS is " +
+                         (probe.environment.mps_built ? "built but not available" : "not built") +
+                         "; run it on the Mac";
+  } else {
+    available.status = "not-yet-confirmed";
+    available.evidence = "no probe ran";
+  }
+
+  AcceptanceLevel &no_fallback = levels[1];
+  no_fallback.level = 2;
+  no_fallback.title = "The model runs on MPS without CPU fallbacks";
+  no_fallback.how_to_confirm =
+      "fix the open findings, then run the model once with PYTORCH_ENABLE_MPS_FALLBACK unset (or run mpsaudit-probe "
+      "on the Mac)";
+  std::vector<std::string> falling_back;
+  int live_ok = 0, live_failed = 0;
+  for (const auto &op : probe.operators) {
+    if (op.falls_back())
+      falling_back.push_back(op.name);
+    live_ok += op.live_ok;
+    live_failed += op.live_failed;
+  }
+  const std::string open = std::to_string(effort.open_findings) + " open finding" +
+                           (effort.open_findings == 1 ? "" : "s") + " still stand in the way";
+  if (!falling_back.empty()) {
+    no_fallback.status = "refuted";
+    no_fallback.evidence = std::to_string(falling_back.size()) + " operator" + (falling_back.size() == 1 ? "" : "s") +
+                           " the code uses have no MPS kernel (" +
+                           (probe.coverage_table.empty() ? "probe" : "coverage table " + probe.coverage_table) +
+                           "): " + join_limited(falling_back, 5);
+  } else if (probe.present && probe.target == "mps" && live_ok > 0 && live_failed == 0) {
+    no_fallback.status = effort.open_findings ? "likely" : "confirmed";
+    no_fallback.evidence = std::to_string(live_ok) + " operators ran live on MPS and matched the CPU" +
+                           (effort.open_findings ? "; " + open : "");
+  } else if (probe.present && !probe.operators.empty()) {
+    no_fallback.status = "likely";
+    no_fallback.evidence = "every operator the code uses has an MPS kernel in " +
+                           (probe.coverage_table.empty() ? std::string("the probe's table")
+                                                         : "PyTorch " + probe.coverage_table) +
+                           " (static coverage, not a live run)" + (effort.open_findings ? "; " + open : "");
+  } else {
+    no_fallback.status = "not-yet-confirmed";
+    no_fallback.evidence = "no probe ran" + (effort.open_findings ? "; " + open : "");
+  }
+
+  AcceptanceLevel &reproducible = levels[2];
+  reproducible.level = 3;
+  reproducible.title = "Results are reproducible: seeds, checkpoints and numerics";
+  reproducible.how_to_confirm =
+      "seed with torch.manual_seed (covers MPS), load checkpoints with map_location, and compare a short run on MPS "
+      "against the CUDA or CPU reference";
+  int seed_sites = 0, float64_sites = 0, load_sites = 0;
+  for (const Finding &finding : scan.findings) {
+    if (!is_open_finding(finding))
+      continue;
+    if (finding.rule_id == "MPS103" || finding.rule_id == "MPS104")
+      ++seed_sites;
+    else if (finding.rule_id == "MPS205")
+      ++load_sites;
+    else if (finding.rule && finding.rule->family == "dtype")
+      ++float64_sites;
+  }
+  std::vector<std::string> static_notes;
+  if (seed_sites)
+    static_notes.push_back(std::to_string(seed_sites) + " CUDA-only seed/RNG call" + (seed_sites == 1 ? "" : "s"));
+  if (load_sites)
+    static_notes.push_back(std::to_string(load_sites) + " checkpoint load" + (load_sites == 1 ? "" : "s") +
+                           " without map_location");
+  if (float64_sites)
+    static_notes.push_back(std::to_string(float64_sites) + " float64 use" + (float64_sites == 1 ? "" : "s") +
+                           " that MPS runs in float32");
+  double worst = 0;
+  int measured = 0;
+  for (const auto &downcast : probe.downcasts)
+    if (downcast.outcome == "measured") {
+      ++measured;
+      worst = std::max(worst, downcast.max_relative_error);
+    }
+  const std::string notes = static_notes.empty() ? "no seed, checkpoint or float64 findings"
+                                                 : join_limited(static_notes, 3) + " to fix first";
+  if (measured && worst > 1e-2) {
+    reproducible.status = "refuted";
+    reproducible.evidence = "float32 differs from float64 by up to " + std::to_string(worst) +
+                            " (relative) in the probe's CPU reference; " + notes;
+  } else if (measured) {
+    reproducible.status = "likely";
+    reproducible.evidence = std::to_string(measured) + " float64 operators measured in float32 on the CPU reference, " +
+                            "worst relative error " + std::to_string(worst) + "; " + notes;
+  } else {
+    reproducible.status = "not-yet-confirmed";
+    reproducible.evidence = std::string(probe.present ? "the probe measured no float64 downcasts" : "no probe ran") +
+                            "; " + notes;
+  }
+  return levels;
+}
+
+std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
+  std::vector<ActionStep> plan;
+  std::vector<ActionStep> blockers, deferred;
+  for (const EffortItem &item : effort.items) {
+    ActionStep step;
+    step.title = item.title;
+    step.effort = std::string(to_string(item.effort));
+    step.count = item.sites;
+    step.files = static_cast<int>(item.files.size());
+    step.hours = item.hours;
+    step.detail = item.replacement.empty() ? item.basis : item.replacement;
+    if (!item.rule_id.empty())
+      step.rule_ids.push_back(item.rule_id);
+    if (!item.estimable) {
+      step.detail = "no MPS path; " + (item.replacement.empty() ? std::string("keep it on Linux") : item.replacement);
+      blockers.push_back(std::move(step));
+      continue;
+    }
+    if (item.kind == "one-off")
+      step.detail = item.basis;
+    plan.push_back(step);
+    if (item.deferred.high > 0) {
+      ActionStep later = step;
+      later.title = "Later: " + item.title + " to Metal";
+      later.hours = item.deferred;
+      later.detail = item.replacement;
+      later.deferred = true;
+      deferred.push_back(std::move(later));
+    }
+  }
+  for (auto &step : blockers)
+    plan.push_back(std::move(step));
+  for (auto &step : deferred)
+    plan.push_back(std::move(step));
+  int order = 0;
+  for (auto &step : plan)
+    step.order = ++order;
+  return plan;
+}
+
+} // namespace
+
+std::string_view to_string(Outcome outcome) {
+  switch (outcome) {
+  case Outcome::Adapt:
+    return "ADAPT";
+  case Outcome::Dual:
+    return "DUAL";
+  case Outcome::KeepLinuxGpu:
+    return "KEEP_LINUX_GPU";
+  }
+  return "ADAPT";
+}
+
+std::string_view outcome_meaning(Outcome outcome) {
+  switch (outcome) {
+  case Outcome::Adapt:
+    return "Port it: the Mac can become a native platform for this code.";
+  case Outcome::Dual:
+    return "Keep both: Linux GPUs train at scale; the Mac prototypes, runs inference and regression tests.";
+  case Outcome::KeepLinuxGpu:
+    return "Stay on Linux GPUs: stop the MPS migration unless the deciding items change.";
+  }
+  return "";
+}
+
+bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds) {
+  if (!is_open_finding(finding) || !finding.rule)
+    return false;
+  if (finding.rule->effort == Effort::Blocker)
+    return true;
+  return finding.severity >= static_cast<int>(Severity::Error) &&
+         rank(finding.rule->effort) >= rank(thresholds.blocker_min_effort);
+}
+
+Assessment assess(const AssessmentInput &input) {
+  Assessment assessment;
+  const ScanResult empty;
+  const ScanResult &scan = input.scan ? *input.scan : empty;
+  assessment.thresholds = input.thresholds;
+  assessment.probe = input.probe;
+  assessment.effort_model_origin = input.model.origin;
+  assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides);
+  std::map<std::string, Role> role_of;
+  for (const FileRole &role : assessment.roles)
+    role_of[role.path] = role.role;
+  assessment.effort = estimate_effort(scan, assessment.roles, input.model);
+  assessment.memory = estimate_memory_fit(scan.project_files);
+
+  const Verdict verdict = decide(scan, role_of, assessment.effort, assessment.memory, input.thresholds, {});
+  Decision &decision = assessment.decision;
+  decision.outcome = verdict.outcome;
+  for (const auto &factor : verdict.factors) {
+    if (factor.pushes_to == verdict.outcome)
+      decision.deciding.push_back(factor);
+    else
+      decision.secondary.push_back(factor);
+  }
+
+  // What would change it: resolve every deciding finding and decide again.
+  std::vector<bool> excluded(scan.findings.size(), false);
+  std::vector<const DecisionFactor *> finding_factors;
+  for (const auto &factor : decision.deciding)
+    if (factor.finding_index >= 0) {
+      excluded[static_cast<std::size_t>(factor.finding_index)] = true;
+      finding_factors.push_back(&factor);
+    }
+  if (!finding_factors.empty()) {
+    const EffortEstimate effort_after = estimate_effort(scan, assessment.roles, input.model, excluded);
+    const Verdict after = decide(scan, role_of, effort_after, assessment.memory, input.thresholds, excluded);
+    decision.if_resolved = after.outcome;
+    std::vector<std::string> fixes;
+    std::set<std::string> seen;
+    for (const DecisionFactor *factor : finding_factors)
+      if (seen.insert(factor->rule_id + "|" + factor->name + "|" + factor->path).second)
+        fixes.push_back(fix_phrase(*factor));
+    std::string sentence = join_limited(fixes, 3);
+    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+    decision.what_would_change.push_back(
+        sentence + (after.outcome == decision.outcome
+                        ? ", and the verdict stays " + std::string(to_string(after.outcome)) + " (other factors remain)"
+                        : ", and the verdict becomes " + std::string(to_string(after.outcome))) +
+        ".");
+  }
+  for (const auto &factor : decision.deciding) {
+    if (factor.kind == "effort-keep" || factor.kind == "effort-dual")
+      decision.what_would_change.push_back(
+          "Bring the estimate under " +
+          format_hours(factor.kind == "effort-keep"
+                           ? HourRange{input.thresholds.keep_min_hours, input.thresholds.keep_min_hours}
+                           : HourRange{input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours}) +
+          " (the largest items are first in the plan's later steps), or raise the threshold in the config.");
+    else if (factor.kind == "memory-training")
+      decision.what_would_change.push_back(
+          "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts training "
+          "memory under " +
+          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) + "; inference already fits.");
+    else if (factor.kind == "memory-inference")
+      decision.what_would_change.push_back(
+          "Inference on a Mac needs a smaller or quantized model (fewer than " +
+          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) + " of weights and activations).");
+    else if (factor.kind == "fallback-item" && factor.finding_index < 0)
+      decision.what_would_change.push_back("Port " + factor.summary.substr(0, factor.summary.find(" has a")) +
+                                           " to Metal, and the Mac no longer needs the slow fallback.");
+  }
+  if (decision.outcome == Outcome::Adapt)
+    decision.what_would_change.push_back(
+        "Nothing blocks ADAPT. It would become KEEP_LINUX_GPU if a CUDA-only library without fallback entered the "
+        "model or inference path, and DUAL if one entered only the training code, or the estimate grew past " +
+        format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours}) + ".");
+
+  // Reasons and headline.
+  const std::string outcome_text(to_string(decision.outcome));
+  if (decision.deciding.empty()) {
+    decision.headline = outcome_text + ": no blocker, and the estimate (" + format_hours(assessment.effort.total) +
+                        ") is within " +
+                        format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
+  } else {
+    const DecisionFactor &first = decision.deciding.front();
+    decision.headline = outcome_text + ": " + first.summary;
+    if (decision.deciding.size() > 1)
+      decision.headline += " (and " + std::to_string(decision.deciding.size() - 1) + " more)";
+  }
+  for (const auto &factor : decision.deciding)
+    decision.reasons.push_back(factor.summary);
+  for (const auto &factor : decision.secondary)
+    decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
+  decision.reasons.push_back("Estimated effort " + format_hours(assessment.effort.total) + " over " +
+                             std::to_string(assessment.effort.items.size()) + " distinct fixes for " +
+                             std::to_string(assessment.effort.open_findings) + " open findings" +
+                             (assessment.effort.not_estimated
+                                  ? ", plus " + std::to_string(assessment.effort.not_estimated) + " blocker(s) not estimated"
+                                  : std::string()) +
+                             ".");
+  if (assessment.memory.has_estimate)
+    decision.reasons.push_back("Memory fit: " + assessment.memory.summary + ".");
+
+  assessment.acceptance = acceptance_levels(scan, input.probe, assessment.effort);
+  assessment.plan = action_plan(assessment.effort);
+  return assessment;
+}
+
+} // namespace mpsaudit

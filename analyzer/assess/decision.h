@@ -1,0 +1,126 @@
+// The assessment: roles, effort, memory fit and probe verdicts -> one of
+// three outcomes, with the findings that decided it, what would change it,
+// the three acceptance levels and an ordered action plan. A pure function of
+// its inputs (docs/decision.md documents every criterion).
+//
+//   KEEP_LINUX_GPU  a blocker on the model's critical path (a model or
+//                   inference file, or inside forward()) with no fallback;
+//                   or the low effort estimate beyond keep_min_hours; or
+//                   not even inference fits the largest Mac.
+//   DUAL            blockers or large items confined to training at scale:
+//                   blockers in training/data/tooling files, distributed and
+//                   CUDA-only speed libraries (effort small or more), large
+//                   kernels that have a fallback; or training fits no Mac;
+//                   or the high effort estimate over adapt_max_hours.
+//   ADAPT           none of the above.
+//
+// A blocker is an open finding (unsuppressed, unguarded, warning or error)
+// whose rule has effort "blocker", or severity error with effort of at least
+// blocker_min_effort: CUDA-only code with no MPS path that is more than a
+// mechanical edit. Blockers in tests and docs/examples never decide.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "assess/decision_probe.h"
+#include "assess/effort.h"
+#include "assess/memory_fit.h"
+#include "assess/roles.h"
+#include "scan/scan.h"
+
+namespace mpsaudit {
+
+enum class Outcome : std::uint8_t { Adapt, Dual, KeepLinuxGpu };
+std::string_view to_string(Outcome outcome); // "ADAPT", "DUAL", "KEEP_LINUX_GPU"
+std::string_view outcome_meaning(Outcome outcome);
+
+// The criteria's knobs, with their documented defaults. The config file
+// (issue 7: mpsaudit.toml [assess]) fills this struct.
+struct DecisionThresholds {
+  double adapt_max_hours = 80;  // high estimate above two person-weeks: not ADAPT
+  double keep_min_hours = 480;  // low estimate above twelve person-weeks: KEEP
+  Effort blocker_min_effort = Effort::Small;
+  Effort fallback_item_min_effort = Effort::Large; // guarded items this large make DUAL
+  // Findings that mean "training at scale": families and rule IDs.
+  std::vector<std::string> training_scale_families{"distributed"};
+  std::vector<std::string> training_scale_rules{"MPS404", "MPS405", "MPS408"}; // apex, bitsandbytes, deepspeed
+  Effort training_scale_min_effort = Effort::Small;
+  std::vector<Role> critical_roles{Role::Model, Role::Inference};
+  std::vector<Role> peripheral_roles{Role::Tests, Role::Docs};
+  bool memory_decides = true;
+  std::vector<RoleOverride> role_overrides;
+};
+
+// One reason the outcome is what it is.
+struct DecisionFactor {
+  // critical-blocker | training-blocker | training-scale | fallback-item |
+  // effort-keep | effort-dual | memory-inference | memory-training
+  std::string kind;
+  Outcome pushes_to = Outcome::Adapt;
+  std::string summary; // one sentence
+  // The finding behind it, when there is one.
+  long finding_index = -1; // into ScanResult::findings
+  std::string rule_id, path, name, role, replacement;
+  std::uint32_t line = 0;
+};
+
+struct Decision {
+  Outcome outcome = Outcome::Adapt;
+  std::string headline; // "KEEP_LINUX_GPU: flash_attn sits in model/attn.py with no fallback"
+  std::vector<std::string> reasons;
+  std::vector<DecisionFactor> deciding; // the factors that set the outcome
+  std::vector<DecisionFactor> secondary; // factors for a milder outcome, also present
+  // The outcome once every deciding finding is resolved (recomputed, not
+  // guessed); absent when no finding decided (effort, memory).
+  std::optional<Outcome> if_resolved;
+  std::vector<std::string> what_would_change;
+};
+
+struct AcceptanceLevel {
+  int level = 1;
+  std::string title;  // "MPS is available"
+  std::string status; // confirmed | refuted | likely | not-yet-confirmed
+  std::string evidence;
+  std::string how_to_confirm;
+};
+
+struct ActionStep {
+  int order = 0;
+  std::string title;
+  std::string effort; // effort class
+  int count = 0;      // sites
+  int files = 0;
+  HourRange hours;
+  std::string detail; // the replacement or basis
+  std::vector<std::string> rule_ids;
+  bool deferred = false;
+};
+
+struct Assessment {
+  std::vector<FileRole> roles;
+  EffortEstimate effort;
+  MemoryFit memory;
+  ProbeVerdicts probe;
+  Decision decision;
+  std::vector<AcceptanceLevel> acceptance;
+  std::vector<ActionStep> plan;
+  DecisionThresholds thresholds;
+  std::string effort_model_origin;
+};
+
+struct AssessmentInput {
+  const ScanResult *scan = nullptr;
+  EffortModel model = default_effort_model();
+  DecisionThresholds thresholds;
+  ProbeVerdicts probe; // present = false when no probe ran
+};
+
+Assessment assess(const AssessmentInput &input);
+
+// Whether a finding is a blocker under `thresholds` (see the header comment).
+bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds);
+
+} // namespace mpsaudit

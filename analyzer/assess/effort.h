@@ -1,0 +1,136 @@
+// The migration-effort model: findings and kernel facts -> person-hours, as
+// low-high ranges, counting each distinct fix once (docs/effort-model.md).
+//
+//   trivial  per site, capped per file (a hundred .cuda() calls are one
+//            device helper plus a capped mechanical edit per file)
+//   small    once per hazard class (rule) per repository
+//   medium   once per component: a rule and the library or extension it names
+//   large    once per file with such findings (a kernel family in Python)
+//   kernels  CUDA kernels from the C++ front end scale with their device
+//            code; a kernel whose op has a CPU/Python fallback costs only the
+//            routing now, and its port is listed as deferred
+//   blocker  reported, never estimated
+// Guarded findings (a fallback exists), info findings and suppressed ones
+// need no work to run on a Mac and cost nothing; they are still counted.
+// One-off costs (a device/dtype helper, an optional build) come once per
+// repository when their trigger families have findings.
+//
+// The numbers live in rules/effort.toml, each with its source; the defaults
+// below are HAZARDS.md section 8's proposal, used when no file is loaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "assess/roles.h"
+#include "core/diagnostic.h"
+#include "rules/rule.h"
+#include "scan/scan.h"
+
+namespace mpsaudit {
+
+struct HourRange {
+  double low = 0;
+  double high = 0;
+  HourRange &operator+=(const HourRange &other) {
+    low += other.low;
+    high += other.high;
+    return *this;
+  }
+  HourRange scaled(double factor) const { return {low * factor, high * factor}; }
+};
+
+// "2–8 h", "3–6 d" (8 h days from 16 h up), "1.5–4 wk" (40 h weeks from 160 h).
+std::string format_hours(const HourRange &range);
+
+struct OneOffCost {
+  std::string id;
+  std::string title;
+  HourRange hours;
+  std::vector<std::string> when_families; // any unguarded finding of these families
+  std::string source;
+};
+
+struct EffortModel {
+  HourRange trivial_per_site{0.1, 0.25};
+  double trivial_file_cap = 1.0;
+  HourRange small_per_fix{2, 8};
+  HourRange medium_per_fix{16, 40};
+  HourRange large_per_fix{16, 40};
+  // CUDA kernels (facts "cuda-kernel" from the C++ front end).
+  HourRange kernel_base{16, 40};
+  HourRange kernel_tensor_core{80, 240};
+  double kernel_base_lines = 100; // device lines the base covers
+  HourRange kernel_per_100_lines{8, 16};
+  HourRange kernel_shared_memory{2, 8};
+  HourRange kernel_warp_intrinsics{2, 8};
+  HourRange kernel_atomics{2, 8};
+  HourRange kernel_double{8, 40};
+  HourRange kernel_host_glue{8, 16};
+  HourRange kernel_with_fallback{2, 8};
+  double hours_per_day = 8;
+  std::vector<OneOffCost> one_offs;
+  // Where each number comes from: "trivial" -> citation, and so on.
+  std::vector<std::pair<std::string, std::string>> sources;
+  std::string origin = "built-in defaults (shared/HAZARDS.md section 8)";
+};
+
+EffortModel default_effort_model();
+// Reads rules/effort.toml (or any file of that shape) over the defaults.
+// Problems are appended to `diagnostics` naming file and line.
+EffortModel load_effort_model(const std::string &path, std::vector<Diagnostic> &diagnostics);
+
+// How much of an item one file carries, for the roll-ups.
+struct FileShare {
+  std::string path;
+  int sites = 0;
+  HourRange hours;
+};
+
+// One distinct fix: the unit of work of the estimate.
+struct EffortItem {
+  std::string key;     // "MPS201", "MPS405:bitsandbytes", "kernel:csrc/a.cu:roi_align"
+  std::string rule_id; // empty for one-offs and kernels
+  std::string title;
+  std::string family; // category of the roll-up
+  Effort effort = Effort::Trivial;
+  std::string kind; // "finding", "kernel", "one-off"
+  int sites = 0;
+  HourRange hours;
+  bool estimable = true; // false for blockers
+  std::string basis;     // how the hours were computed
+  std::string replacement;
+  std::vector<FileShare> files;
+  std::vector<std::size_t> finding_indices; // into ScanResult::findings
+  HourRange deferred;                       // kernel ports a fallback lets wait
+};
+
+struct RollUp {
+  std::string name;
+  HourRange hours;
+  int findings = 0; // open findings (not guarded, not info, not suppressed)
+};
+
+struct EffortEstimate {
+  std::vector<EffortItem> items; // ordered: effort class, then hours, then key
+  HourRange total;
+  HourRange deferred;
+  int not_estimated = 0; // blocker items
+  int open_findings = 0;
+  int guarded_findings = 0;
+  int advisory_findings = 0; // severity info, unguarded
+  int suppressed_findings = 0;
+  std::vector<RollUp> by_category, by_file, by_directory, by_role;
+};
+
+// Whether a finding asks for work to run on a Mac: unsuppressed, unguarded,
+// severity warning or error.
+bool is_open_finding(const Finding &finding);
+
+// The estimate. `excluded` (may be empty) marks findings to leave out, for
+// the decision's "what would change" question. Roles are by file path.
+EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
+                               const EffortModel &model, const std::vector<bool> &excluded = {});
+
+} // namespace mpsaudit

@@ -1,0 +1,280 @@
+#include "assess/roles.h"
+
+#include <array>
+#include <string>
+
+#include "core/text.h"
+
+namespace mpsaudit {
+namespace {
+
+struct RoleName {
+  Role role;
+  std::string_view name;
+  std::string_view title;
+};
+constexpr std::array<RoleName, kRoleCount> kRoleNames{{
+    {Role::Model, "model", "Model"},
+    {Role::Training, "training", "Training loop"},
+    {Role::Data, "data", "Data pipeline"},
+    {Role::Inference, "inference", "Evaluation / inference"},
+    {Role::Tooling, "tooling", "Tooling / scripts"},
+    {Role::Tests, "tests", "Tests"},
+    {Role::Docs, "docs", "Docs / examples"},
+}};
+
+// Path words that hint at a role. A directory or file-name component equal
+// to one of these (or, for file names, starting with it: train_gan.py).
+struct PathHint {
+  std::string_view word;
+  Role role;
+};
+constexpr PathHint kPathHints[] = {
+    {"model", Role::Model},       {"models", Role::Model},        {"arch", Role::Model},
+    {"archs", Role::Model},       {"network", Role::Model},       {"networks", Role::Model},
+    {"nets", Role::Model},        {"net", Role::Model},           {"modules", Role::Model},
+    {"layers", Role::Model},      {"ops", Role::Model},           {"kernels", Role::Model},
+    {"csrc", Role::Model},        {"train", Role::Training},      {"training", Role::Training},
+    {"trainer", Role::Training},  {"finetune", Role::Training},   {"pretrain", Role::Training},
+    {"launch", Role::Training},   {"distributed", Role::Training}, {"data", Role::Data},
+    {"dataset", Role::Data},      {"datasets", Role::Data},       {"dataloader", Role::Data},
+    {"loader", Role::Data},       {"preprocess", Role::Data},     {"preprocessing", Role::Data},
+    {"transforms", Role::Data},   {"eval", Role::Inference},      {"evaluate", Role::Inference},
+    {"evaluation", Role::Inference}, {"infer", Role::Inference},  {"inference", Role::Inference},
+    {"predict", Role::Inference}, {"demo", Role::Inference},      {"sample", Role::Inference},
+    {"generate", Role::Inference}, {"serve", Role::Inference},    {"benchmark", Role::Inference},
+    {"scripts", Role::Tooling},   {"tools", Role::Tooling},       {"utils", Role::Tooling},
+    {"bin", Role::Tooling},       {"docker", Role::Tooling},
+};
+
+std::vector<std::string_view> split_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t slash = path.find('/', start);
+    const std::size_t end = slash == std::string_view::npos ? path.size() : slash;
+    if (end > start)
+      parts.push_back(path.substr(start, end - start));
+    if (slash == std::string_view::npos)
+      break;
+    start = slash + 1;
+  }
+  return parts;
+}
+
+std::string stem_of(std::string_view name) {
+  const std::size_t dot = name.rfind('.');
+  return to_lower(dot == std::string_view::npos || dot == 0 ? name : name.substr(0, dot));
+}
+
+bool is_test_path(const std::vector<std::string_view> &parts) {
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string dir = to_lower(parts[i]);
+    if (dir == "test" || dir == "tests" || dir == "testing" || dir == "unittests")
+      return true;
+  }
+  if (parts.empty())
+    return false;
+  const std::string stem = stem_of(parts.back());
+  return starts_with(stem, "test_") || ends_with(stem, "_test") || stem == "conftest";
+}
+
+bool is_docs_path(const std::vector<std::string_view> &parts) {
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string dir = to_lower(parts[i]);
+    if (dir == "docs" || dir == "doc" || dir == "examples" || dir == "example" ||
+        dir == "tutorials" || dir == "tutorial" || dir == "notebooks")
+      return true;
+  }
+  return false;
+}
+
+// Role evidence accumulated for one file: content counts and path hints.
+struct Evidence {
+  std::array<int, kRoleCount> score{};
+  std::array<std::vector<std::string>, kRoleCount> reasons;
+  void add(Role role, int weight, std::string reason) {
+    score[static_cast<int>(role)] += weight;
+    reasons[static_cast<int>(role)].push_back(std::move(reason));
+  }
+};
+
+std::string plural(int count, std::string_view one, std::string_view many) {
+  return std::to_string(count) + " " + std::string(count == 1 ? one : many);
+}
+
+// Content evidence from Python facts. Each kind of evidence counts once per
+// file with a weight, so a file is not a "model" because of one stray class.
+void content_evidence(const ProjectFile &file, Evidence &evidence) {
+  int modules = 0, optimizers = 0, backward = 0, steps = 0, loaders = 0, datasets = 0,
+      no_grad = 0, forwards = 0, main_guard = 0, argparse = 0;
+  for (const Fact &fact : file.facts.facts) {
+    if (fact.kind == "class-def") {
+      const std::string *nn_module = fact.attribute("nn_module");
+      if (nn_module && *nn_module == "true")
+        ++modules;
+    } else if (fact.kind == "function-def") {
+      if (fact.name == "forward")
+        ++forwards;
+    } else if (fact.kind == fact_kind::Call) {
+      const std::string &name = fact.name;
+      if (starts_with(name, "torch.optim.") && name.find("lr_scheduler") == std::string::npos)
+        ++optimizers;
+      else if (name == "?.backward" || name == "torch.autograd.backward")
+        ++backward;
+      else if (name == "?.step" || name == "?.zero_grad")
+        ++steps;
+      else if (ends_with(name, "DataLoader") || ends_with(name, ".DistributedSampler"))
+        ++loaders;
+      else if (name == "torch.no_grad" || name == "torch.inference_mode" || name == "?.eval")
+        ++no_grad;
+      else if (starts_with(name, "argparse."))
+        ++argparse;
+    } else if (fact.kind == fact_kind::Import) {
+      if (fact.name == "torch.utils.data.Dataset" || fact.name == "torch.utils.data.IterableDataset")
+        ++datasets;
+    } else if (fact.kind == "main-guard") {
+      ++main_guard; // `if __name__ == "__main__":`, when the front end reports it
+    }
+  }
+  if (modules)
+    evidence.add(Role::Model, 3, plural(modules, "nn.Module class", "nn.Module classes"));
+  if (forwards && modules)
+    evidence.add(Role::Model, 1, "defines forward()");
+  if (optimizers)
+    evidence.add(Role::Training, 3, "constructs a torch.optim optimizer");
+  if (backward)
+    evidence.add(Role::Training, 2, "calls backward()");
+  if (steps && (optimizers || backward))
+    evidence.add(Role::Training, 1, "steps an optimizer");
+  if (loaders)
+    evidence.add(Role::Data, 2, "uses DataLoader");
+  if (datasets)
+    evidence.add(Role::Data, 2, "defines a torch Dataset");
+  if (no_grad && !optimizers && !backward)
+    evidence.add(Role::Inference, 2, "runs under no_grad / eval()");
+  if ((main_guard || argparse) && !modules && !optimizers && !loaders && !no_grad)
+    evidence.add(Role::Tooling, 1, main_guard ? "a __main__ script" : "a command-line script");
+}
+
+void path_evidence(const std::vector<std::string_view> &parts, Evidence &evidence) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const bool is_file = i + 1 == parts.size();
+    const std::string word = is_file ? stem_of(parts[i]) : to_lower(parts[i]);
+    for (const PathHint &hint : kPathHints) {
+      const bool hit = word == hint.word ||
+                       (is_file && word.size() > hint.word.size() && starts_with(word, hint.word) &&
+                        (word[hint.word.size()] == '_' || word[hint.word.size()] == '-'));
+      if (hit) {
+        evidence.add(hint.role, 2, "path: " + std::string(parts[i]));
+        break;
+      }
+    }
+  }
+}
+
+Role kind_default(FileKind kind) {
+  switch (kind) {
+  case FileKind::Cxx:
+  case FileKind::Cuda:
+  case FileKind::Metal:
+  case FileKind::Checkpoint:
+  case FileKind::ModelConfig:
+    return Role::Model; // kernels the model calls, its weights and configuration
+  case FileKind::Prose:
+    return Role::Docs;
+  default:
+    return Role::Tooling; // manifests, build files, shell, plain scripts
+  }
+}
+
+} // namespace
+
+std::string_view to_string(Role role) { return kRoleNames[static_cast<int>(role)].name; }
+std::string_view role_title(Role role) { return kRoleNames[static_cast<int>(role)].title; }
+
+std::optional<Role> role_from_string(std::string_view text) {
+  for (const auto &entry : kRoleNames)
+    if (entry.name == text)
+      return entry.role;
+  return std::nullopt;
+}
+
+bool path_glob_match(std::string_view glob, std::string_view path) {
+  // Iterative matcher with backtracking to the last star; `**` may cross '/'.
+  std::size_t g = 0, p = 0, star_g = std::string_view::npos, star_p = 0;
+  bool star_crosses = false;
+  while (p < path.size()) {
+    if (g < glob.size() && glob[g] == '*') {
+      star_crosses = g + 1 < glob.size() && glob[g + 1] == '*';
+      g += star_crosses ? 2 : 1;
+      if (star_crosses && g < glob.size() && glob[g] == '/')
+        ++g; // "**/" also matches no directory at all
+      star_g = g;
+      star_p = p;
+    } else if (g < glob.size() && (glob[g] == path[p] || (glob[g] == '?' && path[p] != '/'))) {
+      ++g;
+      ++p;
+    } else if (star_g != std::string_view::npos && (star_crosses || path[star_p] != '/')) {
+      g = star_g;
+      p = ++star_p;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.size() && glob[g] == '*')
+    ++g;
+  return g == glob.size();
+}
+
+std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
+                                     const std::vector<RoleOverride> &overrides) {
+  std::vector<FileRole> roles;
+  roles.reserve(files.size());
+  for (const ProjectFile &file : files) {
+    FileRole result;
+    result.path = file.path;
+    bool overridden = false;
+    for (const RoleOverride &entry : overrides)
+      if (path_glob_match(entry.glob, file.path)) {
+        result.role = entry.role;
+        result.reasons.push_back("override: " + entry.glob);
+        overridden = true;
+        break;
+      }
+    if (!overridden) {
+      const auto parts = split_path(file.path);
+      // Tests and docs are decided by place: a test that builds a model is
+      // still a test, and an example notebook is still an example.
+      if (is_test_path(parts)) {
+        result.role = Role::Tests;
+        result.reasons.push_back("path: test file");
+      } else if (is_docs_path(parts) || file.kind == FileKind::Prose) {
+        result.role = Role::Docs;
+        result.reasons.push_back(file.kind == FileKind::Prose ? "documentation" : "path: docs/examples");
+      } else {
+        Evidence evidence;
+        if (file.kind == FileKind::Python || file.kind == FileKind::Notebook)
+          content_evidence(file, evidence);
+        path_evidence(parts, evidence);
+        int best = -1;
+        for (int role = 0; role < kRoleCount; ++role)
+          if (evidence.score[role] > 0 && (best < 0 || evidence.score[role] > evidence.score[best]))
+            best = role;
+        if (best >= 0) {
+          result.role = static_cast<Role>(best);
+          result.reasons = evidence.reasons[best];
+        } else {
+          result.role = kind_default(file.kind);
+          result.reasons.push_back(file.kind == FileKind::Python || file.kind == FileKind::Notebook
+                                       ? "no model, training or data code"
+                                       : std::string(to_string(file.kind)) + " file");
+        }
+      }
+    }
+    roles.push_back(std::move(result));
+  }
+  return roles;
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,56 @@
+// Component roles: what part of a research project a file is. The decision
+// weighs a finding by the role of its file (a blocker in the model is worse
+// than one in a multi-GPU launcher), and reports roll effort up by role.
+//
+// A file's role comes from its content first (nn.Module classes, optimizer
+// steps, DataLoader use, no_grad/eval) and its path second (models/, train.py,
+// tests/); the user can override both with globs (DecisionThresholds in
+// decision.h carries the overrides; the config file fills them).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scan/project_pass.h"
+
+namespace mpsaudit {
+
+enum class Role : std::uint8_t {
+  Model,     // nn.Module definitions, kernels the model calls
+  Training,  // training loops: optimizers, backward, launchers
+  Data,      // datasets, loaders, preprocessing
+  Inference, // evaluation, inference, demos
+  Tooling,   // scripts, utilities, build and environment files
+  Tests,
+  Docs,      // documentation and examples
+};
+inline constexpr int kRoleCount = 7;
+
+std::string_view to_string(Role role);        // "model", "training", ...
+std::string_view role_title(Role role);       // "Model", "Training loop", ...
+std::optional<Role> role_from_string(std::string_view text);
+
+// A user override: files whose path matches `glob` get `role`.
+struct RoleOverride {
+  std::string glob;
+  Role role = Role::Tooling;
+};
+
+struct FileRole {
+  std::string path;
+  Role role = Role::Tooling;
+  // Why: "3 nn.Module classes", "path: models/", "override: src/net/**".
+  std::vector<std::string> reasons;
+};
+
+// Classifies every file; the result is in the order of `files`.
+std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
+                                     const std::vector<RoleOverride> &overrides);
+
+// Glob on '/'-separated paths: `*` within a component, `**` across them, `?`.
+bool path_glob_match(std::string_view glob, std::string_view path);
+
+} // namespace mpsaudit
