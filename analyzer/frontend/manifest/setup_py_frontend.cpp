@@ -48,8 +48,8 @@ public:
       has_cpu_extension = has_cpu_extension ||
                           (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CppExtension");
     for (Fact &fact : facts_.facts)
-      if (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CUDAExtension" && has_cpu_extension)
-        fact.set_attribute("cpu_fallback", "true");
+      if (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CUDAExtension")
+        fact.set_attribute("cpu_fallback", has_cpu_extension ? "true" : "false");
   }
 
 private:

@@ -514,7 +514,12 @@ FileFacts extract_dockerfile(std::string_view text, const std::string &path) {
         fact.set_attribute("platform", platform);
       fact.set_attribute("value", std::string(trim(content)));
       const std::string tag = to_lower(colon == std::string::npos ? "" : without_digest.substr(colon + 1));
-      if (tag.find("cuda") != std::string::npos || tag.find("cudnn") != std::string::npos)
+      // nvidia/cuda and NGC images (nvcr.io/nvidia/pytorch) are CUDA images
+      // whatever their tag; others (pytorch/pytorch) say so in the tag.
+      const std::string repository = *fact.attribute("repository");
+      if (tag.find("cuda") != std::string::npos || tag.find("cudnn") != std::string::npos ||
+          repository == "nvidia/cuda" || ends_with(repository, "/nvidia/cuda") ||
+          starts_with(repository, "nvcr.io/nvidia/"))
         fact.set_attribute("cuda_tag", "cuda");
       facts.facts.push_back(std::move(fact));
     } else if (instruction == "env" || instruction == "arg") {

@@ -77,7 +77,7 @@ setup(ext_modules=[cpp_extension.CUDAExtension(name="k", sources=["k.cu"])],
   const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
   REQUIRE(cuda);
   CHECK(cuda->guard == Guard::None);
-  CHECK(attribute_or_empty(*cuda, "cpu_fallback").empty());
+  CHECK(attribute_or_empty(*cuda, "cpu_fallback") == "false");
   CHECK(attribute_or_empty(*cuda, "ext_name") == "k");
 }
 
