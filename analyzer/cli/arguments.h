@@ -26,6 +26,13 @@ public:
       value = arg.substr(prefix.size());
       return true;
     }
+    // Short options also take their value attached: -j4, -pbuild.
+    const std::string short_name(name);
+    if (short_name.size() == 2 && short_name[0] == '-' && short_name[1] != '-' && arg.size() > 2 &&
+        arg.rfind(short_name, 0) == 0) {
+      value = arg.substr(2);
+      return true;
+    }
     if (arg != name)
       return false;
     if (index_ + 1 >= arguments_.size()) {

@@ -1,6 +1,7 @@
 #include "rules/engine.h"
 
 #include <algorithm>
+#include <iterator>
 #include <unordered_set>
 
 #include "core/text.h"
@@ -128,15 +129,30 @@ bool matches(const Matcher &matcher, const Fact &fact) {
   return true;
 }
 
+namespace {
+
+bool has_glob(const std::string &pattern) { return pattern.find_first_of("*?") != std::string::npos; }
+
+} // namespace
+
 RuleEngine::RuleEngine(const RuleCatalog &catalog)
-    : catalog_(catalog), by_kind_(static_cast<std::size_t>(FileKind::Unknown) + 1),
+    : catalog_(catalog), index_(static_cast<std::size_t>(FileKind::Unknown) + 1),
       triggers_(static_cast<std::size_t>(FileKind::Unknown) + 1) {
-  std::vector<bool> unfilterable(by_kind_.size(), false);
-  std::vector<std::unordered_set<std::string>> trigger_sets(by_kind_.size());
+  std::vector<bool> unfilterable(index_.size(), false);
+  std::vector<std::unordered_set<std::string>> trigger_sets(index_.size());
   for (const Rule &rule : catalog_.rules()) {
+    const bool exact_only = !rule.match.names.empty() &&
+                            std::none_of(rule.match.names.begin(), rule.match.names.end(), has_glob);
     for (FileKind kind : rule.kinds) {
       const auto slot = static_cast<std::size_t>(kind);
-      by_kind_[slot].push_back(&rule);
+      for (const auto &fact_kind : rule.match.kinds) {
+        FactKindIndex &entry = index_[slot][fact_kind];
+        if (exact_only)
+          for (const auto &name : rule.match.names)
+            entry.by_exact_name[name].push_back(&rule);
+        else
+          entry.with_patterns.push_back(&rule);
+      }
       // A rule whose names have no literal part (or that matches any name)
       // can fire on any file of this kind.
       if (rule.match.names.empty()) {
@@ -152,12 +168,24 @@ RuleEngine::RuleEngine(const RuleCatalog &catalog)
       }
     }
   }
-  for (std::size_t slot = 0; slot < by_kind_.size(); ++slot) {
+  for (std::size_t slot = 0; slot < index_.size(); ++slot) {
     if (unfilterable[slot])
       continue;
     triggers_[slot].assign(trigger_sets[slot].begin(), trigger_sets[slot].end());
     std::sort(triggers_[slot].begin(), triggers_[slot].end());
   }
+}
+
+void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &out) const {
+  out.clear();
+  const auto exact = index.by_exact_name.find(fact.name);
+  if (exact == index.by_exact_name.end()) {
+    out = index.with_patterns;
+    return;
+  }
+  // Both lists are in catalog order; merge them to keep findings ordered.
+  std::merge(exact->second.begin(), exact->second.end(), index.with_patterns.begin(), index.with_patterns.end(),
+             std::back_inserter(out), [](const Rule *a, const Rule *b) { return a < b; });
 }
 
 const std::vector<std::string> &RuleEngine::triggers(FileKind kind) const {
@@ -167,10 +195,15 @@ const std::vector<std::string> &RuleEngine::triggers(FileKind kind) const {
 std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
                                           const LineLookup &line_text) const {
   std::vector<Finding> findings;
-  const auto &rules = by_kind_[static_cast<std::size_t>(kind)];
-  if (rules.empty())
+  const auto &by_fact_kind = index_[static_cast<std::size_t>(kind)];
+  if (by_fact_kind.empty())
     return findings;
+  std::vector<const Rule *> rules;
   for (const Fact &fact : facts.facts) {
+    const auto index = by_fact_kind.find(fact.kind);
+    if (index == by_fact_kind.end())
+      continue;
+    candidates(index->second, fact, rules);
     for (const Rule *rule : rules) {
       if (!matches(rule->match, fact))
         continue;

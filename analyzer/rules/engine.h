@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/fact.h"
@@ -33,8 +34,18 @@ public:
   const std::vector<std::string> &triggers(FileKind kind) const;
 
 private:
+  // The rules that can match facts of one fact kind in one file kind: those
+  // naming the fact's exact name, looked up by hash, and those with globs.
+  struct FactKindIndex {
+    std::unordered_map<std::string, std::vector<const Rule *>> by_exact_name;
+    std::vector<const Rule *> with_patterns;
+  };
+  // Candidates for `fact`, in catalog (rule ID) order.
+  void candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &out) const;
+
   const RuleCatalog &catalog_;
-  std::vector<std::vector<const Rule *>> by_kind_; // indexed by FileKind
+  // Indexed by FileKind, then by fact kind.
+  std::vector<std::unordered_map<std::string, FactKindIndex>> index_;
   std::vector<std::vector<std::string>> triggers_;
 };
 

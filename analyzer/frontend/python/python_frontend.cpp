@@ -92,6 +92,12 @@ class Walker {
 public:
   Walker(std::string_view source, const std::string &path, FileFacts &out)
       : g_(grammar()), source_(source), path_(path), out_(out) {}
+  ~Walker() {
+    for (TSTreeCursor &cursor : cursor_pool_)
+      ts_tree_cursor_delete(&cursor);
+  }
+  Walker(const Walker &) = delete;
+  Walker &operator=(const Walker &) = delete;
 
   void run(TSNode root) {
     collect_module_classes(root);
@@ -115,14 +121,21 @@ private:
 
   // Calls `visit_child` for every child, through a cursor (linear, unlike
   // repeated ts_node_child calls).
+  // Cursors are pooled by nesting level and reset rather than re-created:
+  // creating one allocates, and this runs for every node.
   template <typename Fn> void for_each_child(TSNode node, Fn &&visit_child) const {
-    TSTreeCursor cursor = ts_tree_cursor_new(node);
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
+    if (cursor_depth_ == cursor_pool_.size())
+      cursor_pool_.push_back(ts_tree_cursor_new(node));
+    else
+      ts_tree_cursor_reset(&cursor_pool_[cursor_depth_], node);
+    const std::size_t slot = cursor_depth_++;
+    if (ts_tree_cursor_goto_first_child(&cursor_pool_[slot])) {
       do {
+        TSTreeCursor &cursor = cursor_pool_[slot]; // the pool may have grown
         visit_child(ts_tree_cursor_current_node(&cursor), ts_tree_cursor_current_field_id(&cursor));
-      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+      } while (ts_tree_cursor_goto_next_sibling(&cursor_pool_[slot]));
     }
-    ts_tree_cursor_delete(&cursor);
+    --cursor_depth_;
   }
 
   Fact make_fact(std::string_view kind, std::string name, TSNode node) const {
@@ -818,6 +831,8 @@ private:
   bool in_module_class_ = false;
   bool inside_selection_ = false;
   bool depth_reported_ = false;
+  mutable std::vector<TSTreeCursor> cursor_pool_;
+  mutable std::size_t cursor_depth_ = 0;
 };
 
 // The first syntax error, for the diagnostic.

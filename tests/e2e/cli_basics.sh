@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The CLI's contract: exit codes, formats, explain, deterministic output.
+set -euo pipefail
+binary=$1 root=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mkdir -p "$work/clean" "$work/dirty" "$work/broken"
+printf 'import torch\nx = torch.zeros(3)\n' >"$work/clean/a.py"
+printf 'import torch\ntorch.cuda.synchronize()\n' >"$work/dirty/a.py"
+printf 'import torch\ntorch.cuda.synchronize()\n' >"$work/broken/a.py"
+printf '{"cells": [' >"$work/broken/b.ipynb"
+
+status=0; "$binary" scan --no-git "$work/clean" >/dev/null || status=$?
+[[ $status -eq 0 ]] || fail "clean tree exits $status, want 0"
+status=0; "$binary" scan --no-git "$work/dirty" >"$work/out.txt" || status=$?
+[[ $status -eq 1 ]] || fail "findings exit $status, want 1"
+grep -q 'a.py:2:12: MPS101' "$work/out.txt" || fail "text output lacks the located finding"
+grep -q 'fix: torch.mps.synchronize()' "$work/out.txt" || fail "text output lacks the fix"
+status=0; "$binary" scan --no-git --fail-on error "$work/dirty" >/dev/null || status=$?
+[[ $status -eq 0 ]] || fail "--fail-on error with only warnings exits $status, want 0"
+status=0; "$binary" scan --no-git "$work/broken" >"$work/broken.txt" 2>&1 || status=$?
+[[ $status -eq 3 ]] || fail "scan errors exit $status, want 3"
+grep -q 'b.ipynb' "$work/broken.txt" || fail "the diagnostic does not name the broken notebook"
+grep -q 'MPS101' "$work/broken.txt" || fail "a broken file hid another file's finding"
+status=0; "$binary" scan --no-such-option >/dev/null 2>&1 || status=$?
+[[ $status -eq 2 ]] || fail "usage error exits $status, want 2"
+status=0; "$binary" frobnicate >/dev/null 2>&1 || status=$?
+[[ $status -eq 2 ]] || fail "unknown command exits $status, want 2"
+
+"$binary" scan --no-git --format json "$work/dirty" >"$work/a.json" || true
+"$binary" scan --no-git --format json -j 1 "$work/dirty" >"$work/b.json" || true
+cmp -s "$work/a.json" "$work/b.json" || fail "JSON output depends on the thread count"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['findings'][0]['rule']=='MPS101', d" "$work/a.json"
+
+"$binary" explain MPS101 | grep -q 'torch.mps.synchronize' || fail "explain MPS101 lacks the replacement"
+"$binary" explain cuda-synchronize | grep -q '^MPS101' || fail "explain by rule name"
+status=0; "$binary" explain MPS999 >/dev/null 2>&1 || status=$?
+[[ $status -eq 2 ]] || fail "explain of an unknown rule exits $status, want 2"
+"$binary" rules | grep -q 'MPS201  dot-cuda' || fail "rules lists the catalog"
+echo "CLI contract holds"
