@@ -197,9 +197,12 @@ def main():
     safetensors(os.path.join(FIXTURES, "bad_offsets.safetensors"),
                 {"w": ("F32", [4, 4], "<f", [0.0] * 4)})  # 16 bytes for 16 elements
 
-    # The sample repository: a small CPU checkpoint and a safetensors file.
+    # The sample repository: a small CPU checkpoint, a DataParallel one saved
+    # on CUDA, and a safetensors file.
     state, storages = cpu_state()
     torch_zip(os.path.join(SAMPLE, "checkpoints", "encoder.pt"), state, storages)
+    state, storages = dataparallel_state()
+    torch_zip(os.path.join(SAMPLE, "checkpoints", "finetuned_dp.pt"), state, storages)
     safetensors(os.path.join(SAMPLE, "weights", "model.safetensors"), small, {"format": "pt"})
 
 

@@ -15,6 +15,7 @@ using nlohmann::json;
 
 constexpr std::size_t kMaxConfigBytes = 2u << 20;
 constexpr int kMaxDepth = 32;
+constexpr std::size_t kMaxYamlNodes = 100'000;
 
 // Key spellings across HF transformers, GPT-2/nanoGPT, T5, Megatron and
 // timm/ViT configs.
@@ -109,21 +110,24 @@ std::optional<TransformerShape> find_shape(const json &root) {
   return std::nullopt;
 }
 
-json yaml_to_json(const YAML::Node &node, int depth) {
-  if (depth > kMaxDepth)
+// `budget` counts converted nodes: YAML aliases can expand exponentially
+// ("billion laughs"), and a model config has a few hundred nodes at most.
+json yaml_to_json(const YAML::Node &node, int depth, std::size_t &budget) {
+  if (depth > kMaxDepth || budget == 0)
     return nullptr;
+  --budget;
   switch (node.Type()) {
   case YAML::NodeType::Map: {
     json object = json::object();
     for (const auto &entry : node)
       if (entry.first.IsScalar())
-        object[entry.first.Scalar()] = yaml_to_json(entry.second, depth + 1);
+        object[entry.first.Scalar()] = yaml_to_json(entry.second, depth + 1, budget);
     return object;
   }
   case YAML::NodeType::Sequence: {
     json array = json::array();
     for (const auto &item : node)
-      array.push_back(yaml_to_json(item, depth + 1));
+      array.push_back(yaml_to_json(item, depth + 1, budget));
     return array;
   }
   case YAML::NodeType::Scalar:
@@ -170,7 +174,8 @@ std::optional<TransformerShape> read_model_shape(std::string_view text, const st
   }
   try {
     const YAML::Node document = YAML::Load(std::string(text));
-    return find_shape(yaml_to_json(document, 0));
+    std::size_t budget = kMaxYamlNodes;
+    return find_shape(yaml_to_json(document, 0, budget));
   } catch (const std::exception &) {
     return std::nullopt;
   }

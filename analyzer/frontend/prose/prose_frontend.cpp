@@ -79,8 +79,8 @@ bool is_changelog_file(const std::string &path) {
 // A list item or line that records a change rather than stating a need:
 // "- 2023-05-01: added CUDA 12 wheels", "* [v1.2] Fixed ...", "Fixed a crash on A100".
 bool is_changelog_line(const std::string &text) {
-  return search(text, icase("^\\s*(\\*\\*|__)?[\\[(]?(\\d{4}[-/.]\\d{1,2}|\\d{1,2}/\\d{4}|v?\\d+\\.\\d+(\\.\\d+)?[\\])]?\\s*[:-])")) ||
-         search(text, icase("^\\s*(\\*\\*|__)?[\\[(]?(fixed|fixes|fix|added|adds|updated|updates|removed|"
+  return search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(\\d{4}[-/.]\\d{1,2}|\\d{1,2}/\\d{4}|v?\\d+\\.\\d+(\\.\\d+)?[\\])]?\\s*[:-])")) ||
+         search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(fixed|fixes|fix|added|adds|updated|updates|removed|"
                             "bumped|bump|deprecated|dropped|changed|merged|released|improved)\\b"));
 }
 
@@ -134,8 +134,20 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
     segments.push_back(std::move(segment));
   };
 
+  std::string stripped; // the current line without inline HTML comments
   for (std::uint32_t number = 1; number <= lines.line_count(); ++number) {
-    const std::string_view raw = lines.line_text(number);
+    std::string_view raw = lines.line_text(number);
+    // Inline comments (<!-- ... --> within one line) are invisible to readers.
+    if (!in_comment && raw.find("<!--") != std::string_view::npos && !starts_with(trim(raw), "<!--")) {
+      stripped = std::string(raw);
+      for (std::size_t open; (open = stripped.find("<!--")) != std::string::npos;) {
+        const std::size_t close = stripped.find("-->", open);
+        if (close == std::string::npos)
+          break;
+        stripped.erase(open, close + 3 - open);
+      }
+      raw = stripped;
+    }
     const std::string_view line = trim(raw);
     // HTML comments hide text from readers.
     if (in_comment) {
@@ -279,7 +291,7 @@ void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vecto
   for (auto it = std::sregex_iterator(
            s.begin(), s.end(),
            icase("\\bcuda(\\s*toolkit)?(\\s*version)?[\\s:=|-]*(>=|>|==|=|≥)?\\s*v?(\\d{1,2})(\\.\\d{1,2})?"
-                 "(\\.\\d+)?(?![\\w.]|x)"));
+                 "(\\.\\d+)?(?!\\w|\\.\\d)"));
        it != std::sregex_iterator(); ++it) {
     const int major = std::stoi((*it)[4]);
     if (major < 7 || major > 13) // CUDA releases run from 7.0 to 13.x

@@ -87,6 +87,14 @@ TEST_CASE("configs without a model shape, and malformed ones", "[memory-fit][con
   CHECK_FALSE(read_model_shape("a: [b, {c: ]", "bad.yaml"));                 // bad YAML
   CHECK_FALSE(read_model_shape(std::string(100, '[') + std::string(100, ']'), "deep.yaml"));
   CHECK(extract_model_config("key: value\n", "other.yaml").facts.empty());
+  // "Billion laughs": aliases that would expand to 10^9 nodes are cut off.
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'j'; ++level)
+    laughs += std::string(1, level) + ": &" + level + " [*" + char(level - 1) + ", *" + char(level - 1) + ", *" +
+              char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) +
+              ", *" + char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) + ", *" +
+              char(level - 1) + "]\n";
+  CHECK_FALSE(read_model_shape(laughs, "laughs.yaml"));
 }
 
 TEST_CASE("footprint arithmetic: 1B parameters in fp16", "[memory-fit]") {
@@ -172,7 +180,7 @@ TEST_CASE("the sample repository: the issue's example sentence", "[memory-fit][s
   std::vector<ProjectFile> files;
   files.push_back(project_file("README.md", extract_prose_text(read_file(root + "README.md"), "README.md")));
   files.push_back(project_file("config.json", extract_model_config(read_file(root + "config.json"), "config.json")));
-  for (const char *checkpoint : {"checkpoints/encoder.pt", "weights/model.safetensors"})
+  for (const char *checkpoint : {"checkpoints/encoder.pt", "checkpoints/finetuned_dp.pt", "weights/model.safetensors"})
     files.push_back(project_file(checkpoint, checkpoint::extract_checkpoint(read_file(root + checkpoint), checkpoint, "")));
   const MemoryFit fit = estimate_memory_fit(files);
   CHECK(fit.basis.source == "model-config");
@@ -181,7 +189,7 @@ TEST_CASE("the sample repository: the issue's example sentence", "[memory-fit][s
   // training 1.2 * 1,099,956,224 * 16 = 19.67 GiB, raised to the README's 24 GB -> 64 GB.
   CHECK(fit.summary == "inference fits from 16 GB; training with Adam needs 64 GB or more");
   CHECK(fit.stated_vram_bytes == 24 * kGiB);
-  CHECK(fit.evidence.size() == 4);
+  CHECK(fit.evidence.size() == 5);
 }
 
 TEST_CASE("usable fraction and its source", "[memory-fit]") {
