@@ -4,12 +4,15 @@
 # the dispatcher cross-check on the 2.11.0 table (CUDA and CPU columns) and
 # the probe engine with CUDA as the target, and leaves JSON under $OUT.
 #
-#   bash runtime-probe/scripts/device-run.sh JSON_INCLUDE_DIR
+#   bash runtime-probe/scripts/device-run.sh JSON_INCLUDE_DIR [CATCH2_PREFIX]
 #
-# JSON_INCLUDE_DIR holds nlohmann/json.hpp (the machine has no package for it).
+# JSON_INCLUDE_DIR holds nlohmann/json.hpp and CATCH2_PREFIX a Catch2 v2
+# install prefix (the machine has no packages for them; they travel, they are
+# never committed). With Catch2 the LibTorch tests run against 2.11 too.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 json_dir=$1
+catch_prefix=${2:-}
 out=${OUT:-/tmp/probe-out}
 mkdir -p "$out"
 torch_dir=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))')
@@ -17,7 +20,7 @@ python3 -c 'import torch;print("torch", torch.__version__, "cuda", torch.version
 build=/tmp/build-probe
 bin=$build
 if ! { cmake -S "$root/runtime-probe" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-         -DCMAKE_PREFIX_PATH="$torch_dir/share/cmake" -DMPSAUDIT_JSON_INCLUDE_DIR="$json_dir" \
+         -DCMAKE_PREFIX_PATH="$torch_dir/share/cmake;$catch_prefix" -DMPSAUDIT_JSON_INCLUDE_DIR="$json_dir" \
        && cmake --build "$build" -j "$(nproc)"; } >"$out/build.log" 2>&1; then
   echo "CMake build failed (tail of build.log below); compiling by hand" | tee -a "$out/device.txt"
   tail -40 "$out/build.log"
@@ -34,7 +37,9 @@ if ! { cmake -S "$root/runtime-probe" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
   g++ "${flags[@]}" "${common[@]}" "$src/probe_main.cpp" "${libs[@]}" -o "$bin/mpsaudit-probe" 2>&1 | tail -30
   g++ "${flags[@]}" "${common[@]}" "$src/crosscheck_main.cpp" "${libs[@]}" -o "$bin/mpsaudit-probe-crosscheck" 2>&1 | tail -30
 fi
-cp "$out/build.log" "$out/build.log" 2>/dev/null
+if [[ $bin == "$build" && -x $build/probe_torch_tests ]]; then
+  (cd "$build" && ctest --output-on-failure >"$out/ctest.log" 2>&1; echo "ctest rc=$?"; tail -5 "$out/ctest.log")
+fi
 "$bin/mpsaudit-probe" --environment >"$out/environment.json"
 "$bin/mpsaudit-probe-crosscheck" --key CUDA "$root/runtime-probe/coverage/2.11.0.tsv" >"$out/crosscheck-cuda.json"
 "$bin/mpsaudit-probe-crosscheck" --key CPU "$root/runtime-probe/coverage/2.11.0.tsv" >"$out/crosscheck-cpu.json"

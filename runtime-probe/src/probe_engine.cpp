@@ -99,8 +99,13 @@ private:
 
   std::optional<IValue> build_tensor(const std::string &name) const {
     const std::vector<int64_t> &shape = plan_.shape;
-    if (has_name(name, {"index", "indices"}))
-      return IValue(index_tensor(plan_.index_like_main ? shape : std::vector<int64_t>{2}));
+    if (has_name(name, {"index", "indices"})) {
+      if (plan_.index_like_main)
+        return IValue(index_tensor(shape)); // gather: repeats are fine when only reading
+      // index_copy/index_put with a repeated index write one slot twice, in an
+      // order that differs between devices; distinct indices keep it comparable.
+      return IValue(at::arange(2, at::TensorOptions().dtype(at::kLong)));
+    }
     if (has_name(name, {"target", "labels"})) {
       if (!plan_.index_like_main || shape.size() < 2)
         return IValue(index_tensor({shape[0]}));
