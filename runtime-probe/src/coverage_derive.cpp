@@ -93,6 +93,7 @@ struct YamlEntry {
   std::set<std::string> dispatch_keys; // every key named in `dispatch:`
   bool has_dispatch = false;
   bool has_ufunc = false;
+  bool core_tag = false; // `tags:` names "core"
   std::vector<std::string> autogen;
   std::uint32_t line = 0;
 };
@@ -161,6 +162,16 @@ CoverageTable derive_table(std::string_view yaml_text, const std::string &versio
       if (node["structured_delegate"])
         op.delegate = node["structured_delegate"].as<std::string>();
       entry.has_ufunc = static_cast<bool>(node["ufunc_inner_loop"]);
+      if (const YAML::Node tags = node["tags"]) {
+        std::vector<std::string> names;
+        if (tags.IsSequence())
+          for (const auto &tag : tags)
+            names.push_back(tag.as<std::string>());
+        else
+          names = split(tags.as<std::string>(), ',');
+        for (const std::string &tag : names)
+          entry.core_tag |= trim(tag) == "core";
+      }
       if (const YAML::Node dispatch = node["dispatch"]) {
         entry.has_dispatch = true;
         for (const auto &pair : dispatch)
@@ -230,9 +241,10 @@ CoverageTable derive_table(std::string_view yaml_text, const std::string &versio
     declared.insert(entry.coverage.full_name());
   for (const YamlEntry &entry : entries) {
     table.operators.push_back(entry.coverage);
-    // torchgen defines no autogen'd variant of a CompositeImplicitAutograd
-    // op: the 1.13 and 2.11 dispatchers lack every such name (docs, "Cross-checks").
-    if (entry.coverage.composite == Composite::Implicit)
+    // torchgen defines autogen'd variants of a CompositeImplicitAutograd op
+    // only for core ATen ops (`tags: core`): the 1.13 and 2.11 dispatchers lack
+    // every other such name and have these (docs, "Cross-checks").
+    if (entry.coverage.composite == Composite::Implicit && !entry.core_tag)
       continue;
     for (const std::string &generated : entry.autogen) {
       if (declared.count(generated))

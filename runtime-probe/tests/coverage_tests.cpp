@@ -104,6 +104,9 @@ TEST_CASE("ufunc loops give CPU and CUDA kernels; no dispatch means CompositeImp
   autogen: baz.out
 - func: qux(Tensor self) -> Tensor
   autogen: qux.out
+- func: core_qux(Tensor self) -> Tensor
+  tags: [core, pointwise]
+  autogen: core_qux.out
 - func: sparse_only(Tensor self) -> Tensor
   dispatch:
     SparseCPU: sparse_only
@@ -121,8 +124,10 @@ TEST_CASE("ufunc loops give CPU and CUDA kernels; no dispatch means CompositeImp
   REQUIRE(table.find("baz.out"));
   CHECK(table.find("baz.out")->composite == Composite::Autogen);
   CHECK(table.find("baz.out")->delegate == "baz");
-  // No autogen'd variant for a CompositeImplicitAutograd op.
+  // No autogen'd variant for a CompositeImplicitAutograd op, unless it is a core op.
   CHECK_FALSE(table.find("qux.out"));
+  REQUIRE(table.find("core_qux.out"));
+  CHECK(table.find("core_qux.out")->composite == Composite::Autogen);
   CHECK(table.find("sparse_only")->mps_status == MpsStatus::NotDense);
 }
 
