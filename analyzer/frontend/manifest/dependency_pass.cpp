@@ -22,13 +22,30 @@ bool is_code(FileKind kind) {
 
 // Declarations that say "the code needs this at run time".
 bool is_runtime_declaration(const Fact &fact) {
-  if (fact.kind != fact_kind::Dependency || fact.attribute("group") || fact.attribute("included_from"))
+  if (fact.kind != fact_kind::Dependency || fact.attribute("group"))
     return false;
   const std::string *source = fact.attribute("source");
   if (!source)
     return false;
   return *source == "requirements" || *source == "pyproject" || *source == "poetry" ||
          *source == "setup-py" || *source == "setup-cfg" || *source == "conda-pip";
+}
+
+// requirements-dev.txt, requirements/test.txt, docs/requirements.txt: the
+// requirements-file form of a development group.
+bool is_development_file(const std::string &path) {
+  static const std::set<std::string, std::less<>> words{
+      "dev",  "develop", "development", "test", "tests", "testing",    "lint",    "style",
+      "doc",  "docs",    "ci",          "bench", "benchmarks", "examples", "typing"};
+  const std::string lower = to_lower(path);
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= lower.size(); ++i)
+    if (i == lower.size() || std::string_view("/-_.").find(lower[i]) != std::string_view::npos) {
+      if (words.count(std::string_view(lower).substr(start, i - start)))
+        return true;
+      start = i + 1;
+    }
+  return false;
 }
 
 std::string top_module(std::string_view name) { return std::string(name.substr(0, name.find('.'))); }
@@ -80,10 +97,13 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
 
   for (ProjectFile &file : files) {
     std::vector<Fact> added;
-    if (is_manifest(file.kind)) {
+    if (is_manifest(file.kind) && !(file.kind == FileKind::Requirements && is_development_file(file.path))) {
       std::set<std::string> reported;
       for (const Fact &fact : file.facts.facts) {
-        if (!is_runtime_declaration(fact) || reported.count(fact.name))
+        // Optional extras often serve optional code paths: they count as
+        // declared, but are not reported when nothing imports them.
+        if (!is_runtime_declaration(fact) || reported.count(fact.name) || fact.attribute("extra") ||
+            fact.attribute("optional"))
           continue;
         const auto modules = knowledge.imports_of(fact.name);
         if (modules.empty())

@@ -7,8 +7,10 @@
 //  - an import of a module that the package knowledge base attributes to a
 //    distribution no manifest declares gets an `undeclared-import` fact at
 //    the import.
-// Development groups, build requirements, conda packages and tools without
-// modules are left out; nothing is reported unless the project declares
+// Development groups and development requirements files (requirements-dev.txt,
+// requirements/test.txt), build requirements, constraints, conda packages and
+// tools without modules are left out; optional extras count as declared but
+// are not reported as unused; nothing is reported unless the project declares
 // dependencies and has Python code. Register it in scan/project_pass.cpp.
 #pragma once
 

@@ -141,7 +141,7 @@ private:
             if (const auto *e = extra.as_string())
               requirement.extras += (requirement.extras.empty() ? "" : ",") + e->get();
         }
-        raw = name + " = { ... }";
+        raw = version.empty() ? name : name + " = \"" + version + "\"";
       } else if (value.is_array()) {
         raw = name + " = [ ... ]"; // multiple constraints: read the name only
       }

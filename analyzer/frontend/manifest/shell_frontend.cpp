@@ -23,6 +23,7 @@ struct Word {
   std::string text;   // with quotes removed
   std::size_t offset; // in the logical line
   bool is_operator = false;
+  std::size_t end = 0; // one past its last byte in the logical line
 };
 
 // Splits a command line into words and operators (&&, ||, ;, |, &, (, )).
@@ -42,7 +43,7 @@ std::vector<Word> split_shell(std::string_view text) {
       std::size_t length = 1;
       if ((c == '&' || c == '|' || c == ';') && i + 1 < text.size() && text[i + 1] == c)
         length = 2;
-      words.push_back({std::string(text.substr(i, length)), i, true});
+      words.push_back({std::string(text.substr(i, length)), i, true, i + length});
       i += length;
       continue;
     }
@@ -84,6 +85,7 @@ std::vector<Word> split_shell(std::string_view text) {
       word.text.push_back(d);
       ++i;
     }
+    word.end = i;
     words.push_back(std::move(word));
   }
   return words;
@@ -119,9 +121,15 @@ public:
   void analyze(const LogicalLine &line, std::size_t from = 0) {
     const std::string_view text = std::string_view(line.text).substr(from);
     auto words = split_shell(text);
-    for (auto &word : words)
+    // The command text without a trailing comment, for messages.
+    std::string whole;
+    for (char c : trim(text.substr(0, words.empty() ? 0 : words.back().end)))
+      if (!((c == ' ' || c == '\t') && !whole.empty() && whole.back() == ' '))
+        whole.push_back(c == '\t' ? ' ' : c);
+    for (auto &word : words) {
       word.offset += from;
-    const std::string whole(trim(text));
+      word.end += from;
+    }
     std::size_t begin = 0;
     for (std::size_t i = 0; i <= words.size(); ++i)
       if (i == words.size() || words[i].is_operator) {

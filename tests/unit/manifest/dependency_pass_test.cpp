@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "frontend/manifest/dependency_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
 #include "manifest_test_util.h"
@@ -68,4 +70,45 @@ TEST_CASE("the pass is silent without manifests or without code", "[manifest][pa
   std::vector<ProjectFile> only_manifest{requirements_file("scipy\n")};
   cross_check_dependencies(only_manifest);
   CHECK(facts_of(only_manifest[0].facts, "unused-dependency").empty());
+}
+
+TEST_CASE("optional extras and included files count as declarations", "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  ProjectFile pyproject;
+  pyproject.path = "pyproject.toml";
+  pyproject.kind = FileKind::Pyproject;
+  pyproject.facts = extract_pyproject(
+      "[project]\ndependencies = [\"numpy\"]\n[project.optional-dependencies]\ncuda = [\"triton\"]\n",
+      "pyproject.toml");
+  files.push_back(std::move(pyproject));
+  files.push_back(python_file("model.py", {import_fact("numpy", 1)}));
+  cross_check_dependencies(files);
+  // triton is only in an extra: not reported although nothing imports it.
+  CHECK(facts_of(files[0].facts, "unused-dependency").empty());
+
+  std::vector<ProjectFile> with_import{files[0], python_file("kernels.py", {import_fact("triton.language", 1)})};
+  with_import[0].facts.facts.erase(std::remove_if(with_import[0].facts.facts.begin(),
+                                                  with_import[0].facts.facts.end(),
+                                                  [](const Fact &f) { return f.kind == "unused-dependency"; }),
+                                   with_import[0].facts.facts.end());
+  cross_check_dependencies(with_import);
+  // triton is declared through the extra, so its import is not undeclared.
+  CHECK(facts_of(with_import[1].facts, "undeclared-import").empty());
+}
+
+TEST_CASE("development requirements files are not checked for unused packages", "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  for (const char *path : {"requirements-dev.txt", "requirements/test.txt", "docs/requirements.txt"}) {
+    ProjectFile file = requirements_file("pytest\nsphinx\n");
+    file.path = path;
+    files.push_back(std::move(file));
+  }
+  ProjectFile runtime = requirements_file("scipy\n");
+  runtime.path = "requirements/special.txt";
+  files.push_back(std::move(runtime));
+  files.push_back(python_file("train.py", {import_fact("numpy", 1)}));
+  cross_check_dependencies(files);
+  for (std::size_t i = 0; i < 3; ++i)
+    CHECK(facts_of(files[i].facts, "unused-dependency").empty());
+  CHECK(facts_of(files[3].facts, "unused-dependency").size() == 1);
 }

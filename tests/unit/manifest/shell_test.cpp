@@ -48,6 +48,8 @@ pip install torch --index-url https://download.pytorch.org/whl/cu121
 
   const Fact *launch = fact_of(facts, "shell", "python");
   REQUIRE(launch);
+  // The continued command, blanks collapsed, without its trailing comment.
+  CHECK(attribute_or_empty(*launch, "line") == "python -m torch.distributed.launch --nproc_per_node 8 train.py");
   CHECK(attribute_or_empty(*launch, "module") == "torch.distributed.launch");
   CHECK(launch->span.line == 8);
 

@@ -1,0 +1,1 @@
+"""Hard cases for the dependency front ends: the code itself is portable."""
