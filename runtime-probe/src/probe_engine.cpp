@@ -251,14 +251,15 @@ IValue to_device(const IValue &value, const c10::Device &device) {
   return value;
 }
 
-// Every tensor in a call's outputs, CPU copies, scalars as 0-d tensors.
+// Every tensor in a call's outputs as a CPU copy of its own (an output may
+// alias a buffer a later call reuses), scalars as 0-d tensors.
 void collect_outputs(const IValue &value, std::vector<at::Tensor> &out) {
   if (value.isTensor()) {
     const at::Tensor &tensor = value.toTensor();
-    out.push_back(tensor.defined() ? tensor.to(at::kCPU) : tensor);
+    out.push_back(tensor.defined() ? tensor.to(at::kCPU).clone() : tensor);
   } else if (value.isTensorList()) {
     for (at::Tensor tensor : value.toTensorList()) // by value: c10::List yields proxies
-      out.push_back(tensor.to(at::kCPU));
+      out.push_back(tensor.to(at::kCPU).clone());
   } else if (value.isTuple()) {
     for (const IValue &element : value.toTuple()->elements())
       collect_outputs(element, out);
