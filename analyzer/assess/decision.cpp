@@ -1,6 +1,7 @@
 #include "assess/decision.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -161,8 +162,15 @@ std::string fix_phrase(const DecisionFactor &factor) {
   std::string verb = factor.kind == "training-scale" ? "make " + quoted_name(factor) + " in " + location(factor) +
                                                            " optional (single device on the Mac)"
                                                      : "replace " + quoted_name(factor) + " in " + location(factor);
-  if (factor.kind != "training-scale" && !factor.replacement.empty())
-    verb += " with " + factor.replacement;
+  if (factor.kind != "training-scale" && !factor.replacement.empty()) {
+    // "with scaled_dot_product_attention" reads well for an API; a
+    // sentence-like replacement goes in parentheses.
+    const char first = factor.replacement.front();
+    if (std::islower(static_cast<unsigned char>(first)) || starts_with(factor.replacement, "torch."))
+      verb += " with " + factor.replacement;
+    else
+      verb += " (" + factor.replacement + ")";
+  }
   return verb;
 }
 
@@ -393,7 +401,7 @@ Assessment assess(const AssessmentInput &input) {
     std::vector<std::string> fixes;
     std::set<std::string> seen;
     for (const DecisionFactor *factor : finding_factors)
-      if (seen.insert(factor->rule_id + "|" + factor->name + "|" + factor->path).second)
+      if (seen.insert(factor->rule_id + "|" + factor->path).second) // one phrase per rule and file
         fixes.push_back(fix_phrase(*factor));
     std::string sentence = join_limited(fixes, 3);
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));

@@ -28,6 +28,7 @@ int command_scan(const Invocation &invocation) {
   options.paths.clear();
   std::vector<std::pair<std::string, std::string>> outputs; // format, path ("-" = stdout)
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
+  std::string verdicts_path; // --verdicts: mpsaudit-probe's JSON, merged into the assessment
   Arguments args(invocation.arguments);
   std::string value;
   WorkflowOptions workflow; // config, rule selection, baseline, changed files
@@ -43,8 +44,12 @@ int command_scan(const Invocation &invocation) {
       options.jobs = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--max-file-size", value)) {
       options.max_file_bytes = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (args.option("--max-parse-time", value)) {
+      options.max_parse_ms = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--rules-dir", value)) {
       rules_dir = value;
+    } else if (args.option("--verdicts", value)) {
+      verdicts_path = value;
     } else if (args.option("--color", value)) {
       color = value;
     } else if (args.option("--fail-on", value)) {
@@ -65,17 +70,15 @@ int command_scan(const Invocation &invocation) {
   }
   if (options.paths.empty())
     options.paths.push_back(".");
-  if (format != "text" && format != "json" && format != "github")
-    return usage_error("unknown format '" + format + "' (text, json, github)");
+  if (format != "text" && format != "json" && format != "github" && format != "md" && format != "html" &&
+      format != "sarif")
+    return usage_error("unknown format '" + format + "' (text, json, md, html, sarif, github)");
   if (fail_on != "never" && !parse_fail_on(fail_on))
     return usage_error("--fail-on takes error, warning, info or never");
   // An --output's format follows its extension; the rest use --format.
   for (auto &[output_format, path] : outputs) {
-    if (path.size() > 5 && path.substr(path.size() - 5) == ".json")
-      output_format = "json";
-    else if (path.size() > 4 && path.substr(path.size() - 4) == ".txt")
-      output_format = "text";
-    else
+    output_format = format_for_extension(path);
+    if (output_format.empty())
       output_format = format;
   }
   if (outputs.empty())
@@ -91,7 +94,26 @@ int command_scan(const Invocation &invocation) {
     return kUsage;
   if (!workflow.write_baseline_path.empty())
     return report_baseline_written(workflow, result);
-  const ReportContext context{tool_version(), &catalog};
+  // The assessment: effort model (rules/effort.toml or the config's), the
+  // config's decision thresholds, and the probe's verdicts when given.
+  AssessmentInput assessment_input;
+  assessment_input.scan = &result;
+  assessment_input.thresholds = decision_thresholds(workflow, result);
+  std::vector<Diagnostic> assess_problems;
+  std::string effort_model = effort_model_path(workflow);
+  if (effort_model.empty())
+    effort_model = rules_directory(invocation, rules_dir) + "/effort.toml";
+  assessment_input.model = load_effort_model(effort_model, assess_problems);
+  if (!verdicts_path.empty())
+    assessment_input.probe = load_probe_verdicts(verdicts_path, assess_problems);
+  for (const auto &problem : assess_problems)
+    std::cerr << "mpsaudit: " << problem.path << (problem.line ? ":" + std::to_string(problem.line) : "") << ": "
+              << problem.message << "\n";
+  if (!assess_problems.empty())
+    return kUsage;
+  const Assessment assessment = assess(assessment_input);
+  ReportContext context{tool_version(), &catalog};
+  context.assessment = &assessment;
 
   for (const auto &[output_format, path] : outputs) {
     std::ofstream file;
@@ -107,6 +129,12 @@ int command_scan(const Invocation &invocation) {
       write_github_report(*out, result, context, repository_prefix(result.root));
     } else if (output_format == "json") {
       *out << report_to_json(result, context).dump(2) << "\n";
+    } else if (output_format == "sarif") {
+      *out << report_to_sarif(result, context).dump(2) << "\n";
+    } else if (output_format == "md") {
+      write_markdown_report(*out, result, context);
+    } else if (output_format == "html") {
+      write_html_report(*out, result, context);
     } else {
       TextOptions text_options;
       text_options.color = color == "always" || (color == "auto" && to_stdout && isatty(STDOUT_FILENO));
@@ -114,7 +142,7 @@ int command_scan(const Invocation &invocation) {
     }
   }
   if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text"))
-    std::cerr << summary_line(result) << "\n";
+    std::cerr << summary_line(result) << "\n" << assessment_summary(assessment);
   print_workflow_notes(result);
 
   if (result.has_errors())

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <map>
 
 #include "core/text.h"
@@ -39,7 +40,203 @@ nlohmann::json finding_json(const Finding &finding) {
   return out;
 }
 
+// Hours rounded to hundredths, so reports stay byte-stable.
+double rounded(double hours) { return std::round(hours * 100.0) / 100.0; }
+
+nlohmann::json hours_json(const HourRange &range) {
+  return {{"low", rounded(range.low)}, {"high", rounded(range.high)}, {"text", format_hours(range)}};
+}
+
+nlohmann::json rollup_json(const std::vector<RollUp> &rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto &row : rows)
+    out.push_back({{"name", sanitize_utf8(row.name)}, {"hours", hours_json(row.hours)}, {"findings", row.findings}});
+  return out;
+}
+
+nlohmann::json factor_json(const DecisionFactor &factor) {
+  nlohmann::json out = {{"kind", factor.kind},
+                        {"pushes_to", std::string(to_string(factor.pushes_to))},
+                        {"summary", sanitize_utf8(factor.summary)}};
+  if (factor.finding_index >= 0) {
+    out["rule"] = factor.rule_id;
+    out["path"] = sanitize_utf8(factor.path);
+    out["line"] = factor.line;
+    out["name"] = factor.name;
+    out["role"] = factor.role;
+    out["replacement"] = factor.replacement;
+  } else if (!factor.path.empty()) {
+    out["path"] = sanitize_utf8(factor.path);
+  }
+  return out;
+}
+
+nlohmann::json memory_json(const MemoryFit &memory) {
+  nlohmann::json tiers = nlohmann::json::array();
+  for (const auto &tier : memory.tiers)
+    tiers.push_back({{"gigabytes", tier.gigabytes},
+                     {"usable_bytes", tier.usable_bytes},
+                     {"inference_fits", tier.inference_fits},
+                     {"training_fits", tier.training_fits}});
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const auto &item : memory.evidence)
+    evidence.push_back({{"source", item.source},
+                        {"path", sanitize_utf8(item.path)},
+                        {"line", item.line},
+                        {"parameters", item.parameters},
+                        {"weight_bytes", item.weight_bytes},
+                        {"stated_bytes", item.stated_bytes},
+                        {"detail", sanitize_utf8(item.detail)}});
+  return {{"has_estimate", memory.has_estimate},
+          {"has_model_size", memory.has_model_size},
+          {"parameters", memory.parameters},
+          {"inference_bytes", memory.inference_bytes},
+          {"training_bytes", memory.training_bytes},
+          {"stated_vram_bytes", memory.stated_vram_bytes},
+          {"inference_min_tier_gb", memory.inference_min_tier_gb},
+          {"training_min_tier_gb", memory.training_min_tier_gb},
+          {"summary", sanitize_utf8(memory.summary)},
+          {"method", memory.method},
+          {"tiers", tiers},
+          {"evidence", evidence}};
+}
+
+nlohmann::json probe_json(const ProbeVerdicts &probe) {
+  nlohmann::json operators = nlohmann::json::array();
+  for (const auto &op : probe.operators)
+    operators.push_back({{"name", op.name},
+                         {"outcome", op.outcome},
+                         {"evidence", op.evidence},
+                         {"reason", op.reason},
+                         {"path", sanitize_utf8(op.path)},
+                         {"line", op.line},
+                         {"live_ok", op.live_ok},
+                         {"live_failed", op.live_failed}});
+  nlohmann::json out = {{"ran", probe.present}, {"operators", operators}};
+  if (probe.present) {
+    out["target"] = probe.target;
+    out["coverage_table"] = probe.coverage_table;
+    out["environment"] = {{"libtorch_version", probe.environment.libtorch_version},
+                          {"os", probe.environment.os},
+                          {"arch", probe.environment.arch},
+                          {"mps_built", probe.environment.mps_built},
+                          {"mps_available", probe.environment.mps_available},
+                          {"mps_fallback_enabled", probe.environment.mps_fallback_enabled},
+                          {"warnings", probe.environment.warnings}};
+  }
+  return out;
+}
+
+nlohmann::json roles_list(const std::vector<Role> &roles) {
+  nlohmann::json out = nlohmann::json::array();
+  for (Role role : roles)
+    out.push_back(std::string(to_string(role)));
+  return out;
+}
+
 } // namespace
+
+nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult &) {
+  const Decision &decision = assessment.decision;
+  nlohmann::json deciding = nlohmann::json::array(), secondary = nlohmann::json::array();
+  for (const auto &factor : decision.deciding)
+    deciding.push_back(factor_json(factor));
+  for (const auto &factor : decision.secondary)
+    secondary.push_back(factor_json(factor));
+  nlohmann::json decision_json = {
+      {"outcome", std::string(to_string(decision.outcome))},
+      {"meaning", std::string(outcome_meaning(decision.outcome))},
+      {"headline", sanitize_utf8(decision.headline)},
+      {"reasons", decision.reasons},
+      {"deciding", deciding},
+      {"secondary", secondary},
+      {"if_resolved", decision.if_resolved ? nlohmann::json(std::string(to_string(*decision.if_resolved)))
+                                           : nlohmann::json(nullptr)},
+      {"what_would_change", decision.what_would_change},
+  };
+
+  const EffortEstimate &effort = assessment.effort;
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto &item : effort.items) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto &share : item.files)
+      files.push_back({{"path", sanitize_utf8(share.path)}, {"sites", share.sites}, {"hours", hours_json(share.hours)}});
+    nlohmann::json entry = {{"key", sanitize_utf8(item.key)},
+                            {"title", sanitize_utf8(item.title)},
+                            {"category", item.family},
+                            {"effort", std::string(to_string(item.effort))},
+                            {"kind", item.kind},
+                            {"sites", item.sites},
+                            {"hours", hours_json(item.hours)},
+                            {"estimable", item.estimable},
+                            {"basis", sanitize_utf8(item.basis)},
+                            {"replacement", item.replacement},
+                            {"files", files}};
+    if (!item.rule_id.empty())
+      entry["rule"] = item.rule_id;
+    if (item.deferred.high > 0)
+      entry["deferred"] = hours_json(item.deferred);
+    items.push_back(std::move(entry));
+  }
+  nlohmann::json effort_json = {
+      {"total", hours_json(effort.total)},
+      {"deferred", hours_json(effort.deferred)},
+      {"not_estimated", effort.not_estimated},
+      {"open_findings", effort.open_findings},
+      {"guarded_findings", effort.guarded_findings},
+      {"advisory_findings", effort.advisory_findings},
+      {"suppressed_findings", effort.suppressed_findings},
+      {"model", assessment.effort_model_origin},
+      {"items", items},
+      {"by_category", rollup_json(effort.by_category)},
+      {"by_file", rollup_json(effort.by_file)},
+      {"by_directory", rollup_json(effort.by_directory)},
+      {"by_role", rollup_json(effort.by_role)},
+  };
+
+  nlohmann::json roles = nlohmann::json::array();
+  for (const auto &role : assessment.roles)
+    roles.push_back({{"path", sanitize_utf8(role.path)}, {"role", std::string(to_string(role.role))}, {"reasons", role.reasons}});
+
+  nlohmann::json acceptance = nlohmann::json::array();
+  for (const auto &level : assessment.acceptance)
+    acceptance.push_back({{"level", level.level},
+                          {"title", level.title},
+                          {"status", level.status},
+                          {"evidence", sanitize_utf8(level.evidence)},
+                          {"how_to_confirm", level.how_to_confirm}});
+
+  nlohmann::json plan = nlohmann::json::array();
+  for (const auto &step : assessment.plan)
+    plan.push_back({{"order", step.order},
+                    {"title", sanitize_utf8(step.title)},
+                    {"effort", step.effort},
+                    {"count", step.count},
+                    {"files", step.files},
+                    {"hours", hours_json(step.hours)},
+                    {"detail", sanitize_utf8(step.detail)},
+                    {"rules", step.rule_ids},
+                    {"deferred", step.deferred}});
+
+  const DecisionThresholds &thresholds = assessment.thresholds;
+  nlohmann::json thresholds_json = {
+      {"adapt_max_hours", thresholds.adapt_max_hours},
+      {"keep_min_hours", thresholds.keep_min_hours},
+      {"blocker_min_effort", std::string(to_string(thresholds.blocker_min_effort))},
+      {"fallback_item_min_effort", std::string(to_string(thresholds.fallback_item_min_effort))},
+      {"training_scale_min_effort", std::string(to_string(thresholds.training_scale_min_effort))},
+      {"training_scale_families", thresholds.training_scale_families},
+      {"training_scale_rules", thresholds.training_scale_rules},
+      {"critical_roles", roles_list(thresholds.critical_roles)},
+      {"peripheral_roles", roles_list(thresholds.peripheral_roles)},
+      {"memory_decides", thresholds.memory_decides},
+  };
+
+  return {{"decision", decision_json}, {"effort", effort_json},      {"roles", roles},
+          {"memory_fit", memory_json(assessment.memory)},            {"acceptance", acceptance},
+          {"action_plan", plan},         {"probe", probe_json(assessment.probe)},
+          {"thresholds", thresholds_json}};
+}
 
 nlohmann::json report_to_json(const ScanResult &result, const ReportContext &context) {
   nlohmann::json report;
@@ -91,6 +288,8 @@ nlohmann::json report_to_json(const ScanResult &result, const ReportContext &con
                        {"by_severity", by_severity},
                        {"suppressed", suppressed},
                        {"scan_errors", result.has_errors()}};
+  if (context.assessment)
+    report["assessment"] = assessment_to_json(*context.assessment, result);
   return report;
 }
 

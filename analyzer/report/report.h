@@ -4,9 +4,11 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "assess/decision.h"
 #include "rules/rule.h"
 #include "scan/scan.h"
 
@@ -16,9 +18,22 @@ namespace mpsaudit {
 inline constexpr int kReportSchemaVersion = 1;
 
 struct ReportContext {
+  // A constructor, not aggregate initialisation, so that adding members
+  // does not touch every `ReportContext{version, &catalog}`.
+  explicit ReportContext(std::string version = {}, const RuleCatalog *rules = nullptr)
+      : tool_version(std::move(version)), catalog(rules) {}
   std::string tool_version;
   const RuleCatalog *catalog = nullptr;
+  // The migration assessment (decision, effort, memory fit, probe verdicts);
+  // writers add their assessment sections when it is present.
+  const Assessment *assessment = nullptr;
+  // Absolute path of the scan root, for SARIF's originalUriBaseIds; empty:
+  // the writer resolves ScanResult::root itself.
+  std::string root_uri;
 };
+
+// The assessment as JSON: the "assessment" member of the full report.
+nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult &result);
 
 // The full report model as JSON (docs/report.schema.json).
 nlohmann::json report_to_json(const ScanResult &result, const ReportContext &context);
@@ -31,5 +46,21 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
 
 // One line of summary: counts by severity and files scanned.
 std::string summary_line(const ScanResult &result);
+// Two lines: the decision and the effort range (empty without an assessment).
+std::string assessment_summary(const Assessment &assessment);
+
+// `--format md`: for an issue or pull-request comment.
+void write_markdown_report(std::ostream &out, const ScanResult &result, const ReportContext &context);
+// `--format html`: one self-contained file (inline CSS, JS and SVG charts;
+// no network requests).
+void write_html_report(std::ostream &out, const ScanResult &result, const ReportContext &context);
+// `--format sarif`: SARIF 2.1.0 for GitHub code scanning.
+nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &context);
+// GitHub's primaryLocationLineHash recipe in spirit: a hash of the rule and
+// the whitespace-normalised line, with ":<n>" for the n-th equal line of a file.
+std::string line_hash(std::string_view rule_id, std::string_view line_text);
+
+// Output formats by name and by file extension ("" when unknown).
+std::string format_for_extension(const std::string &path);
 
 } // namespace mpsaudit

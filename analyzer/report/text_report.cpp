@@ -73,7 +73,7 @@ std::string summary_line(const ScanResult &result) {
   return line;
 }
 
-void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &,
+void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options) {
   const Palette palette{options.color};
   std::string current_path;
@@ -113,6 +113,53 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     }
   }
   out << "\n" << summary_line(result) << "\n";
+  if (context.assessment) {
+    const Outcome outcome = context.assessment->decision.outcome;
+    const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";
+    const std::string summary = assessment_summary(*context.assessment);
+    const std::size_t space = summary.find(' ', 10); // after "Decision: OUTCOME"
+    out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour) << summary.substr(space);
+  }
+}
+
+std::string assessment_summary(const Assessment &assessment) {
+  const Decision &decision = assessment.decision;
+  const EffortEstimate &effort = assessment.effort;
+  // The headline starts with the outcome; keep what follows its colon.
+  std::string text = "Decision: " + std::string(to_string(decision.outcome)) + " - " +
+         (decision.headline.find(": ") == std::string::npos ? decision.headline
+                                                           : decision.headline.substr(decision.headline.find(": ") + 2)) +
+         "\n";
+  text += "Effort: " + format_hours(effort.total) + " over " + std::to_string(effort.items.size()) + " distinct fix" +
+          (effort.items.size() == 1 ? "" : "es") + " (" + std::to_string(effort.open_findings) + " open, " +
+          std::to_string(effort.guarded_findings) + " guarded, " + std::to_string(effort.advisory_findings) +
+          " advisory)";
+  if (effort.not_estimated)
+    text += " + " + std::to_string(effort.not_estimated) + " blocker(s) not estimated";
+  if (effort.deferred.high > 0)
+    text += "; deferred kernel ports " + format_hours(effort.deferred);
+  text += "\n";
+  if (decision.if_resolved && !decision.what_would_change.empty())
+    text += "Would change: " + decision.what_would_change.front() + "\n";
+  return text;
+}
+
+std::string format_for_extension(const std::string &path) {
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos)
+    return "";
+  const std::string extension = to_lower(std::string_view(path).substr(dot + 1));
+  if (extension == "json")
+    return "json";
+  if (extension == "md" || extension == "markdown")
+    return "md";
+  if (extension == "html" || extension == "htm")
+    return "html";
+  if (extension == "sarif")
+    return "sarif";
+  if (extension == "txt")
+    return "text";
+  return "";
 }
 
 } // namespace mpsaudit

@@ -1,0 +1,295 @@
+// `--format html`: one self-contained page. CSS, script and the SVG charts
+// are inline and a Content-Security-Policy forbids every network request, so
+// the file works offline and can be attached to an issue as it is.
+//
+// Elements tests and scripts read (docs/report-formats.md):
+//   #decision[data-outcome]              the outcome
+//   #count-findings, #count-error, #count-warning, #count-info,
+//   #count-suppressed [data-count]       the summary's counts
+//   #effort-total[data-low][data-high]   the effort range in hours
+//   #findings tbody tr.finding           one row per unsuppressed finding
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "core/text.h"
+#include "report/report.h"
+
+namespace mpsaudit {
+namespace {
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : sanitize_utf8(text)) {
+    switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", value);
+  return buffer;
+}
+
+constexpr const char *kStyle = R"CSS(
+:root{--ok:#1a7f37;--dual:#9a6700;--keep:#cf222e;--ink:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#f6f8fa}
+*{box-sizing:border-box}body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--ink);margin:0;padding:24px;max-width:1200px}
+h1{font-size:22px;margin:0 0 12px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
+.banner{border-radius:8px;padding:16px 20px;color:#fff;margin-bottom:16px}.banner .outcome{font-size:26px;font-weight:700;letter-spacing:.5px}
+.banner.ADAPT{background:var(--ok)}.banner.DUAL{background:var(--dual)}.banner.KEEP_LINUX_GPU{background:var(--keep)}
+.counts{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}.counts div{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 14px}
+.counts b{font-size:20px;display:block}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
+.chart{border:1px solid var(--line);border-radius:6px;padding:10px}.chart h3{font-size:14px;margin:0 0 6px}
+table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}
+th{background:var(--bg);cursor:pointer;user-select:none;white-space:nowrap}th.sorted-asc::after{content:" \25B2"}th.sorted-desc::after{content:" \25BC"}
+code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}pre{margin:0;white-space:pre-wrap;word-break:break-all;background:var(--bg);padding:4px 6px;border-radius:4px}
+.sev-error{color:var(--keep);font-weight:600}.sev-warning{color:var(--dual);font-weight:600}.sev-info{color:#0969da}
+.status-confirmed{color:var(--ok)}.status-refuted{color:var(--keep)}.status-likely{color:var(--dual)}.status-not-yet-confirmed{color:var(--muted)}
+.filters{display:flex;gap:8px;margin:8px 0}.filters input{flex:1;padding:5px 8px}.muted{color:var(--muted)}
+)CSS";
+
+constexpr const char *kScript = R"JS(
+(function(){
+  var table=document.getElementById('findings');if(!table)return;
+  var body=table.tBodies[0],text=document.getElementById('filter'),sev=document.getElementById('severity-filter');
+  var shown=document.getElementById('shown-count');
+  function apply(){var q=(text.value||'').toLowerCase(),s=sev.value,n=0;
+    Array.prototype.forEach.call(body.rows,function(r){var ok=(!s||r.dataset.severity===s)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);
+      r.style.display=ok?'':'none';if(ok)n++;});shown.textContent=n;}
+  text.addEventListener('input',apply);sev.addEventListener('change',apply);
+  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.addEventListener('click',function(){
+    var asc=!th.classList.contains('sorted-asc');Array.prototype.forEach.call(th.parentNode.cells,function(c){c.classList.remove('sorted-asc','sorted-desc');});
+    th.classList.add(asc?'sorted-asc':'sorted-desc');var rows=Array.prototype.slice.call(body.rows);
+    rows.sort(function(a,b){var x=a.cells[i].dataset.key||a.cells[i].textContent,y=b.cells[i].dataset.key||b.cells[i].textContent;
+      var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
+    rows.forEach(function(r){body.appendChild(r);});});});
+  apply();
+})();
+)JS";
+
+struct Bar {
+  std::string label;
+  double low = 0;
+  double high = 0;
+  std::string value_text;
+  std::string colour = "#0969da";
+};
+
+// A horizontal bar chart as inline SVG; a range bar shows low solid, high pale.
+std::string bar_chart(const std::string &id, const std::vector<Bar> &bars) {
+  const int row = 22, label_width = 150, bar_width = 170, height = std::max<int>(1, static_cast<int>(bars.size())) * row + 4;
+  double maximum = 0;
+  for (const auto &bar : bars)
+    maximum = std::max(maximum, bar.high);
+  std::string svg = "<svg id=\"" + id + "\" role=\"img\" width=\"100%\" viewBox=\"0 0 " +
+                    std::to_string(label_width + bar_width + 90) + " " + std::to_string(height) +
+                    "\" xmlns=\"http://www.w3.org/2000/svg\">";
+  if (bars.empty())
+    svg += "<text x=\"0\" y=\"16\" font-size=\"12\" fill=\"#656d76\">nothing to show</text>";
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const Bar &bar = bars[i];
+    const int y = static_cast<int>(i) * row + 2;
+    const double high_w = maximum > 0 ? bar.high / maximum * bar_width : 0;
+    const double low_w = maximum > 0 ? bar.low / maximum * bar_width : 0;
+    std::string label = bar.label.size() > 24 ? "…" + bar.label.substr(bar.label.size() - 23) : bar.label;
+    svg += "<g class=\"bar\" data-label=\"" + escape(bar.label) + "\" data-value=\"" + number(bar.high) + "\">";
+    svg += "<title>" + escape(bar.label + ": " + bar.value_text) + "</title>";
+    svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 14) +
+           "\" font-size=\"11\" text-anchor=\"end\" fill=\"#1f2328\">" + escape(label) + "</text>";
+    svg += "<rect x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" +
+           number(high_w) + "\" height=\"14\" fill=\"" + bar.colour + "\" fill-opacity=\"0.35\"/>";
+    svg += "<rect x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" +
+           number(low_w) + "\" height=\"14\" fill=\"" + bar.colour + "\"/>";
+    svg += "<text x=\"" + number(label_width + high_w + 6) + "\" y=\"" + std::to_string(y + 14) +
+           "\" font-size=\"11\" fill=\"#656d76\">" + escape(bar.value_text) + "</text></g>";
+  }
+  return svg + "</svg>";
+}
+
+std::vector<Bar> rollup_bars(const std::vector<RollUp> &rows, std::size_t limit) {
+  std::vector<Bar> bars;
+  for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
+    bars.push_back({rows[i].name, rows[i].hours.low, rows[i].hours.high, format_hours(rows[i].hours)});
+  return bars;
+}
+
+std::string count_box(const char *id, int count, const char *label) {
+  return std::string("<div><b id=\"") + id + "\" data-count=\"" + std::to_string(count) + "\">" +
+         std::to_string(count) + "</b>" + label + "</div>";
+}
+
+} // namespace
+
+void write_html_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
+  const Assessment *assessment = context.assessment;
+  std::map<int, int> by_severity;
+  int suppressed = 0;
+  for (const auto &finding : result.findings) {
+    if (finding.suppressed)
+      ++suppressed;
+    else
+      ++by_severity[finding.severity];
+  }
+  const int errors = by_severity[static_cast<int>(Severity::Error)];
+  const int warnings = by_severity[static_cast<int>(Severity::Warning)];
+  const int infos = by_severity[static_cast<int>(Severity::Info)];
+
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+         "script-src 'unsafe-inline'; img-src data:\">\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>mpsaudit: " << escape(result.root) << "</title>\n<style>" << kStyle << "</style></head>\n<body>\n";
+  out << "<h1>mpsaudit: can <code>" << escape(result.root) << "</code> run on an Apple-Silicon Mac?</h1>\n";
+
+  if (assessment) {
+    const Decision &decision = assessment->decision;
+    const std::string outcome(to_string(decision.outcome));
+    out << "<section id=\"decision\" class=\"banner " << outcome << "\" data-outcome=\"" << outcome << "\">"
+        << "<div class=\"outcome\">" << outcome << "</div><div>" << escape(outcome_meaning(decision.outcome))
+        << "</div><div><strong>" << escape(decision.headline) << "</strong></div></section>\n";
+  }
+  out << "<section class=\"counts\">" << count_box("count-findings", errors + warnings + infos, "findings")
+      << count_box("count-error", errors, "errors") << count_box("count-warning", warnings, "warnings")
+      << count_box("count-info", infos, "info") << count_box("count-suppressed", suppressed, "suppressed")
+      << count_box("count-files", static_cast<int>(result.files.size()), "files");
+  if (assessment)
+    out << "<div><b id=\"effort-total\" data-low=\"" << number(assessment->effort.total.low) << "\" data-high=\""
+        << number(assessment->effort.total.high) << "\">" << escape(format_hours(assessment->effort.total))
+        << "</b>estimated effort</div>";
+  out << "</section>\n";
+
+  if (assessment) {
+    const Decision &decision = assessment->decision;
+    out << "<h2>Why</h2><ul id=\"reasons\">";
+    for (const auto &reason : decision.reasons)
+      out << "<li>" << escape(reason) << "</li>";
+    out << "</ul>\n<h2>What would change the decision</h2><ul id=\"what-would-change\">";
+    for (const auto &change : decision.what_would_change)
+      out << "<li>" << escape(change) << "</li>";
+    out << "</ul>\n";
+
+    const EffortEstimate &effort = assessment->effort;
+    std::vector<Bar> severity_bars = {
+        {"error", 0, static_cast<double>(errors), std::to_string(errors), "#cf222e"},
+        {"warning", 0, static_cast<double>(warnings), std::to_string(warnings), "#9a6700"},
+        {"info", 0, static_cast<double>(infos), std::to_string(infos), "#0969da"},
+    };
+    for (auto &bar : severity_bars)
+      bar.low = bar.high; // counts are exact, not ranges
+    out << "<h2>Effort and findings</h2><div class=\"charts\">"
+        << "<div class=\"chart\"><h3>Effort by category (low–high)</h3>"
+        << bar_chart("chart-category", rollup_bars(effort.by_category, 12)) << "</div>"
+        << "<div class=\"chart\"><h3>Effort by directory (low–high)</h3>"
+        << bar_chart("chart-directory", rollup_bars(effort.by_directory, 12)) << "</div>"
+        << "<div class=\"chart\"><h3>Effort by component role</h3>"
+        << bar_chart("chart-role", rollup_bars(effort.by_role, 7)) << "</div>"
+        << "<div class=\"chart\"><h3>Findings by severity</h3>" << bar_chart("chart-severity", severity_bars)
+        << "</div></div>\n";
+    out << "<p class=\"muted\">" << effort.items.size() << " distinct fixes for " << effort.open_findings
+        << " open findings; " << effort.guarded_findings << " guarded and " << effort.advisory_findings
+        << " advisory findings need no change";
+    if (effort.not_estimated)
+      out << "; " << effort.not_estimated << " blocker(s) not estimated";
+    if (effort.deferred.high > 0)
+      out << "; deferred kernel ports " << escape(format_hours(effort.deferred));
+    out << ". Effort model: <code>" << escape(assessment->effort_model_origin) << "</code>.</p>\n";
+
+    out << "<h2>Acceptance levels</h2><table id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
+        << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
+    for (const auto &level : assessment->acceptance)
+      out << "<tr data-status=\"" << escape(level.status) << "\"><td>" << level.level << ". " << escape(level.title)
+          << "</td><td class=\"status-" << escape(level.status) << "\">" << escape(level.status) << "</td><td>"
+          << escape(level.evidence) << "</td><td>" << escape(level.how_to_confirm) << "</td></tr>";
+    out << "</tbody></table>\n";
+
+    out << "<h2>Memory fit</h2><p id=\"memory-fit\">"
+        << escape(assessment->memory.has_estimate
+                      ? assessment->memory.summary
+                      : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
+        << "</p>\n";
+
+    const ProbeVerdicts &probe = assessment->probe;
+    out << "<h2>Runtime probe</h2><section id=\"probe\" data-ran=\"" << (probe.present ? "true" : "false") << "\">";
+    if (!probe.present) {
+      out << "<p class=\"muted\">No probe ran: every runtime claim is not yet confirmed. Run "
+             "<code>mpsaudit-probe</code> on the Mac and pass its verdicts with <code>--verdicts</code>.</p>";
+    } else {
+      out << "<table><tbody><tr><th>Target</th><td>" << escape(probe.target) << "</td></tr><tr><th>OS</th><td>"
+          << escape(probe.environment.os + " " + probe.environment.arch) << "</td></tr><tr><th>LibTorch</th><td>"
+          << escape(probe.environment.libtorch_version) << "</td></tr><tr><th>MPS built / available</th><td>"
+          << (probe.environment.mps_built ? "yes" : "no") << " / " << (probe.environment.mps_available ? "yes" : "no")
+          << "</td></tr><tr><th>Coverage table</th><td>" << escape(probe.coverage_table) << "</td></tr></tbody></table>";
+      for (const auto &warning : probe.environment.warnings)
+        out << "<p class=\"sev-warning\">" << escape(warning) << "</p>";
+      out << "<table id=\"probe-operators\"><thead><tr><th>Operator</th><th>MPS</th><th>Evidence</th><th>Reason</th>"
+             "<th>First use</th></tr></thead><tbody>";
+      for (const auto &op : probe.operators)
+        out << "<tr><td><code>" << escape(op.name) << "</code></td><td>" << escape(op.outcome) << "</td><td>"
+            << escape(op.evidence) << "</td><td>" << escape(op.reason) << "</td><td>"
+            << escape(op.path + ":" + std::to_string(op.line)) << "</td></tr>";
+      out << "</tbody></table>";
+    }
+    out << "</section>\n";
+
+    out << "<h2>Action plan</h2><ol id=\"action-plan\">";
+    for (const auto &step : assessment->plan) {
+      out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << escape(step.title) << "</strong>";
+      if (step.count)
+        out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
+            << (step.files == 1 ? " file" : " files");
+      out << " — " << escape(step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
+      if (!step.detail.empty())
+        out << "<br><span class=\"muted\">" << escape(step.detail) << "</span>";
+      out << "</li>";
+    }
+    out << "</ol>\n";
+  }
+
+  out << "<h2>Findings (<span id=\"shown-count\">" << errors + warnings + infos << "</span> shown)</h2>\n"
+      << "<div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Filter by rule, path, message…\">"
+      << "<select id=\"severity-filter\"><option value=\"\">all severities</option><option value=\"error\">error</option>"
+      << "<option value=\"warning\">warning</option><option value=\"info\">info</option></select></div>\n"
+      << "<table id=\"findings\"><thead><tr><th>Severity</th><th>Rule</th><th>Location</th><th>Finding</th>"
+      << "<th>Code</th><th>Fix</th></tr></thead><tbody>\n";
+  for (const auto &finding : result.findings) {
+    if (finding.suppressed)
+      continue;
+    const std::string severity(to_string(static_cast<Severity>(finding.severity)));
+    std::string where = finding.path + ":" + std::to_string(finding.span.line);
+    if (finding.cell >= 0)
+      where += " (cell " + std::to_string(finding.cell + 1) + ")";
+    out << "<tr class=\"finding\" data-severity=\"" << severity << "\" data-rule=\"" << escape(finding.rule_id)
+        << "\" data-path=\"" << escape(finding.path) << "\" data-line=\"" << finding.span.line << "\">"
+        << "<td class=\"sev-" << severity << "\" data-key=\"" << finding.severity << "\">" << severity << "</td>"
+        << "<td>" << escape(finding.rule_id) << "</td><td><code>" << escape(where) << "</code></td><td>"
+        << escape(finding.message);
+    if (finding.guard != Guard::None)
+      out << " <span class=\"muted\">[guarded: " << escape(to_string(finding.guard)) << "]</span>";
+    out << "</td><td><pre>" << escape(finding.snippet) << "</pre></td><td>"
+        << escape(finding.rule ? finding.rule->replacement : "") << "</td></tr>\n";
+  }
+  out << "</tbody></table>\n<p class=\"muted\">" << escape(summary_line(result)) << " · mpsaudit "
+      << escape(context.tool_version) << "</p>\n<script>" << kScript << "</script>\n</body></html>\n";
+}
+
+} // namespace mpsaudit

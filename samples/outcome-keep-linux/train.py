@@ -1,0 +1,20 @@
+"""Train TinyViT in half precision on a CUDA GPU."""
+import torch
+
+from model.vit import TinyViT
+
+
+def main():
+    model = TinyViT().cuda().half()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    for step in range(100):
+        images = torch.randn(32, 3, 224, 224, device="cuda", dtype=torch.half)
+        labels = torch.randint(0, 100, (32,), device="cuda")
+        loss = torch.nn.functional.cross_entropy(model(images), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
