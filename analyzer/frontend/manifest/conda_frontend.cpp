@@ -20,10 +20,9 @@ std::uint32_t column_of(const YAML::Node &node) {
 }
 
 // yaml-cpp's mark for a quoted scalar points at the quote.
-std::uint32_t value_column(const YAML::Node &node, std::string_view text) {
+std::uint32_t value_column(const YAML::Node &node, const LineIndex &lines) {
   const std::uint32_t line = line_of(node);
   const std::uint32_t column = column_of(node);
-  const LineIndex lines(text);
   const std::string_view line_text = lines.line_text(line);
   if (column >= 1 && column <= line_text.size() &&
       (line_text[column - 1] == '"' || line_text[column - 1] == '\''))
@@ -71,14 +70,14 @@ bool parse_conda_spec(std::string_view spec, CondaSpec &out) {
   return true;
 }
 
-void read_pip_section(const YAML::Node &pip, std::string_view text, const std::string &path,
+void read_pip_section(const YAML::Node &pip, const LineIndex &lines, const std::string &path,
                       FileFacts &facts) {
   for (const auto &item : pip) {
     if (!item.IsScalar())
       continue;
     // Each item is one requirements-file line at the item's position.
     auto parse = parse_requirements_text(item.Scalar(), path, "conda-pip", line_of(item));
-    const std::uint32_t column = value_column(item, text);
+    const std::uint32_t column = value_column(item, lines);
     for (Fact &fact : parse.facts.facts) {
       const std::uint32_t length = fact.span.end_column - fact.span.column;
       fact.span.column += column - 1;
@@ -114,13 +113,14 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path) {
                      "a conda environment file is a mapping with channels and dependencies");
     return facts;
   }
+  const LineIndex lines(text);
   try {
     if (const YAML::Node channels = root["channels"]; channels && channels.IsSequence())
       for (const auto &channel : channels) {
         if (!channel.IsScalar())
           continue;
         Fact fact = make_fact(manifest_fact_kind::CondaChannel, channel.Scalar(), line_of(channel),
-                              value_column(channel, text),
+                              value_column(channel, lines),
                               static_cast<std::uint32_t>(channel.Scalar().size()));
         fact.set_attribute("value", channel.Scalar());
         facts.facts.push_back(std::move(fact));
@@ -130,7 +130,7 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path) {
       for (const auto &item : dependencies) {
         if (item.IsMap()) {
           if (const YAML::Node pip = item["pip"]; pip && pip.IsSequence())
-            read_pip_section(pip, text, path, facts);
+            read_pip_section(pip, lines, path, facts);
           continue;
         }
         if (!item.IsScalar())
@@ -142,7 +142,7 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path) {
           continue;
         }
         const std::uint32_t column =
-            value_column(item, text) +
+            value_column(item, lines) +
             (spec.channel.empty() ? 0 : static_cast<std::uint32_t>(spec.channel.size() + 2));
         Fact fact = make_fact(fact_kind::Dependency, normalize_package_name(spec.name), line_of(item),
                               column, static_cast<std::uint32_t>(spec.name.size()));

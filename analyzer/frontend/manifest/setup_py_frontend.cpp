@@ -36,7 +36,7 @@ constexpr int kMaxDepth = 400; // deeper nesting is not a setup.py; stop descend
 class SetupPyReader {
 public:
   SetupPyReader(std::string_view text, const std::string &path, FileFacts &facts)
-      : text_(text), path_(path), facts_(facts) {}
+      : text_(text), lines_(text), path_(path), facts_(facts) {}
 
   void read(TSNode root) {
     report_syntax_error(root);
@@ -252,7 +252,7 @@ private:
     fact.set_attribute("sources", join(sources));
     if (!cuda_sources.empty())
       fact.set_attribute("cuda_sources", join(cuda_sources));
-    fact.set_attribute("value", std::string(trim(LineIndex(text_).line_text(line_of(call)))));
+    fact.set_attribute("value", std::string(trim(lines_.line_text(line_of(call)))));
     facts_.facts.push_back(std::move(fact));
   }
 
@@ -368,6 +368,7 @@ private:
   }
 
   std::string_view text_;
+  LineIndex lines_;
   const std::string &path_;
   FileFacts &facts_;
   std::vector<TSNode> setup_calls_;
