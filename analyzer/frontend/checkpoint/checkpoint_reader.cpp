@@ -133,7 +133,7 @@ public:
       return;
     // A shared value is walked once: pickles are DAGs, and a hostile one can
     // make a naive walk exponential.
-    if (!visited_.insert(value.get()).second)
+    if (!visited_.insert(value).second)
       return;
     if (value->kind == PickleKind::Call) {
       const std::string callee = value->callee ? global_name(*value->callee) : std::string();

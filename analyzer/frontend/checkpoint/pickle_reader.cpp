@@ -13,31 +13,12 @@ struct PickleError {
   std::string message;
 };
 
-PickleRef make(PickleKind kind) {
-  auto value = std::make_shared<PickleValue>();
-  value->kind = kind;
-  return value;
-}
-
-PickleRef make_string(PickleKind kind, std::string text) {
-  auto value = make(kind);
-  value->text = std::move(text);
-  return value;
-}
-
-PickleRef make_int(std::int64_t integer) {
-  auto value = make(PickleKind::Int);
-  value->integer = integer;
-  return value;
-}
-
 class Decoder {
 public:
-  Decoder(std::string_view bytes, std::size_t start, const PickleLimits &limits)
-      : bytes_(bytes), at_(start), limits_(limits) {}
+  Decoder(std::string_view bytes, std::size_t start, const PickleLimits &limits, PickleResult &result)
+      : bytes_(bytes), at_(start), limits_(limits), arena_(result.arena) {}
 
-  PickleResult run() {
-    PickleResult result;
+  void run(PickleResult &result) {
     try {
       result.root = decode(result);
       result.ok = true;
@@ -49,10 +30,28 @@ public:
       result.error = "out of memory while decoding";
       result.error_offset = opcode_at_;
     }
-    return result;
   }
 
 private:
+  PickleRef make(PickleKind kind) {
+    if (arena_.size() >= limits_.max_values)
+      fail("too many values");
+    arena_.emplace_back();
+    PickleRef value = &arena_.back();
+    value->kind = kind;
+    return value;
+  }
+  PickleRef make_string(PickleKind kind, std::string text) {
+    PickleRef value = make(kind);
+    value->text = std::move(text);
+    return value;
+  }
+  PickleRef make_int(std::int64_t integer) {
+    PickleRef value = make(PickleKind::Int);
+    value->integer = integer;
+    return value;
+  }
+
   [[noreturn]] void fail(const std::string &message) {
     throw PickleError{message + " at byte " + std::to_string(opcode_at_)};
   }
@@ -109,8 +108,7 @@ private:
       fail("no MARK to pop to");
     const std::size_t mark = marks_.back();
     marks_.pop_back();
-    std::vector<PickleRef> items(std::make_move_iterator(stack_.begin() + static_cast<std::ptrdiff_t>(mark)),
-                                 std::make_move_iterator(stack_.end()));
+    std::vector<PickleRef> items(stack_.begin() + static_cast<std::ptrdiff_t>(mark), stack_.end());
     stack_.resize(mark);
     return items;
   }
@@ -127,21 +125,21 @@ private:
   }
 
   PickleRef tuple(std::vector<PickleRef> items) {
-    auto value = make(PickleKind::Tuple);
+    PickleRef value = make(PickleKind::Tuple);
     value->items = std::move(items);
     return value;
   }
 
   PickleRef global(PickleResult &result, std::string module, std::string name) {
     result.globals.push_back({module, name, opcode_at_});
-    auto value = make(PickleKind::Global);
+    PickleRef value = make(PickleKind::Global);
     value->text = std::move(module);
     value->name = std::move(name);
     return value;
   }
 
   PickleRef call(PickleRef callee, PickleRef arguments) {
-    auto value = make(PickleKind::Call);
+    PickleRef value = make(PickleKind::Call);
     value->callee = std::move(callee);
     value->arguments = std::move(arguments);
     return value;
@@ -211,7 +209,7 @@ private:
         break;
       case 0x88: // NEWTRUE
       case 0x89: { // NEWFALSE
-        auto value = make(PickleKind::Bool);
+        PickleRef value = make(PickleKind::Bool);
         value->boolean = opcode == 0x88;
         push(value);
         break;
@@ -219,7 +217,7 @@ private:
       case 'I': { // INT (text); I01/I00 are the protocol-0 booleans
         const std::string_view text = line();
         if (text == "01" || text == "00") {
-          auto value = make(PickleKind::Bool);
+          PickleRef value = make(PickleKind::Bool);
           value->boolean = text == "01";
           push(value);
         } else {
@@ -263,7 +261,7 @@ private:
       }
       case 'F': { // FLOAT (text)
         const std::string text(line());
-        auto value = make(PickleKind::Float);
+        PickleRef value = make(PickleKind::Float);
         value->real = std::strtod(text.c_str(), nullptr);
         push(value);
         break;
@@ -273,7 +271,7 @@ private:
         std::uint64_t bits = 0;
         for (char c : raw)
           bits = (bits << 8) | static_cast<unsigned char>(c);
-        auto value = make(PickleKind::Float);
+        PickleRef value = make(PickleKind::Float);
         std::memcpy(&value->real, &bits, sizeof bits);
         push(value);
         break;
@@ -333,7 +331,7 @@ private:
         push(make(PickleKind::List));
         break;
       case 'l': { // LIST
-        auto value = make(PickleKind::List);
+        PickleRef value = make(PickleKind::List);
         value->items = pop_mark();
         push(value);
         break;
@@ -390,7 +388,7 @@ private:
         break;
       }
       case 0x91: { // FROZENSET
-        auto value = make(PickleKind::Set);
+        PickleRef value = make(PickleKind::Set);
         value->items = pop_mark();
         push(value);
         break;
@@ -471,13 +469,13 @@ private:
         push(memo_get(little(4)));
         break;
       case 'P': { // PERSID (text)
-        auto value = make(PickleKind::Persistent);
+        PickleRef value = make(PickleKind::Persistent);
         value->persistent = make_string(PickleKind::String, std::string(line()));
         push(value);
         break;
       }
       case 'Q': { // BINPERSID
-        auto value = make(PickleKind::Persistent);
+        PickleRef value = make(PickleKind::Persistent);
         value->persistent = pop();
         push(value);
         break;
@@ -503,36 +501,10 @@ private:
   std::vector<PickleRef> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, PickleRef> memo_;
+  std::deque<PickleValue> &arena_;
 };
 
-void move_children(PickleValue &value, std::vector<PickleRef> &out) {
-  for (auto &item : value.items)
-    out.push_back(std::move(item));
-  for (auto &[key, entry] : value.entries) {
-    out.push_back(std::move(key));
-    out.push_back(std::move(entry));
-  }
-  value.items.clear();
-  value.entries.clear();
-  for (PickleRef *child : {&value.callee, &value.arguments, &value.state, &value.persistent})
-    if (*child)
-      out.push_back(std::move(*child));
-}
-
 } // namespace
-
-PickleValue::~PickleValue() {
-  std::vector<PickleRef> pending;
-  move_children(*this, pending);
-  while (!pending.empty()) {
-    PickleRef child = std::move(pending.back());
-    pending.pop_back();
-    // When this is the last reference, take the grandchildren first so that
-    // the child's own destructor finds nothing left to release.
-    if (child && child.use_count() == 1)
-      move_children(*child, pending);
-  }
-}
 
 PickleResult parse_pickle(std::string_view bytes, std::size_t start, const PickleLimits &limits) {
   if (start > bytes.size()) {
@@ -540,7 +512,9 @@ PickleResult parse_pickle(std::string_view bytes, std::size_t start, const Pickl
     result.error = "start offset past the end of the data";
     return result;
   }
-  return Decoder(bytes, start, limits).run();
+  PickleResult result;
+  Decoder(bytes, start, limits, result).run(result);
+  return result;
 }
 
 std::string global_name(const PickleValue &value) {

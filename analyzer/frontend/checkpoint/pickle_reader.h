@@ -1,4 +1,4 @@
-// A restricted pickle reader. It decodes the opcode stream into a tree of
+// A restricted pickle reader. It decodes the opcode stream into a graph of
 // plain values and NEVER imports or calls anything: a GLOBAL becomes a
 // `Global` node naming module and attribute, REDUCE/NEWOBJ/INST/OBJ become
 // `Call` nodes that only record what would have been called with what, and
@@ -9,7 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,15 +35,15 @@ enum class PickleKind : std::uint8_t {
 };
 
 struct PickleValue;
-using PickleRef = std::shared_ptr<PickleValue>;
+// Values live in the arena of their PickleResult. A pickle may build cycles
+// (a list that contains itself through the memo), so values refer to each
+// other by plain pointer and are freed all at once with the arena.
+using PickleRef = PickleValue *;
 
 struct PickleValue {
   PickleValue() = default;
   PickleValue(const PickleValue &) = delete;
   PickleValue &operator=(const PickleValue &) = delete;
-  // Releases children iteratively: a hostile pickle can nest values
-  // millions deep, and recursive destruction would overflow the stack.
-  ~PickleValue();
 
   PickleKind kind = PickleKind::None;
   bool boolean = false;
@@ -53,10 +53,10 @@ struct PickleValue {
   std::string name; // Global attribute
   std::vector<PickleRef> items;                          // Tuple, List, Set; APPENDS on a Call
   std::vector<std::pair<PickleRef, PickleRef>> entries;  // Dict; SETITEMS on a Call
-  PickleRef callee;                                      // Call
-  PickleRef arguments;                                   // Call: usually a Tuple
-  PickleRef state;                                       // BUILD on a Call
-  PickleRef persistent;                                  // Persistent
+  PickleRef callee = nullptr;                            // Call
+  PickleRef arguments = nullptr;                         // Call: usually a Tuple
+  PickleRef state = nullptr;                             // BUILD on a Call
+  PickleRef persistent = nullptr;                        // Persistent
 };
 
 // A GLOBAL (or INST/STACK_GLOBAL) reference found in the stream.
@@ -70,11 +70,14 @@ struct PickleLimits {
   std::size_t max_operations = 50'000'000;
   std::size_t max_stack = 1'000'000;
   std::size_t max_memo = 10'000'000;
+  std::size_t max_values = 20'000'000;
 };
 
 struct PickleResult {
   bool ok = false;
-  PickleRef root;
+  // Owns every value; moving the result keeps their addresses.
+  std::deque<PickleValue> arena;
+  PickleRef root = nullptr;
   std::vector<GlobalReference> globals;
   int protocol = 0;
   std::size_t end_offset = 0; // one past STOP

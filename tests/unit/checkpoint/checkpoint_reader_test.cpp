@@ -3,6 +3,7 @@
 // hostile inputs built here byte by byte.
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -263,7 +264,7 @@ TEST_CASE("restricted pickle reader: deep nesting does not exhaust the stack", "
   // Each round makes a new list, appends the previous one (fetched from the
   // memo) into it, memoizes the new one and pops it: 200000 rounds nest
   // 200000 deep while the pickle stack never holds more than three values.
-  // Recursive destruction or a recursive walk would overflow the C++ stack.
+  // A recursive destructor or walk would overflow the C++ stack.
   std::string stream = "\x80\x02]q";
   stream.push_back('\0');
   for (int i = 0; i < 200000; ++i) {
@@ -324,4 +325,45 @@ TEST_CASE("dtype sizes and human sizes", "[checkpoint]") {
   CHECK(dtype_size("nonsense") == 0);
   CHECK(human_bytes(999) == "999 B");
   CHECK(human_bytes(1'500'000) == "1.5 MB");
+}
+
+TEST_CASE("mutated checkpoints and pickles never crash the reader", "[checkpoint][malformed]") {
+  // A fixed linear congruential generator: the same 3000 mutants every run.
+  std::uint64_t state = 0x5DEECE66Dull;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(state >> 33);
+  };
+  // The raw pickle of a real torch checkpoint, and whole files of each format.
+  const std::string archive = read_fixture("torch-2.11/cuda_training.pt");
+  MemorySource archive_source(archive);
+  ZipReader zip(archive_source);
+  REQUIRE(zip.open());
+  const auto pickle = zip.read(*zip.find("cuda_training/data.pkl"), 1 << 20);
+  REQUIRE(pickle);
+  const std::vector<std::string> seeds{*pickle, read_fixture("torch-2.11/legacy_cpu.pt"),
+                                       read_fixture("torch-2.11/cpu.safetensors"), archive};
+  const std::set<std::string> statuses{"ok", "partial", "unreadable", "hostile", "not-a-checkpoint"};
+  for (int round = 0; round < 3000; ++round) {
+    std::string mutant = seeds[static_cast<std::size_t>(round) % seeds.size()];
+    const int edits = 1 + static_cast<int>(next() % 4);
+    for (int edit = 0; edit < edits; ++edit) {
+      const std::size_t at = next() % mutant.size();
+      switch (next() % 3) {
+      case 0:
+        mutant[at] = static_cast<char>(next());
+        break;
+      case 1:
+        mutant.erase(at, 1 + next() % 8);
+        break;
+      default:
+        mutant.insert(at, 1, static_cast<char>(next()));
+      }
+      if (mutant.empty())
+        mutant = "x";
+    }
+    const CheckpointSummary summary = summarize(mutant);
+    REQUIRE(statuses.count(summary.status) == 1);
+    (void)checkpoint_facts(summary, "mutant.pt");
+  }
 }
