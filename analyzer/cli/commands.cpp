@@ -217,7 +217,7 @@ int command_help(const Invocation &) {
     std::cout << "  " << command.name << std::string(12 - std::min<std::size_t>(11, std::strlen(command.name)), ' ')
               << command.summary << "\n";
   std::cout << "\nscan options:\n"
-               "  --format text|json     output format (default text)\n"
+               "  --format text|json|github  output format (default text; github: Actions annotations)\n"
                "  -o, --output FILE      write a report to FILE (repeatable; format from extension)\n"
                "  -j, --jobs N           worker threads (default: number of cores)\n"
                "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"
@@ -225,6 +225,13 @@ int command_help(const Invocation &) {
                "  --no-git               walk the tree even inside a git work tree\n"
                "  -p DIR                 directory holding compile_commands.json\n"
                "  --rules-dir DIR        load rules from DIR\n"
+               "  --config FILE          use this mpsaudit.toml / pyproject.toml (default: found above the path)\n"
+               "  --no-config            ignore config files\n"
+               "  --select IDS           only these rules (IDs, prefixes, families; comma-separated)\n"
+               "  --ignore IDS           not these rules\n"
+               "  --baseline FILE        report only findings not recorded in FILE (docs/baseline.md)\n"
+               "  --changed-since REV    scan only files changed since REV (a partial scan)\n"
+               "  --staged               scan only files staged for commit (a partial scan)\n"
                "  --color auto|always|never\n\n"
                "Exit codes: 0 clean, 1 findings, 2 usage error, 3 some inputs could not be scanned.\n";
   return kClean;

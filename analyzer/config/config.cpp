@@ -291,6 +291,16 @@ ConfigLoad load_config_text(std::string_view text, const std::string &path, std:
                            "invalid-config", std::string(error.description())});
     return load;
   }
+  // Tables iterate in key order; report problems in the file's line order.
+  const std::size_t first_problem = diagnostics.size();
+  struct SortByLine {
+    std::vector<Diagnostic> &diagnostics;
+    std::size_t first;
+    ~SortByLine() {
+      std::stable_sort(diagnostics.begin() + static_cast<std::ptrdiff_t>(first), diagnostics.end(),
+                       [](const Diagnostic &a, const Diagnostic &b) { return a.line < b.line; });
+    }
+  } sort_by_line{diagnostics, first_problem};
   if (load.config.from_pyproject) {
     const toml::node_view<toml::node> table = document.at_path("tool.mpsaudit");
     if (!table) {

@@ -1,6 +1,7 @@
 #include "rules/rule.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -370,9 +371,41 @@ const Rule *RuleCatalog::find(std::string_view id) const {
   return it == by_id_.end() ? nullptr : &rules_[it->second];
 }
 
+namespace {
+
+// The running binary's own path. argv[0] is a bare name when the binary was
+// found through PATH (pre-commit hooks, an installed `mpsaudit`), so ask the
+// system (Linux), then search PATH (macOS), then take argv[0] as it is.
+fs::path running_executable(std::string_view argv0) {
+  if (argv0.find('/') != std::string_view::npos)
+    return fs::path(argv0);
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error && !self.empty())
+    return self;
+  if (!argv0.empty()) {
+    if (const char *path = std::getenv("PATH")) {
+      std::string_view rest(path);
+      while (!rest.empty()) {
+        const std::size_t colon = rest.find(':');
+        const std::string_view directory = rest.substr(0, colon);
+        const fs::path candidate = fs::path(directory.empty() ? "." : std::string(directory)) / std::string(argv0);
+        if (fs::is_regular_file(candidate, error))
+          return candidate;
+        if (colon == std::string_view::npos)
+          break;
+        rest.remove_prefix(colon + 1);
+      }
+    }
+  }
+  return fs::path(argv0);
+}
+
+} // namespace
+
 std::string locate_data_directory(std::string_view executable_path, std::string_view leaf) {
   std::error_code error;
-  const fs::path executable = fs::weakly_canonical(fs::path(executable_path), error);
+  const fs::path executable = fs::weakly_canonical(running_executable(executable_path), error);
   const fs::path bin_dir = executable.parent_path();
   // Installed layout (prefix/bin/mpsaudit + prefix/share/mpsaudit/<leaf>), a
   // relocated copy that keeps that layout, then a data folder beside the binary.

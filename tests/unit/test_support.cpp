@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/source.h"
+#include "workflow/suppression.h"
 
 namespace mpsaudit::testing {
 
@@ -34,7 +35,12 @@ std::vector<Finding> findings_for(FileKind kind, const std::string &text, const 
   const FileFacts facts = extract(kind, text, path);
   const RuleEngine engine(repository_catalog());
   const LineIndex lines(text);
-  return engine.evaluate(path, kind, facts, [&](std::uint32_t line) { return std::string(lines.line_text(line)); });
+  std::vector<Finding> findings =
+      engine.evaluate(path, kind, facts, [&](std::uint32_t line) { return std::string(lines.line_text(line)); });
+  // Inline suppressions, as the scan applies them (MPS001's examples need it).
+  FileSuppressions suppressions = find_suppressions(path, kind, text);
+  apply_suppressions(suppressions, findings, engine, path, kind);
+  return findings;
 }
 
 std::vector<std::string> rule_ids(const std::vector<Finding> &findings) {

@@ -18,7 +18,8 @@ const RuleCatalog &repository_catalog();
 // Facts of `text` as a file of `kind` named `path`.
 FileFacts extract(FileKind kind, const std::string &text, const std::string &path = "example");
 
-// Findings of `text` as a file of `kind`, under the repository's rules.
+// Findings of `text` as a file of `kind`, under the repository's rules, with
+// inline suppressions applied as the scan applies them.
 std::vector<Finding> findings_for(FileKind kind, const std::string &text, const std::string &path = "example");
 
 // The IDs of `findings`, in order.

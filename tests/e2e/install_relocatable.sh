@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `cmake --install` puts the binary in bin/ and rules (and coverage tables)
+# under share/mpsaudit/; the installed binary finds them relative to itself,
+# from the prefix and from a copy moved elsewhere with its data, whether it
+# is called by path or by name through PATH.
+# Usage: install_relocatable.sh <mpsaudit binary> <repository root>
+set -euo pipefail
+BIN=$(realpath "$1")
+ROOT=$(realpath "$2")
+BUILD=$(dirname "$BIN") # the binary lives at the top of its build tree
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+unset MPSAUDIT_RULES_DIR MPSAUDIT_COVERAGE_DIR
+fail() { echo "FAIL: $*"; exit 1; }
+
+cmake --install "$BUILD" --prefix "$WORK/prefix" >/dev/null
+PREFIX="$WORK/prefix"
+[ -x "$PREFIX/bin/mpsaudit" ] || fail "no bin/mpsaudit in the prefix"
+[ -f "$PREFIX/share/mpsaudit/rules/meta.toml" ] || fail "rules are not under share/mpsaudit/rules"
+ls "$PREFIX/share/mpsaudit/rules/"*.toml >/dev/null
+if [ -d "$ROOT/runtime-probe/coverage" ]; then
+  ls "$PREFIX/share/mpsaudit/coverage/"*.tsv >/dev/null || fail "coverage tables are not installed"
+fi
+
+mkdir -p "$WORK/project"
+printf 'import torch\nx = torch.zeros(2).cuda()\n' > "$WORK/project/train.py"
+
+# check_uses_own_data <binary>: the binary loads the rules beside it. To prove
+# it (and not the source tree it was built from), drop one rules file from
+# that copy and watch its rule disappear.
+check_uses_own_data() {
+  local binary=$1 data
+  data="$(dirname "$(dirname "$binary")")/share/mpsaudit"
+  "$binary" rules --json | grep -q '"MPS001"' || fail "$binary: MPS001 missing before the test"
+  local out
+  out=$("$binary" scan "$WORK/project" --no-git --format json 2>/dev/null || true)
+  echo "$out" | grep -q '"MPS201"' || fail "$binary: the scan did not find MPS201"
+  mv "$data/rules/meta.toml" "$WORK/meta.toml.aside"
+  if "$binary" rules --json | grep -q '"MPS001"'; then
+    fail "$binary does not read the rules in $data"
+  fi
+  mv "$WORK/meta.toml.aside" "$data/rules/meta.toml"
+}
+
+check_uses_own_data "$PREFIX/bin/mpsaudit"
+
+# Moved elsewhere with its data (a relocated prefix, e.g. a tarball).
+mv "$PREFIX" "$WORK/elsewhere"
+check_uses_own_data "$WORK/elsewhere/bin/mpsaudit"
+
+# Called by name through PATH, and through a symlink on PATH (Homebrew links
+# bin/mpsaudit from its Cellar).
+mkdir -p "$WORK/links"
+ln -s "$WORK/elsewhere/bin/mpsaudit" "$WORK/links/mpsaudit"
+PATH="$WORK/elsewhere/bin:$PATH" mpsaudit rules --json | grep -q '"MPS001"' || fail "not usable by name on PATH"
+mv "$WORK/elsewhere/share/mpsaudit/rules/meta.toml" "$WORK/meta.toml.aside"
+if PATH="$WORK/links:$PATH" mpsaudit rules --json | grep -q '"MPS001"'; then
+  fail "called by name through a symlink, the binary does not read its own data"
+fi
+mv "$WORK/meta.toml.aside" "$WORK/elsewhere/share/mpsaudit/rules/meta.toml"
+echo "PASS: install layout and relocation"
