@@ -34,6 +34,7 @@ int run(const Invocation &invocation);
 int command_scan(const Invocation &invocation);
 int command_baseline(const Invocation &invocation); // cli/baseline_command.cpp
 int command_config(const Invocation &invocation);   // cli/config_command.cpp
+int command_fix(const Invocation &invocation);      // cli/fix_command.cpp
 
 // Shared helpers for commands.
 std::string tool_version();

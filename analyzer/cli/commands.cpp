@@ -262,6 +262,7 @@ const std::vector<Command> &commands() {
       {"scan", "scan a repository and report CUDA-only code", command_scan},
       {"baseline", "record today's findings: baseline write FILE", command_baseline},
       {"config", "print the effective config: config --show [PATH]", command_config},
+      {"fix", "rewrite CUDA-only code for MPS: a diff, or --apply", command_fix},
       {"rules", "list the rule catalog (--markdown for docs/rules.md)", command_rules},
       {"explain", "print one rule's documentation", command_explain},
       {"version", "print the version", command_version},

@@ -1,0 +1,148 @@
+// `mpsaudit fix`: safe automatic rewrites for the mechanical part of a port.
+//
+// Which findings can be fixed, and how safely, is data: rules/fixes.toml maps
+// rule IDs (and, within a rule, finding names) to a fix kind and a safety
+// class. How a kind edits the source is C++: one small unit per kind under
+// fix/kinds/, registered by name in fix/registry.cpp. The fixer re-reads the
+// scanned files, asks each kind for text edits at the finding's span, drops
+// edits that overlap, checks that Python still parses, and yields the new
+// text of every changed file (docs/fix.md).
+//
+// Safety follows ruff: a fix is `safe` when behaviour on a CUDA machine is
+// unchanged (a Mac path is added, the CUDA path kept); `unsafe` fixes need
+// review and are only applied with --unsafe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "core/finding.h"
+#include "scan/scan.h"
+
+namespace mpsaudit {
+
+enum class FixSafety : std::uint8_t {
+  Safe,   // behaviour on CUDA machines unchanged
+  Unsafe, // may change behaviour on CUDA machines: review before committing
+};
+std::string_view to_string(FixSafety safety);
+std::optional<FixSafety> fix_safety_from_string(std::string_view text);
+// The less safe of two classes.
+FixSafety worse(FixSafety a, FixSafety b);
+
+// The PyTorch release fixes target when the project config names none
+// (target-torch): old enough for most pinned research code, new enough for
+// torch.mps (2.0) and torch.amp.GradScaler (2.3). torch.accelerator (2.6)
+// is only used when the config asks for 2.6 or later. See docs/fix.md.
+inline constexpr std::string_view kDefaultFixTargetTorch = "2.4";
+// Compares dotted release numbers ("2.4" < "2.6.0" < "2.11"); missing parts
+// count as 0, non-numeric parts stop the comparison.
+int compare_releases(std::string_view a, std::string_view b);
+
+// One [[fix]] entry of rules/fixes.toml.
+struct FixDefinition {
+  std::string rule_id;            // "MPS201"
+  std::string kind;               // a registered fix kind, e.g. "dot-cuda-to-device"
+  FixSafety safety = FixSafety::Safe;
+  std::vector<std::string> names; // globs on Finding::name; empty: every finding of the rule
+  std::string min_torch;          // offered only for target releases at least this; "" always
+  std::string summary;            // one line for `fix` output and docs
+  std::string origin;             // file and line, for messages
+};
+
+class FixCatalog {
+public:
+  // Reads a fixes file. Problems (bad TOML, unknown keys, unknown fix kinds,
+  // bad safety classes) are appended to `diagnostics`; good entries are kept.
+  static FixCatalog load_file(const std::string &path, std::vector<Diagnostic> &diagnostics);
+  void load_text(std::string_view toml_text, const std::string &origin, std::vector<Diagnostic> &diagnostics);
+
+  // The definition that fixes `finding` for `target_torch`, or null.
+  const FixDefinition *find(const Finding &finding, std::string_view target_torch) const;
+  const std::vector<FixDefinition> &definitions() const { return definitions_; }
+
+private:
+  std::vector<FixDefinition> definitions_;
+};
+
+// Whether `mpsaudit fix` has an automatic fix for this finding, and how safe
+// it is: the input of the effort model's credit for what fix removes.
+// Findings that fix leaves alone on purpose (guarded, suppressed, in
+// notebooks) have none. This is the class of the fix kind; an individual
+// edit may still turn out impossible (`.cuda(1)`) or be reclassed unsafe (an
+// existing `device` variable of unknown origin). For exact per-finding
+// answers run plan_fixes().
+std::optional<FixSafety> fix_available(const Finding &finding, const FixCatalog &catalog,
+                                       std::string_view target_torch = kDefaultFixTargetTorch);
+// The same with rules/fixes.toml read from beside the finding's rule file
+// (Rule::origin), cached per directory; none when that file is missing.
+std::optional<FixSafety> fix_available(const Finding &finding);
+
+// The file kinds fix can edit.
+bool fix_edits_file_kind(FileKind kind);
+
+struct FixOptions {
+  std::set<std::string> rules;  // --rule: only these rule IDs; empty: all
+  bool include_unsafe = false;  // --unsafe
+  std::string target_torch;     // "" → kDefaultFixTargetTorch
+};
+
+// A finding that was fixed, with what was done.
+struct AppliedFix {
+  Finding finding;
+  FixSafety safety = FixSafety::Safe;
+  std::string description;
+};
+
+// A finding with a fix definition that was not fixed, and why.
+struct SkippedFix {
+  Finding finding;
+  std::string reason;
+  bool unsafe_withheld = false; // a fix exists but needs --unsafe
+};
+
+struct FileFix {
+  std::string path;          // as in findings (relative to the scan root)
+  std::string absolute_path; // where to write it
+  std::string original;
+  std::string fixed;
+  std::vector<AppliedFix> fixes;
+};
+
+struct FixRun {
+  std::vector<FileFix> files; // only files that change
+  std::vector<SkippedFix> skipped;
+  std::vector<Diagnostic> diagnostics;
+  std::size_t unfixable = 0; // findings whose rule has no fix at all
+  std::size_t applied_count() const;
+  std::size_t unsafe_withheld_count() const;
+};
+
+// Fixes one file held in memory: `findings` are the scan's findings of
+// `text` (others are ignored), `facts` its facts or null. The unit of
+// plan_fixes, and what unit tests drive.
+struct SourceFix {
+  std::string fixed; // the text itself when nothing applies
+  std::vector<AppliedFix> applied;
+  std::vector<SkippedFix> skipped;
+  std::vector<Diagnostic> diagnostics;
+};
+SourceFix fix_source(const std::string &path, FileKind kind, const std::string &text,
+                     const std::vector<Finding> &findings, const FileFacts *facts, const FixCatalog &catalog,
+                     const FixOptions &options);
+
+// Plans every fix for the findings of `result` (read again from disk).
+FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options);
+
+// A unified diff (`--- a/path`, `+++ b/path`, 3 lines of context).
+std::string unified_diff(const std::string &path, std::string_view before, std::string_view after);
+
+// Writes every changed file; problems become diagnostics. Returns false on any.
+bool write_fixes(const FixRun &run, std::vector<Diagnostic> &diagnostics);
+
+} // namespace mpsaudit

@@ -1,0 +1,262 @@
+// rules/fixes.toml: which findings `mpsaudit fix` can fix, and how safely.
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "fix/fix.h"
+#include "fix/fix_kind.h"
+#include "rules/engine.h"
+#include "rules/rule.h"
+
+namespace mpsaudit {
+namespace fs = std::filesystem;
+
+std::string_view to_string(FixSafety safety) { return safety == FixSafety::Safe ? "safe" : "unsafe"; }
+
+std::optional<FixSafety> fix_safety_from_string(std::string_view text) {
+  if (text == "safe")
+    return FixSafety::Safe;
+  if (text == "unsafe")
+    return FixSafety::Unsafe;
+  return std::nullopt;
+}
+
+FixSafety worse(FixSafety a, FixSafety b) {
+  return a == FixSafety::Unsafe || b == FixSafety::Unsafe ? FixSafety::Unsafe : FixSafety::Safe;
+}
+
+int compare_releases(std::string_view a, std::string_view b) {
+  auto next_part = [](std::string_view &text, bool &numeric) {
+    long value = 0;
+    std::size_t i = 0;
+    numeric = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+      value = value * 10 + (text[i++] - '0');
+    if (i < text.size() && text[i] == '.')
+      ++i;
+    else if (i < text.size())
+      text = {}; // "2.6.0rc1": stop at the first non-numeric part
+    text.remove_prefix(std::min(i, text.size()));
+    return value;
+  };
+  for (int part = 0; part < 4; ++part) {
+    bool numeric_a = false, numeric_b = false;
+    const long x = next_part(a, numeric_a), y = next_part(b, numeric_b);
+    if (x != y)
+      return x < y ? -1 : 1;
+    if (!numeric_a && !numeric_b)
+      break;
+  }
+  return 0;
+}
+
+bool fix_edits_file_kind(FileKind kind) {
+  // Notebooks are JSON with code in cells; rewriting them keeps outputs and
+  // metadata consistent only through a notebook writer, which fix lacks.
+  return kind == FileKind::Python || kind == FileKind::Requirements;
+}
+
+namespace {
+
+class FixFileReader {
+public:
+  FixFileReader(std::string origin, std::vector<Diagnostic> &diagnostics)
+      : origin_(std::move(origin)), diagnostics_(diagnostics) {}
+
+  void error(const toml::node *node, const std::string &message) {
+    Diagnostic diagnostic;
+    diagnostic.level = DiagnosticLevel::Error;
+    diagnostic.path = origin_;
+    diagnostic.line = node ? static_cast<std::uint32_t>(node->source().begin.line) : 0;
+    diagnostic.code = "invalid-fix";
+    diagnostic.message = message;
+    diagnostics_.push_back(std::move(diagnostic));
+  }
+
+  std::string string_at(const toml::table &table, std::string_view key, bool required) {
+    const toml::node *node = table.get(key);
+    if (!node) {
+      if (required)
+        error(&table, "missing key '" + std::string(key) + "' in [[fix]]");
+      return {};
+    }
+    if (auto value = node->value<std::string>())
+      return *value;
+    error(node, "key '" + std::string(key) + "' in [[fix]] must be a string");
+    return {};
+  }
+
+  std::vector<std::string> strings_at(const toml::table &table, std::string_view key) {
+    std::vector<std::string> out;
+    const toml::node *node = table.get(key);
+    if (!node)
+      return out;
+    if (const auto *array = node->as_array()) {
+      for (const auto &element : *array) {
+        if (auto value = element.value<std::string>())
+          out.push_back(*value);
+        else
+          error(&element, "key '" + std::string(key) + "' in [[fix]] must list strings");
+      }
+    } else if (auto value = node->value<std::string>()) {
+      out.push_back(*value);
+    } else {
+      error(node, "key '" + std::string(key) + "' in [[fix]] must be a string or an array of strings");
+    }
+    return out;
+  }
+
+  const std::string &origin() const { return origin_; }
+
+private:
+  std::string origin_;
+  std::vector<Diagnostic> &diagnostics_;
+};
+
+bool valid_rule_id(std::string_view id) {
+  if (id.size() != 6 || id.substr(0, 3) != "MPS")
+    return false;
+  for (char c : id.substr(3))
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return false;
+  return true;
+}
+
+} // namespace
+
+void FixCatalog::load_text(std::string_view toml_text, const std::string &origin,
+                           std::vector<Diagnostic> &diagnostics) {
+  FixFileReader reader(origin, diagnostics);
+  toml::table document;
+  try {
+    document = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error &error) {
+    Diagnostic diagnostic;
+    diagnostic.path = origin;
+    diagnostic.line = static_cast<std::uint32_t>(error.source().begin.line);
+    diagnostic.code = "invalid-fix";
+    diagnostic.message = std::string(error.description());
+    diagnostics.push_back(std::move(diagnostic));
+    return;
+  }
+  for (const auto &[key, node] : document)
+    if (key.str() != "fix")
+      reader.error(&node, "unknown key '" + std::string(key.str()) + "' at the top level (only [[fix]])");
+  const auto *entries = document.get_as<toml::array>("fix");
+  if (!entries)
+    return;
+  for (const auto &element : *entries) {
+    const auto *table = element.as_table();
+    if (!table) {
+      reader.error(&element, "[[fix]] entries must be tables");
+      continue;
+    }
+    for (const auto &[key, node] : *table) {
+      static const std::set<std::string, std::less<>> allowed{"rule", "kind", "safety", "names", "min_torch",
+                                                             "summary"};
+      if (!allowed.count(key.str()))
+        reader.error(&node, "unknown key '" + std::string(key.str()) + "' in [[fix]]");
+    }
+    FixDefinition definition;
+    definition.rule_id = reader.string_at(*table, "rule", true);
+    definition.kind = reader.string_at(*table, "kind", true);
+    const std::string safety = reader.string_at(*table, "safety", true);
+    definition.names = reader.strings_at(*table, "names");
+    definition.min_torch = reader.string_at(*table, "min_torch", false);
+    definition.summary = reader.string_at(*table, "summary", true);
+    definition.origin = origin + ":" + std::to_string(table->source().begin.line);
+    bool good = !definition.rule_id.empty() && !definition.kind.empty() && !safety.empty() &&
+                !definition.summary.empty();
+    if (!definition.rule_id.empty() && !valid_rule_id(definition.rule_id)) {
+      reader.error(table, "'" + definition.rule_id + "' is not a rule ID (MPS and three digits)");
+      good = false;
+    }
+    if (const auto parsed = fix_safety_from_string(safety)) {
+      definition.safety = *parsed;
+    } else if (!safety.empty()) {
+      reader.error(table->get("safety"), "safety must be \"safe\" or \"unsafe\", not '" + safety + "'");
+      good = false;
+    }
+    if (!definition.kind.empty() && !fix_registry().find(definition.kind)) {
+      reader.error(table->get("kind"), "no fix kind '" + definition.kind + "' (see analyzer/fix/registry.cpp)");
+      good = false;
+    }
+    if (good)
+      definitions_.push_back(std::move(definition));
+  }
+}
+
+FixCatalog FixCatalog::load_file(const std::string &path, std::vector<Diagnostic> &diagnostics) {
+  FixCatalog catalog;
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) {
+    diagnostics.push_back({DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the fixes file"});
+    return catalog;
+  }
+  std::ostringstream buffer;
+  buffer << stream.rdbuf();
+  catalog.load_text(buffer.str(), path, diagnostics);
+  return catalog;
+}
+
+const FixDefinition *FixCatalog::find(const Finding &finding, std::string_view target_torch) const {
+  for (const auto &definition : definitions_) {
+    if (definition.rule_id != finding.rule_id)
+      continue;
+    if (!definition.min_torch.empty() && compare_releases(target_torch, definition.min_torch) < 0)
+      continue;
+    if (!definition.names.empty()) {
+      bool named = false;
+      for (const auto &pattern : definition.names)
+        named = named || glob_match(pattern, finding.name);
+      if (!named)
+        continue;
+    }
+    const FixKindEntry *kind = fix_registry().find(definition.kind);
+    if (!kind || std::find(kind->file_kinds.begin(), kind->file_kinds.end(), finding.file_kind) ==
+                     kind->file_kinds.end())
+      continue;
+    return &definition;
+  }
+  return nullptr;
+}
+
+std::optional<FixSafety> fix_available(const Finding &finding, const FixCatalog &catalog,
+                                       std::string_view target_torch) {
+  // What fix leaves alone on purpose: code already behind a guard, findings
+  // a reviewer suppressed, and files it does not edit.
+  if (finding.guard != Guard::None || finding.suppressed || !fix_edits_file_kind(finding.file_kind))
+    return std::nullopt;
+  if (const FixDefinition *definition = catalog.find(finding, target_torch))
+    return definition->safety;
+  return std::nullopt;
+}
+
+std::optional<FixSafety> fix_available(const Finding &finding) {
+  if (!finding.rule || finding.rule->origin.empty())
+    return std::nullopt;
+  const std::string directory = fs::path(finding.rule->origin).parent_path().string();
+  static std::mutex mutex;
+  static std::map<std::string, FixCatalog> catalogs;
+  const FixCatalog *catalog = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = catalogs.find(directory);
+    if (found == catalogs.end()) {
+      std::vector<Diagnostic> ignored; // a missing or broken file means: no fixes
+      const std::string path = (fs::path(directory) / "fixes.toml").string();
+      std::error_code error;
+      FixCatalog loaded = fs::is_regular_file(path, error) ? FixCatalog::load_file(path, ignored) : FixCatalog{};
+      found = catalogs.emplace(directory, std::move(loaded)).first;
+    }
+    catalog = &found->second; // std::map nodes are stable
+  }
+  return fix_available(finding, *catalog);
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,250 @@
+// Planning and writing fixes: from a scan's findings to the new text of
+// every file they touch.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "fix/fix.h"
+#include "fix/fix_kind.h"
+#include "fix/python_module.h"
+
+namespace mpsaudit {
+namespace fs = std::filesystem;
+
+FixContext::FixContext(std::string path, FileKind kind, std::string text, const FileFacts *facts,
+                       std::string target_torch)
+    : path_(std::move(path)), kind_(kind), text_(std::move(text)), lines_(text_), facts_(facts),
+      target_torch_(std::move(target_torch)) {}
+
+FixContext::~FixContext() = default;
+
+bool FixContext::target_at_least(std::string_view release) const {
+  return compare_releases(target_torch_, release) >= 0;
+}
+
+std::size_t FixContext::offset(std::uint32_t line, std::uint32_t column) const {
+  if (line == 0 || line > lines_.line_count())
+    return text_.size();
+  return std::min(text_.size(), lines_.line_start(line) + (column > 0 ? column - 1 : 0));
+}
+
+PythonModule &FixContext::python() {
+  if (!python_)
+    python_ = std::make_unique<PythonModule>(text_, facts_, target_torch_);
+  return *python_;
+}
+
+std::size_t FixRun::applied_count() const {
+  std::size_t count = 0;
+  for (const auto &file : files)
+    count += file.fixes.size();
+  return count;
+}
+
+std::size_t FixRun::unsafe_withheld_count() const {
+  return static_cast<std::size_t>(
+      std::count_if(skipped.begin(), skipped.end(), [](const SkippedFix &skip) { return skip.unsafe_withheld; }));
+}
+
+namespace {
+
+std::optional<std::string> read_text(const std::string &path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    return std::nullopt;
+  std::ostringstream buffer;
+  buffer << stream.rdbuf();
+  return buffer.str();
+}
+
+// Decides whether `finding` gets a fix at all: the definition to use, or a
+// skip (with its reason) or nothing (`unfixable`: no fix for the rule).
+const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalog, const FixOptions &options,
+                                const std::string &target, std::vector<SkippedFix> &skipped, std::size_t &unfixable) {
+  if (finding.suppressed || (!options.rules.empty() && !options.rules.count(finding.rule_id)))
+    return nullptr;
+  const FixDefinition *definition = catalog.find(finding, target);
+  if (!definition) {
+    const bool rule_has_fixes =
+        std::any_of(catalog.definitions().begin(), catalog.definitions().end(),
+                    [&](const FixDefinition &candidate) { return candidate.rule_id == finding.rule_id; });
+    if (rule_has_fixes && fix_edits_file_kind(finding.file_kind))
+      skipped.push_back({finding, "no fix for `" + finding.name + "` at target release " + target, false});
+    else
+      ++unfixable;
+    return nullptr;
+  }
+  if (finding.guard != Guard::None) {
+    skipped.push_back({finding, "guarded (" + std::string(to_string(finding.guard)) + "): left as written", false});
+    return nullptr;
+  }
+  if (!fix_edits_file_kind(finding.file_kind)) {
+    skipped.push_back({finding, std::string(to_string(finding.file_kind)) + " files are not edited", false});
+    return nullptr;
+  }
+  return definition;
+}
+
+std::string target_of(const FixOptions &options) {
+  return options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : options.target_torch;
+}
+
+} // namespace
+
+SourceFix fix_source(const std::string &path, FileKind kind, const std::string &text,
+                     const std::vector<Finding> &findings, const FileFacts *facts, const FixCatalog &catalog,
+                     const FixOptions &options) {
+  SourceFix out;
+  out.fixed = text;
+  const std::string target = target_of(options);
+  FixContext context(path, kind, text, facts, target);
+  std::vector<TextEdit> accepted;
+  bool torch_import = false, module_device = false;
+  for (const Finding &finding : findings) {
+    std::size_t unfixable = 0;
+    const FixDefinition *definition = select_fix(finding, catalog, options, target, out.skipped, unfixable);
+    if (!definition)
+      continue;
+    const FixKindEntry *entry = fix_registry().find(definition->kind);
+    FixOutcome outcome;
+    try {
+      outcome = entry->plan(context, finding);
+    } catch (const std::exception &exception) {
+      // A fix kind must never take the run down with it.
+      outcome = FixOutcome::none(std::string("internal error: ") + exception.what());
+    }
+    if (!outcome.plan) {
+      out.skipped.push_back({finding, outcome.reason, false});
+      continue;
+    }
+    PlannedFix &fix = *outcome.plan;
+    const FixSafety safety = worse(definition->safety, fix.safety);
+    if (safety == FixSafety::Unsafe && !options.include_unsafe) {
+      out.skipped.push_back({finding, "unsafe fix (" + fix.description + "): pass --unsafe to apply", true});
+      continue;
+    }
+    const bool conflict = std::any_of(fix.edits.begin(), fix.edits.end(), [&](const TextEdit &edit) {
+      return std::any_of(accepted.begin(), accepted.end(),
+                         [&](const TextEdit &other) { return edits_overlap(edit, other); });
+    });
+    if (conflict) {
+      out.skipped.push_back({finding, "overlaps another fix on this line; run fix again", false});
+      continue;
+    }
+    accepted.insert(accepted.end(), fix.edits.begin(), fix.edits.end());
+    torch_import = torch_import || fix.needs_torch_import;
+    module_device = module_device || fix.needs_module_device;
+    out.applied.push_back({finding, safety, fix.description});
+  }
+  if (out.applied.empty())
+    return out;
+
+  auto give_up = [&](DiagnosticLevel level, const std::string &code, const std::string &message,
+                     const std::string &reason) {
+    out.diagnostics.push_back({level, path, 0, code, message});
+    for (auto &applied : out.applied)
+      out.skipped.push_back({std::move(applied.finding), reason, false});
+    out.applied.clear();
+    out.fixed = text;
+  };
+  if (kind == FileKind::Python && (torch_import || module_device)) {
+    const TextEdit prelude =
+        context.python().prelude_edit(torch_import && context.python().torch_binding().empty(), module_device);
+    if (std::any_of(accepted.begin(), accepted.end(),
+                    [&](const TextEdit &edit) { return edits_overlap(edit, prelude); })) {
+      give_up(DiagnosticLevel::Warning, "fix-conflict",
+              "a fix overlaps where the module device goes; nothing was changed in this file",
+              "overlaps the module device");
+      return out;
+    }
+    accepted.push_back(prelude);
+  }
+  out.fixed = apply_edits(text, accepted);
+  if (kind == FileKind::Python) {
+    // The safety net: a fix never turns a file Python can parse into one it
+    // cannot.
+    const PythonModule check(out.fixed, nullptr, target);
+    if (check.has_error() && !context.python().has_error())
+      give_up(DiagnosticLevel::Error, "fix-broke-syntax",
+              "the fixes for this file would not parse; nothing was changed in it", "the fixed file would not parse");
+  }
+  return out;
+}
+
+FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options) {
+  FixRun run;
+  const std::string target = target_of(options);
+  std::error_code error;
+  const fs::path root(result.root.empty() ? "." : result.root);
+  const fs::path base = fs::is_directory(root, error) ? root : root.parent_path();
+  std::map<std::string, const FileFacts *> facts_by_path;
+  for (const auto &file : result.project_files)
+    facts_by_path[file.path] = &file.facts;
+
+  // Files with at least one finding to fix, with all their findings.
+  std::map<std::string, std::vector<Finding>> by_path;
+  for (const Finding &finding : result.findings) {
+    if (select_fix(finding, catalog, options, target, run.skipped, run.unfixable))
+      by_path[finding.path].push_back(finding);
+  }
+  for (const auto &[path, findings] : by_path) {
+    const std::string absolute = (base / path).lexically_normal().string();
+    const auto text = read_text(absolute);
+    if (!text) {
+      run.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the file to fix it"});
+      continue;
+    }
+    const auto facts = facts_by_path.find(path);
+    SourceFix fixed = fix_source(path, findings.front().file_kind, *text, findings,
+                                 facts == facts_by_path.end() ? nullptr : facts->second, catalog, options);
+    run.skipped.insert(run.skipped.end(), std::make_move_iterator(fixed.skipped.begin()),
+                       std::make_move_iterator(fixed.skipped.end()));
+    run.diagnostics.insert(run.diagnostics.end(), fixed.diagnostics.begin(), fixed.diagnostics.end());
+    if (fixed.applied.empty() || fixed.fixed == *text)
+      continue;
+    FileFix file;
+    file.path = path;
+    file.absolute_path = absolute;
+    file.original = *text;
+    file.fixed = std::move(fixed.fixed);
+    file.fixes = std::move(fixed.applied);
+    run.files.push_back(std::move(file));
+  }
+  return run;
+}
+
+bool write_fixes(const FixRun &run, std::vector<Diagnostic> &diagnostics) {
+  bool ok = true;
+  for (const auto &file : run.files) {
+    // Write beside the file, then rename: an interrupted write never leaves
+    // half a source file behind.
+    const std::string temporary = file.absolute_path + ".mpsaudit-fix";
+    {
+      std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+      stream << file.fixed;
+      stream.close();
+      if (!stream) {
+        diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "write-failed", "cannot write the fixed file"});
+        ok = false;
+        std::error_code ignored;
+        fs::remove(temporary, ignored);
+        continue;
+      }
+    }
+    std::error_code error;
+    const auto permissions = fs::status(file.absolute_path, error).permissions();
+    if (!error)
+      fs::permissions(temporary, permissions, error);
+    fs::rename(temporary, file.absolute_path, error);
+    if (error) {
+      diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "write-failed", "cannot replace the file: " + error.message()});
+      fs::remove(temporary, error);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,208 @@
+// Text edits and unified diffs.
+#include <algorithm>
+#include <sstream>
+
+#include "fix/fix.h"
+#include "fix/fix_kind.h"
+
+namespace mpsaudit {
+
+bool edits_overlap(const TextEdit &a, const TextEdit &b) {
+  const bool a_insert = a.begin == a.end, b_insert = b.begin == b.end;
+  if (a_insert && b_insert)
+    return false; // both land at a point; their order is kept
+  if (a_insert)
+    return a.begin > b.begin && a.begin < b.end;
+  if (b_insert)
+    return b.begin > a.begin && b.begin < a.end;
+  return a.begin < b.end && b.begin < a.end;
+}
+
+std::string apply_edits(std::string_view text, std::vector<TextEdit> edits) {
+  // Stable: edits at one offset keep the order they were accepted in, except
+  // that insertions go before a replacement starting at the same byte.
+  std::stable_sort(edits.begin(), edits.end(), [](const TextEdit &a, const TextEdit &b) {
+    if (a.begin != b.begin)
+      return a.begin < b.begin;
+    return (a.begin == a.end) && (b.begin != b.end);
+  });
+  std::string out;
+  out.reserve(text.size() + 256);
+  std::size_t cursor = 0;
+  for (const auto &edit : edits) {
+    const std::size_t begin = std::min(edit.begin, text.size());
+    const std::size_t end = std::min(std::max(edit.end, begin), text.size());
+    if (begin < cursor)
+      continue; // overlapping edits are filtered before; never corrupt the text
+    out.append(text.substr(cursor, begin - cursor));
+    out += edit.replacement;
+    cursor = end;
+  }
+  out.append(text.substr(std::min(cursor, text.size())));
+  return out;
+}
+
+namespace {
+
+// Lines with their terminators, so that a missing final newline shows.
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto newline = text.find('\n', start);
+    const std::size_t end = newline == std::string_view::npos ? text.size() : newline + 1;
+    lines.push_back(text.substr(start, end - start));
+    start = end;
+  }
+  return lines;
+}
+
+enum class Op : char { Keep = ' ', Remove = '-', Add = '+' };
+
+// Myers' O((N+M)D) difference of two line sequences, as a script of
+// keep/remove/add operations. Fixes change few lines, so D stays small.
+std::vector<Op> diff_script(const std::vector<std::string_view> &a, const std::vector<std::string_view> &b) {
+  const long n = static_cast<long>(a.size()), m = static_cast<long>(b.size());
+  const long max = n + m;
+  const long offset = max + 1;
+  std::vector<long> v(static_cast<std::size_t>(2 * max + 3), 0);
+  std::vector<std::vector<long>> trace;
+  long final_d = 0;
+  bool done = false;
+  for (long d = 0; d <= max && !done; ++d) {
+    trace.push_back(v);
+    for (long k = -d; k <= d; k += 2) {
+      long x;
+      if (k == -d || (k != d && v[static_cast<std::size_t>(offset + k - 1)] < v[static_cast<std::size_t>(offset + k + 1)]))
+        x = v[static_cast<std::size_t>(offset + k + 1)];
+      else
+        x = v[static_cast<std::size_t>(offset + k - 1)] + 1;
+      long y = x - k;
+      while (x < n && y < m && a[static_cast<std::size_t>(x)] == b[static_cast<std::size_t>(y)]) {
+        ++x;
+        ++y;
+      }
+      v[static_cast<std::size_t>(offset + k)] = x;
+      if (x >= n && y >= m) {
+        final_d = d;
+        done = true;
+        break;
+      }
+    }
+  }
+  // Walk the trace back from (n, m).
+  std::vector<Op> script;
+  long x = n, y = m;
+  for (long d = final_d; d > 0; --d) {
+    const std::vector<long> &previous = trace[static_cast<std::size_t>(d)];
+    const long k = x - y;
+    long previous_k;
+    if (k == -d || (k != d && previous[static_cast<std::size_t>(offset + k - 1)] < previous[static_cast<std::size_t>(offset + k + 1)]))
+      previous_k = k + 1;
+    else
+      previous_k = k - 1;
+    const long previous_x = previous[static_cast<std::size_t>(offset + previous_k)];
+    const long previous_y = previous_x - previous_k;
+    while (x > previous_x && y > previous_y) {
+      script.push_back(Op::Keep);
+      --x;
+      --y;
+    }
+    if (x == previous_x)
+      script.push_back(Op::Add);
+    else
+      script.push_back(Op::Remove);
+    x = previous_x;
+    y = previous_y;
+  }
+  while (x > 0 && y > 0) {
+    script.push_back(Op::Keep);
+    --x;
+    --y;
+  }
+  std::reverse(script.begin(), script.end());
+  return script;
+}
+
+void write_line(std::ostringstream &out, char marker, std::string_view line) {
+  out << marker;
+  if (!line.empty() && line.back() == '\n') {
+    out << line;
+  } else {
+    out << line << "\n\\ No newline at end of file\n";
+  }
+}
+
+} // namespace
+
+std::string unified_diff(const std::string &path, std::string_view before, std::string_view after) {
+  if (before == after)
+    return {};
+  const auto a = split_lines(before), b = split_lines(after);
+  // Trim the common ends first: the difference proper is usually small.
+  std::size_t prefix = 0;
+  while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix])
+    ++prefix;
+  std::size_t suffix = 0;
+  while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+         a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
+    ++suffix;
+  const std::vector<std::string_view> middle_a(a.begin() + static_cast<long>(prefix), a.end() - static_cast<long>(suffix));
+  const std::vector<std::string_view> middle_b(b.begin() + static_cast<long>(prefix), b.end() - static_cast<long>(suffix));
+  std::vector<Op> script(prefix, Op::Keep);
+  const auto middle = diff_script(middle_a, middle_b);
+  script.insert(script.end(), middle.begin(), middle.end());
+  script.insert(script.end(), suffix, Op::Keep);
+
+  constexpr std::size_t kContext = 3;
+  std::ostringstream out;
+  out << "--- a/" << path << "\n+++ b/" << path << "\n";
+  // Positions in a and b at each script step.
+  std::vector<std::size_t> line_a(script.size() + 1), line_b(script.size() + 1);
+  for (std::size_t i = 0; i < script.size(); ++i) {
+    line_a[i + 1] = line_a[i] + (script[i] != Op::Add ? 1 : 0);
+    line_b[i + 1] = line_b[i] + (script[i] != Op::Remove ? 1 : 0);
+  }
+  std::size_t i = 0;
+  while (i < script.size()) {
+    if (script[i] == Op::Keep) {
+      ++i;
+      continue;
+    }
+    // A hunk: from kContext lines before this change to kContext lines after
+    // the last change that is within 2*kContext unchanged lines of the next.
+    const std::size_t start = i >= kContext ? i - kContext : 0;
+    std::size_t end = i;
+    while (end < script.size()) {
+      if (script[end] != Op::Keep) {
+        ++end;
+        continue;
+      }
+      std::size_t run = end;
+      while (run < script.size() && script[run] == Op::Keep)
+        ++run;
+      if (run == script.size() || run - end > 2 * kContext) {
+        end = std::min(script.size(), end + kContext);
+        break;
+      }
+      end = run;
+    }
+    std::size_t count_a = 0, count_b = 0;
+    for (std::size_t j = start; j < end; ++j) {
+      count_a += script[j] != Op::Add ? 1 : 0;
+      count_b += script[j] != Op::Remove ? 1 : 0;
+    }
+    out << "@@ -" << (count_a ? line_a[start] + 1 : line_a[start]) << "," << count_a << " +"
+        << (count_b ? line_b[start] + 1 : line_b[start]) << "," << count_b << " @@\n";
+    for (std::size_t j = start; j < end; ++j) {
+      if (script[j] == Op::Add)
+        write_line(out, '+', b[line_b[j]]);
+      else
+        write_line(out, static_cast<char>(script[j]), a[line_a[j]]);
+    }
+    i = end;
+  }
+  return out.str();
+}
+
+} // namespace mpsaudit
