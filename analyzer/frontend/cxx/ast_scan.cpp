@@ -433,8 +433,10 @@ struct RunOutcome {
 
 void run_clang(const Invocation &invocation, const std::string &main_path,
                const std::string &text, FileModel &model, RunOutcome &outcome) {
+  // createPhysicalFileSystem, not getRealFileSystem: the latter is shared by
+  // the process and changing its working directory would chdir every thread.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-      llvm::vfs::getRealFileSystem());
+      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(llvm::vfs::createPhysicalFileSystem()));
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   overlay->pushOverlay(memory);
   memory->addFile(main_path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, main_path));
@@ -492,8 +494,17 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
         arguments = getClangSyntaxOnlyAdjuster()(arguments, command.Filename);
         std::vector<std::string> extra;
         append_common_flags(extra);
-        if (language == SourceLanguage::Cuda)
+        if (language == SourceLanguage::Cuda) {
           extra.emplace_back("--cuda-host-only");
+          extra.emplace_back("-nocudalib");
+          // A command that opts out of the CUDA headers still needs the
+          // execution-space attributes: the shim supplies them.
+          const auto &line = command.CommandLine;
+          if (std::find(line.begin(), line.end(), "-nocudainc") != line.end()) {
+            extra.emplace_back("-include");
+            extra.emplace_back(kShimPath);
+          }
+        }
         arguments = getInsertArgumentAdjuster(extra, ArgumentInsertPosition::END)(
             arguments, command.Filename);
         attempts.push_back({std::move(arguments), command.Directory, "compile_commands.json"});

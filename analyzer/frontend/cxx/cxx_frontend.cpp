@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -55,7 +56,8 @@ void sort_unique(std::vector<std::uint32_t> &lines) {
 void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
   for (auto &region : ast.regions) {
     auto same = std::find_if(model.regions.begin(), model.regions.end(), [&](const auto &r) {
-      return r.is_kernel == region.is_kernel && r.name == region.name && r.line == region.line;
+      // By line, not name: a macro-made name (KERNEL(name)) differs in the tokens.
+      return r.is_kernel == region.is_kernel && r.line == region.line;
     });
     if (same != model.regions.end())
       *same = std::move(region);
@@ -172,7 +174,9 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
   for (auto *lines : {&warp_lines, &atomic_lines, &tensor_lines, &asm_lines})
     std::sort(lines->begin(), lines->end());
 
+  std::map<std::string, std::size_t> launches_by_kernel;
   for (const auto &launch : model.launches) {
+    ++launches_by_kernel[last_component(launch.kernel)];
     Fact fact = make_fact(kind::KernelLaunch, launch.kernel, launch.line, launch.column,
                           launch.end_column);
     fact.set_attribute("via", launch.via);
@@ -203,9 +207,8 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
                        count_in(model.double_lines, region.line, last) > 0 ? "true" : "false");
     fact.set_attribute("template", region.is_template ? "true" : "false");
     if (region.is_kernel) {
-      const auto launches = std::count_if(
-          model.launches.begin(), model.launches.end(),
-          [&](const cxx::LaunchSite &l) { return last_component(l.kernel) == region.name; });
+      const auto found = launches_by_kernel.find(region.name);
+      const std::size_t launches = found == launches_by_kernel.end() ? 0 : found->second;
       fact.set_attribute("launches", std::to_string(launches));
     } else {
       fact.set_attribute("host_device", region.host_device ? "true" : "false");

@@ -1,0 +1,403 @@
+// The C++/CUDA front end: every fact kind through the AST path and through
+// the raw-lexer path, missing headers, syntax errors, a 5 MB generated file,
+// compile_commands.json, Metal evidence, and concurrent use.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "frontend/cxx/cxx_frontend.h"
+
+using namespace mpsaudit;
+
+namespace {
+
+SourceFile source(const std::string &path, const std::string &text) {
+  SourceFile file;
+  file.path = path;
+  file.kind = classify_path(path);
+  file.text = text;
+  return file;
+}
+
+FileFacts extract(const std::string &path, const std::string &text,
+                  CxxParseMode mode = CxxParseMode::Auto, const ExtractOptions &options = {}) {
+  return extract_cxx_file(source(path, text), options, mode);
+}
+
+std::vector<const Fact *> facts_of(const FileFacts &facts, const std::string &kind) {
+  std::vector<const Fact *> found;
+  for (const auto &fact : facts.facts)
+    if (fact.kind == kind)
+      found.push_back(&fact);
+  return found;
+}
+
+const Fact *find_fact(const FileFacts &facts, const std::string &kind, const std::string &name) {
+  for (const auto &fact : facts.facts)
+    if (fact.kind == kind && fact.name == name)
+      return &fact;
+  return nullptr;
+}
+
+std::string attribute(const Fact *fact, const std::string &key) {
+  REQUIRE(fact != nullptr);
+  const std::string *value = fact->attribute(key);
+  return value ? *value : "<absent>";
+}
+
+bool has_diagnostic(const FileFacts &facts, const std::string &code) {
+  return std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                     [&](const Diagnostic &d) { return d.code == code; });
+}
+
+// One file that exercises every fact kind the front end emits.
+const char *const kEveryKind = R"cu(#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <thrust/sort.h>
+#include <cooperative_groups.h>
+#include <mma.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <torch/library.h>
+namespace cg = cooperative_groups;
+
+__device__ float warp_reduce(float v) {
+  for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+  return v;
+}
+
+__host__ __device__ inline float square(float x) { return x * x; }
+
+__global__ void reduce_kernel(const float *x, float *out, int n) {
+  __shared__ float partial[32];
+  double total = 0.0;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? x[i] : 0.f;
+  v = warp_reduce(v);
+  partial[threadIdx.x % 32] = v;
+  __syncthreads();
+  atomicAdd(out, partial[0]);
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  total += v;
+}
+
+__global__ void grid_kernel(float *x) {
+  auto grid = cg::this_grid();
+  grid.sync();
+  nvcuda::wmma::fragment<int, 16, 16, 16, float> frag;
+  float t = tex2D<float>(0, 0.5f, 0.5f);
+}
+
+at::Tensor run(const at::Tensor &x) {
+  TORCH_CHECK(x.is_cuda(), "x must be on CUDA");
+  float *buffer = nullptr;
+  cudaMalloc(&buffer, 16);
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  cudaDeviceSynchronize();
+  cudaGraphLaunch(0, stream);
+  cublasHandle_t handle;
+  cublasCreate(&handle);
+  thrust::sort(thrust::device, buffer, buffer + 4);
+  reduce_kernel<<<4, 32, 0, stream>>>(buffer, buffer, 4);
+  void *args[] = {&buffer};
+  cudaLaunchKernel((void *)grid_kernel, 1, 1, args, 0, stream);
+  auto current = at::cuda::getCurrentCUDAStream();
+  auto y = x.cuda();
+  auto z = torch::zeros({1}, torch::kCUDA);
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "run", [&] { reduce_kernel<<<1, 32>>>(buffer, buffer, 1); });
+  cudaFree(buffer);
+  return y;
+}
+
+TORCH_LIBRARY_IMPL(demo, CUDA, m) {
+  m.impl("reduce", &run);
+}
+TORCH_LIBRARY_IMPL(demo, MPS, m) {
+  m.impl("reduce", &run_mps);
+}
+)cu";
+
+void check_every_kind(const FileFacts &facts) {
+  const Fact *kernel = find_fact(facts, "cuda-kernel", "reduce_kernel");
+  CHECK(kernel->span.line == 17);
+  CHECK(attribute(kernel, "device_lines") == "13");
+  CHECK(attribute(kernel, "shared_memory") == "1");
+  CHECK(attribute(kernel, "barriers") == "1");
+  CHECK(attribute(kernel, "atomics") == "1");
+  CHECK(attribute(kernel, "inline_ptx") == "1");
+  CHECK(attribute(kernel, "has_double") == "true");
+  CHECK(attribute(kernel, "launches") == "2");
+  const Fact *grid = find_fact(facts, "cuda-kernel", "grid_kernel");
+  CHECK(attribute(grid, "tensor_core") == "1");
+  CHECK(attribute(grid, "has_double") == "false");
+  CHECK(attribute(grid, "launches") == "1");
+
+  const Fact *device = find_fact(facts, "device-function", "warp_reduce");
+  CHECK(attribute(device, "host_device") == "false");
+  CHECK(attribute(device, "warp_intrinsics") == "1");
+  CHECK(attribute(find_fact(facts, "device-function", "square"), "host_device") == "true");
+
+  CHECK(facts_of(facts, "kernel-launch").size() == 3);
+  CHECK(attribute(find_fact(facts, "kernel-launch", "grid_kernel"), "via") == "cudaLaunchKernel");
+  CHECK(attribute(find_fact(facts, "cuda-api", "cudaMalloc"), "category") == "memory");
+  CHECK(attribute(find_fact(facts, "cuda-api", "cudaFree"), "category") == "memory");
+  CHECK(attribute(find_fact(facts, "cuda-api", "cudaStreamCreate"), "category") == "stream-event");
+  CHECK(attribute(find_fact(facts, "cuda-api", "cudaDeviceSynchronize"), "category") == "device");
+  CHECK(attribute(find_fact(facts, "cuda-api", "cudaGraphLaunch"), "category") == "graph");
+  CHECK(find_fact(facts, "cuda-api", "cudaLaunchKernel") == nullptr); // a launch, not an API use
+
+  std::vector<std::string> libraries;
+  for (const Fact *fact : facts_of(facts, "cuda-library"))
+    libraries.push_back(fact->name);
+  CHECK(std::count(libraries.begin(), libraries.end(), "cublas") == 2);  // include + call
+  CHECK(std::count(libraries.begin(), libraries.end(), "thrust") == 2);  // include + call
+
+  CHECK(find_fact(facts, "inline-ptx", "mov.u32") != nullptr);
+  CHECK(find_fact(facts, "warp-intrinsic", "__shfl_down_sync") != nullptr);
+  CHECK(find_fact(facts, "atomic", "atomicAdd") != nullptr);
+  CHECK(find_fact(facts, "tensor-core", "wmma::fragment") != nullptr);
+  CHECK(find_fact(facts, "texture", "tex2D") != nullptr);
+  CHECK(attribute(find_fact(facts, "cooperative-groups", "this_grid"), "grid_sync") == "true");
+  CHECK(attribute(find_fact(facts, "cooperative-groups", "cooperative_groups"), "grid_sync") ==
+        "false");
+
+  CHECK(attribute(find_fact(facts, "aten-cuda", "ATen/cuda/CUDAContext.h"), "category") == "glue");
+  CHECK(attribute(find_fact(facts, "aten-cuda", "at::cuda::getCurrentCUDAStream"), "category") ==
+        "glue");
+  CHECK(attribute(find_fact(facts, "aten-cuda", ".is_cuda()"), "category") == "check");
+  CHECK(attribute(find_fact(facts, "aten-cuda", ".cuda()"), "category") == "device");
+  CHECK(attribute(find_fact(facts, "aten-cuda", "torch::kCUDA"), "category") == "device");
+  const Fact *dispatch = find_fact(facts, "aten-cuda", "AT_DISPATCH_FLOATING_TYPES");
+  CHECK(attribute(dispatch, "instantiates_double") == "true");
+
+  std::vector<const Fact *> registrations = facts_of(facts, "op-registration");
+  REQUIRE(registrations.size() == 2);
+  const Fact *cuda = registrations[0];
+  CHECK(cuda->name == "demo::reduce");
+  CHECK(attribute(cuda, "backend") == "CUDA");
+  CHECK(attribute(cuda, "function") == "run");
+  CHECK(attribute(cuda, "has_mps_impl") == "true"); // resolved within the file
+  CHECK(attribute(cuda, "critical_path") == "false");
+  CHECK(attribute(registrations[1], "backend") == "MPS");
+  CHECK(attribute(find_fact(facts, "metal-port", "mps-registration"), "evidence")
+            .find("MPS") != std::string::npos);
+}
+
+} // namespace
+
+TEST_CASE("every fact kind through the AST path", "[cxx][ast]") {
+  const FileFacts facts = extract("kernels.cu", kEveryKind);
+  REQUIRE(facts.mode == "ast");
+  check_every_kind(facts);
+  // The AST found the kernels itself.
+  CHECK(attribute(find_fact(facts, "cuda-kernel", "reduce_kernel"), "origin") == "ast");
+  CHECK(attribute(find_fact(facts, "device-function", "square"), "origin") == "ast");
+}
+
+TEST_CASE("every fact kind through the raw-lexer path", "[cxx][lexical]") {
+  const FileFacts facts = extract("kernels.cu", kEveryKind, CxxParseMode::Lexical);
+  REQUIRE(facts.mode == "lexical");
+  check_every_kind(facts);
+  CHECK(attribute(find_fact(facts, "cuda-kernel", "reduce_kernel"), "origin") == "lexical");
+}
+
+TEST_CASE("the AST sees kernels that only exist after macro expansion", "[cxx][ast]") {
+  const std::string text = "#define KERNEL(name) __global__ void name##_kernel\n"
+                           "KERNEL(relu)(float *x) { x[threadIdx.x] = 0.f; }\n";
+  const FileFacts ast = extract("macro.cu", text);
+  REQUIRE(ast.mode == "ast");
+  const Fact *kernel = find_fact(ast, "cuda-kernel", "relu_kernel");
+  REQUIRE(kernel != nullptr);
+  CHECK(kernel->span.line == 2);
+  CHECK(find_fact(extract("macro.cu", text, CxxParseMode::Lexical), "cuda-kernel",
+                  "relu_kernel") == nullptr);
+}
+
+TEST_CASE("missing headers are diagnosed and the rest of the file is still read", "[cxx]") {
+  const std::string text = "#include <torch/extension.h>\n"
+                           "#include \"local_helpers.cuh\"\n"
+                           "#include <vector>\n"
+                           "template <typename T>\n"
+                           "__global__ void axpy(T a, const T *x, T *y, int n) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) y[i] += a * x[i];\n"
+                           "}\n"
+                           "void launch(torch::Tensor x, torch::Tensor y) {\n"
+                           "  axpy<float><<<1, 256>>>(2.f, x.data_ptr<float>(), y.data_ptr<float>(), 1);\n"
+                           "}\n";
+  const FileFacts facts = extract("axpy.cu", text);
+  CHECK(facts.mode == "ast");
+  std::vector<std::pair<std::uint32_t, std::string>> missing;
+  for (const auto &diagnostic : facts.diagnostics)
+    if (diagnostic.code == "missing-include") {
+      CHECK(diagnostic.level == DiagnosticLevel::Warning);
+      CHECK(diagnostic.path == "axpy.cu");
+      missing.emplace_back(diagnostic.line, diagnostic.message);
+    }
+  REQUIRE(missing.size() == 3);
+  CHECK(missing[0].first == 1);
+  CHECK(missing[0].second.find("torch/extension.h") != std::string::npos);
+  CHECK(missing[1].first == 2);
+  CHECK(missing[2].first == 3);
+  const Fact *kernel = find_fact(facts, "cuda-kernel", "axpy");
+  REQUIRE(kernel != nullptr);
+  CHECK(attribute(kernel, "origin") == "ast");
+  CHECK(attribute(kernel, "template") == "true");
+  CHECK(attribute(kernel, "launches") == "1");
+  CHECK(find_fact(facts, "kernel-launch", "axpy") != nullptr);
+}
+
+TEST_CASE("a few syntax errors leave a usable AST, a mangled file falls back", "[cxx]") {
+  const std::string slightly_broken = "__global__ void ok_kernel(float *x) { x[0] = 1.f; }\n"
+                                      "void broken( { int = ; }\n"
+                                      "__global__ void later_kernel(float *x) { x[1] = 2.f; }\n";
+  const FileFacts first = extract("broken.cu", slightly_broken);
+  CHECK(first.mode == "ast");
+  CHECK(has_diagnostic(first, "parse-error"));
+  CHECK(find_fact(first, "cuda-kernel", "ok_kernel") != nullptr);
+  CHECK(find_fact(first, "cuda-kernel", "later_kernel") != nullptr);
+
+  std::string mangled = "__global__ void survivor(float *x) { x[0] = 0.f; }\n";
+  for (int i = 0; i < 60; ++i)
+    mangled += ") ] } ( int int float ;; < > >> <<\n";
+  const FileFacts second = extract("mangled.cu", mangled);
+  CHECK(second.mode == "lexical");
+  CHECK(has_diagnostic(second, "lexical-fallback"));
+  CHECK(find_fact(second, "cuda-kernel", "survivor") != nullptr);
+}
+
+TEST_CASE("a 5 MB generated .cu file goes through the linear lexer path", "[cxx][large]") {
+  std::string text = "#include <cuda_runtime.h>\n";
+  const int kernels = 20000;
+  text.reserve(5u << 20);
+  for (int k = 0; text.size() < (5u << 20); ++k) {
+    const std::string id = std::to_string(k);
+    text += "__global__ void kernel_" + id + "(float *x, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) x[i] = x[i] * 2.0f + " + id + ".0f;\n"
+            "}\n"
+            "void launch_" + id + "(float *x, int n) {\n"
+            "  kernel_" + id + "<<<(n + 255) / 256, 256>>>(x, n);\n"
+            "  cudaMemset(x, 0, n);\n"
+            "}\n";
+  }
+  REQUIRE(text.size() > kCxxAstByteLimit);
+  const FileFacts facts = extract("generated.cu", text);
+  CHECK(facts.mode == "lexical");
+  REQUIRE(has_diagnostic(facts, "lexical-fallback"));
+  CHECK(facts.diagnostics.front().level == DiagnosticLevel::Note);
+  const auto kernel_facts = facts_of(facts, "cuda-kernel");
+  CHECK(kernel_facts.size() > static_cast<std::size_t>(kernels));
+  CHECK(facts_of(facts, "kernel-launch").size() == kernel_facts.size());
+  CHECK(facts_of(facts, "cuda-api").size() == kernel_facts.size());
+  CHECK(attribute(kernel_facts.front(), "device_lines") == "4");
+  CHECK(attribute(kernel_facts.back(), "launches") == "1");
+}
+
+TEST_CASE("compile_commands.json supplies the command line", "[cxx][compile-commands]") {
+  namespace fs = std::filesystem;
+  // A fresh directory per section: databases are cached per directory for
+  // the whole run, as they are during a scan.
+  static int section = 0;
+  const fs::path directory = fs::temp_directory_path() /
+                             ("mpsaudit-cxx-compile-commands-" + std::to_string(++section));
+  fs::remove_all(directory);
+  fs::create_directories(directory);
+  const fs::path file = directory / "named.cu";
+  const std::string text = "__global__ void KERNEL_NAME(float *x) { x[0] = 0.f; }\n";
+  std::ofstream(file) << text;
+  auto write_database = [&](const std::string &compiler) {
+    std::ofstream(directory / "compile_commands.json")
+        << "[{\"directory\": \"" << directory.string() << "\", \"file\": \"named.cu\", "
+        << "\"command\": \"" << compiler
+        << " -x cuda --cuda-host-only -nocudainc -nocudalib -DKERNEL_NAME=from_database -c "
+           "named.cu -o named.o\"}]";
+  };
+  SourceFile input = source("named.cu", text);
+  input.absolute_path = file.string();
+
+  SECTION("a clang command runs as given") {
+    write_database("/usr/bin/clang++");
+    ExtractOptions options;
+    options.compile_commands_dir = directory.string();
+    const FileFacts facts = extract_cxx_file(input, options, CxxParseMode::Auto);
+    CHECK(facts.mode == "ast");
+    CHECK(find_fact(facts, "cuda-kernel", "from_database") != nullptr);
+  }
+  SECTION("an nvcc command lends its -D and -I flags to the fixed command line") {
+    write_database("/usr/local/cuda/bin/nvcc");
+    ExtractOptions options;
+    options.root = directory.string(); // found at the root without -p
+    const FileFacts facts = extract_cxx_file(input, options, CxxParseMode::Auto);
+    CHECK(facts.mode == "ast");
+    CHECK(find_fact(facts, "cuda-kernel", "from_database") != nullptr);
+  }
+  fs::remove_all(directory);
+}
+
+TEST_CASE("pybind11 bindings take their backend from the file", "[cxx]") {
+  const std::string binding = "torch::Tensor forward_cuda(torch::Tensor x);\n"
+                              "torch::Tensor helper(torch::Tensor x);\n"
+                              "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+                              "  m.def(\"forward\", &forward_cuda, \"forward\");\n"
+                              "  m.def(\"helper\", &helper);\n"
+                              "}\n";
+  const FileFacts facts = extract("bind.cpp", binding);
+  const Fact *forward = find_fact(facts, "op-registration", "TORCH_EXTENSION_NAME::forward");
+  CHECK(attribute(forward, "via") == "pybind11");
+  CHECK(attribute(forward, "backend") == "CUDA");
+  CHECK(attribute(forward, "backend_evidence") == "function-name");
+  CHECK(attribute(find_fact(facts, "op-registration", "TORCH_EXTENSION_NAME::helper"),
+                  "backend") == "CPU");
+}
+
+TEST_CASE("Metal shaders and Objective-C++ host code are port evidence", "[cxx][metal]") {
+  SourceFile shader = source("kernels/scale.metal",
+                             "#include <metal_stdlib>\nusing namespace metal;\n"
+                             "// kernel void commented_out()\n"
+                             "kernel void scale(device float *x [[buffer(0)]],\n"
+                             "                  uint i [[thread_position_in_grid]]) { x[i] *= 2; }\n"
+                             "[[kernel]] void shift(device float *x [[buffer(0)]]) {}\n");
+  const FileFacts metal = extract_metal_file(shader, {});
+  CHECK(metal.mode == "lexical");
+  const Fact *fact = find_fact(metal, "metal-port", "metal-shader");
+  CHECK(attribute(fact, "kernels") == "2");
+  CHECK(attribute(fact, "kernel_names") == "scale,shift");
+  CHECK(fact->span.line == 4);
+
+  const FileFacts host = extract("ops/scale.mm",
+                                 "#import <Metal/Metal.h>\n"
+                                 "void run() {\n"
+                                 "  id<MTLDevice> device = MTLCreateSystemDefaultDevice();\n"
+                                 "  MPSGraph *graph = [MPSGraph new];\n"
+                                 "}\n");
+  const Fact *evidence = find_fact(host, "metal-port", "metal-host");
+  REQUIRE(evidence != nullptr);
+  CHECK(evidence->span.line == 1);
+  CHECK(attribute(evidence, "evidence") == "Metal/Metal.h,MTLDevice,MTLCreateSystemDefaultDevice,MPSGraph");
+}
+
+TEST_CASE("the extractor can run on many threads at once", "[cxx][threads]") {
+  const FileFacts expected = extract("kernels.cu", kEveryKind);
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int round = 0; round < 3; ++round) {
+        const FileFacts facts = extract("kernels.cu", kEveryKind);
+        if (facts.facts.size() != expected.facts.size() || facts.mode != expected.mode)
+          ++mismatches;
+      }
+    });
+  for (auto &thread : threads)
+    thread.join();
+  CHECK(mismatches == 0);
+}
