@@ -260,6 +260,8 @@ std::string rules_directory(const Invocation &invocation, const std::string &ove
 const std::vector<Command> &commands() {
   static const std::vector<Command> table{
       {"scan", "scan a repository and report CUDA-only code", command_scan},
+      {"env", "record the Python interpreters' torch, MPS and variables", command_env},
+      {"compare", "compare a Linux run with a Mac run: compare RUN_A RUN_B", command_compare},
       {"baseline", "record today's findings: baseline write FILE", command_baseline},
       {"config", "print the effective config: config --show [PATH]", command_config},
       {"fix", "rewrite CUDA-only code for MPS: a diff, or --apply", command_fix},
