@@ -100,9 +100,8 @@ struct YamlEntry {
 
 } // namespace
 
-CoverageTable derive_table(std::string_view yaml_text, const std::string &version,
-                           const std::string &path, const DerivationData &data,
-                           std::vector<TableProblem> &problems) {
+CoverageTable derive_table(std::string_view yaml_text, const std::string &version, const std::string &path,
+                           const DerivationData &data, std::vector<TableProblem> &problems) {
   CoverageTable table;
   table.version = version;
   table.input_fingerprint = fingerprint(yaml_text);
@@ -137,8 +136,8 @@ CoverageTable derive_table(std::string_view yaml_text, const std::string &versio
       YamlEntry entry;
       entry.line = line;
       std::string arguments;
-      if (!parse_func_signature(node["func"].as<std::string>(), entry.coverage.name,
-                                entry.coverage.overload, arguments)) {
+      if (!parse_func_signature(node["func"].as<std::string>(), entry.coverage.name, entry.coverage.overload,
+                                arguments)) {
         problems.push_back({path, line, "cannot parse `func:` signature"});
         continue;
       }
@@ -146,8 +145,7 @@ CoverageTable derive_table(std::string_view yaml_text, const std::string &versio
         continue;
       OperatorCoverage &op = entry.coverage;
       op.has_out_argument = writes_non_self_argument(arguments);
-      op.in_place = op.name.size() > 1 && op.name.back() == '_' &&
-                    op.name.compare(0, 2, "__") != 0;
+      op.in_place = op.name.size() > 1 && op.name.back() == '_' && op.name.compare(0, 2, "__") != 0;
       std::string variants = node["variants"] ? node["variants"].as<std::string>() : "function";
       for (const std::string &variant : split(variants, ',')) {
         std::string_view v = trim(variant);
@@ -227,9 +225,7 @@ CoverageTable derive_table(std::string_view yaml_text, const std::string &versio
     }
     const OperatorCoverage &out = target->second->coverage;
     auto inherit = [](KernelSource own, KernelSource from_delegate) {
-      return own == KernelSource::None && from_delegate != KernelSource::None
-                 ? KernelSource::Delegate
-                 : own;
+      return own == KernelSource::None && from_delegate != KernelSource::None ? KernelSource::Delegate : own;
     };
     op.cpu = inherit(op.cpu, out.cpu);
     op.cuda = inherit(op.cuda, out.cuda);

@@ -150,13 +150,14 @@ std::vector<const OperatorCoverage *> CoverageTable::overloads(std::string_view 
   return found;
 }
 
-bool CoverageTable::has_name(std::string_view name) const { return !overloads(name).empty(); }
+bool CoverageTable::has_name(std::string_view name) const {
+  return !overloads(name).empty();
+}
 
 void CoverageTable::rebuild_index() {
-  std::sort(operators.begin(), operators.end(),
-            [](const OperatorCoverage &a, const OperatorCoverage &b) {
-              return a.full_name() < b.full_name();
-            });
+  std::sort(operators.begin(), operators.end(), [](const OperatorCoverage &a, const OperatorCoverage &b) {
+    return a.full_name() < b.full_name();
+  });
   index.clear();
   for (std::size_t i = 0; i < operators.size(); ++i)
     index.emplace(operators[i].full_name(), i);
@@ -189,12 +190,10 @@ int compare_versions(std::string_view a, std::string_view b) {
   return 0;
 }
 
-DerivationData read_derivation_data(const std::string &data_dir,
-                                    std::vector<TableProblem> &problems) {
+DerivationData read_derivation_data(const std::string &data_dir, std::vector<TableProblem> &problems) {
   DerivationData data;
   // Both files: "version<TAB>operator<TAB>source" lines, '#' comments.
-  auto read_list = [&](const std::string &file,
-                       std::map<std::string, std::vector<std::string>> &into) {
+  auto read_list = [&](const std::string &file, std::map<std::string, std::vector<std::string>> &into) {
     std::string path = data_dir + "/" + file;
     std::string text;
     if (!read_whole_file(path, text)) {
@@ -248,10 +247,9 @@ std::string write_table(const CoverageTable &table) {
     if (op.in_place)
       flags += 'i';
     auto dash = [](const std::string &text) { return text.empty() ? std::string("-") : text; };
-    out << op.full_name() << '\t' << to_code(op.cpu) << '\t' << to_code(op.cuda) << '\t'
-        << to_code(op.mps) << '\t' << to_string(op.mps_status) << '\t' << to_string(op.composite)
-        << '\t' << dash(op.delegate) << '\t' << dash(variants) << '\t' << dash(op.python_module)
-        << '\t' << dash(flags) << '\n';
+    out << op.full_name() << '\t' << to_code(op.cpu) << '\t' << to_code(op.cuda) << '\t' << to_code(op.mps)
+        << '\t' << to_string(op.mps_status) << '\t' << to_string(op.composite) << '\t' << dash(op.delegate)
+        << '\t' << dash(variants) << '\t' << dash(op.python_module) << '\t' << dash(flags) << '\n';
   }
   return out.str();
 }
@@ -335,8 +333,7 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
   return table;
 }
 
-std::optional<CoverageTable> read_table_file(const std::string &path,
-                                             std::vector<TableProblem> &problems) {
+std::optional<CoverageTable> read_table_file(const std::string &path, std::vector<TableProblem> &problems) {
   std::string text;
   if (!read_whole_file(path, text)) {
     problems.push_back({path, 0, "cannot read coverage table"});
@@ -345,8 +342,7 @@ std::optional<CoverageTable> read_table_file(const std::string &path,
   return read_table(text, path, problems);
 }
 
-CoverageLibrary CoverageLibrary::load(const std::string &tables_dir,
-                                      std::vector<TableProblem> &problems) {
+CoverageLibrary CoverageLibrary::load(const std::string &tables_dir, std::vector<TableProblem> &problems) {
   CoverageLibrary library;
   std::error_code error;
   std::vector<std::string> paths;
@@ -382,8 +378,7 @@ const CoverageTable *CoverageLibrary::exact(std::string_view version) const {
   return nullptr;
 }
 
-std::string CoverageLibrary::first_release_with_mps(std::string_view name,
-                                                    std::string_view after) const {
+std::string CoverageLibrary::first_release_with_mps(std::string_view name, std::string_view after) const {
   for (const CoverageTable &table : tables_) {
     if (compare_versions(table.version, after) <= 0)
       continue;

@@ -58,11 +58,11 @@ struct OperatorCoverage {
   KernelSource mps = KernelSource::None;
   MpsStatus mps_status = MpsStatus::NotDense;
   Composite composite = Composite::None;
-  std::string delegate;      // `structured_delegate:` target ("add.out"), or the autogen base
-  bool function_variant = false; // `variants:` has function (torch.X)
-  bool method_variant = false;   // `variants:` has method (Tensor.X)
-  std::string python_module;     // nn, linalg, fft, special, sparse, nested or empty
-  bool structured = false;       // `structured: True` (the .out overload holding the kernel)
+  std::string delegate;             // `structured_delegate:` target ("add.out"), or the autogen base
+  bool function_variant = false;    // `variants:` has function (torch.X)
+  bool method_variant = false;      // `variants:` has method (Tensor.X)
+  std::string python_module;        // nn, linalg, fft, special, sparse, nested or empty
+  bool structured = false;          // `structured: True` (the .out overload holding the kernel)
   bool manual_registration = false; // `manual_kernel_registration: True` (registered by hand)
   bool has_out_argument = false;    // writes into an `out=` tensor
   bool in_place = false;            // name ends with '_' (mutates self)
@@ -72,7 +72,7 @@ struct OperatorCoverage {
 
 // One release's table, sorted by full name.
 struct CoverageTable {
-  std::string version; // e.g. "2.11.0"
+  std::string version;           // e.g. "2.11.0"
   std::string input_fingerprint; // of native_functions.yaml, see fingerprint()
   std::vector<OperatorCoverage> operators;
 
@@ -102,16 +102,14 @@ struct DerivationData {
 DerivationData read_derivation_data(const std::string &data_dir, std::vector<TableProblem> &problems);
 
 // Derives the table from native_functions.yaml text. `path` names the file in problems.
-CoverageTable derive_table(std::string_view yaml_text, const std::string &version,
-                           const std::string &path, const DerivationData &data,
-                           std::vector<TableProblem> &problems);
+CoverageTable derive_table(std::string_view yaml_text, const std::string &version, const std::string &path,
+                           const DerivationData &data, std::vector<TableProblem> &problems);
 
 // The committed TSV form (docs/runtime-probe.md, "Table format").
 std::string write_table(const CoverageTable &table);
 std::optional<CoverageTable> read_table(std::string_view text, const std::string &path,
                                         std::vector<TableProblem> &problems);
-std::optional<CoverageTable> read_table_file(const std::string &path,
-                                             std::vector<TableProblem> &problems);
+std::optional<CoverageTable> read_table_file(const std::string &path, std::vector<TableProblem> &problems);
 
 // 64-bit FNV-1a of the input, in hex: a staleness check, not a security hash.
 std::string fingerprint(std::string_view bytes);

@@ -49,8 +49,8 @@ nlohmann::json to_json(const CrossCheckResult &result) {
   auto rows = [](const std::vector<CrossCheckRow> &list) {
     nlohmann::json out = nlohmann::json::array();
     for (const CrossCheckRow &row : list)
-      out.push_back({{"op", row.op}, {"table", std::string(1, row.table_code)},
-                     {"dispatcher", row.dispatcher}});
+      out.push_back(
+          {{"op", row.op}, {"table", std::string(1, row.table_code)}, {"dispatcher", row.dispatcher}});
     return out;
   };
   return {{"table", result.table_version},

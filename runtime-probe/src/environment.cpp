@@ -47,8 +47,7 @@ std::string sysctl_string(const char *name) {
 
 } // namespace
 
-std::map<std::string, std::string>
-mps_variables(const std::map<std::string, std::string> &variables) {
+std::map<std::string, std::string> mps_variables(const std::map<std::string, std::string> &variables) {
   std::map<std::string, std::string> selected;
   for (const auto &[name, value] : variables)
     if (name == "PYTORCH_ENABLE_MPS_FALLBACK" || starts_with(name, "PYTORCH_MPS_") ||

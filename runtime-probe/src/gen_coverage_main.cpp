@@ -106,8 +106,8 @@ int main(int argc, char **argv) {
         std::cerr << output.string() << ": missing; run mpsaudit-gen-coverage\n";
         ++stale;
       } else if (committed != text) {
-        std::cerr << output.string() << ": differs from what the generator derives from "
-                  << input.string() << "; run mpsaudit-gen-coverage\n";
+        std::cerr << output.string() << ": differs from what the generator derives from " << input.string()
+                  << "; run mpsaudit-gen-coverage\n";
         ++stale;
       }
       continue;

@@ -27,8 +27,8 @@ struct InputPlan {
 const std::vector<InputPlan> &input_plans() {
   static const std::vector<InputPlan> plans = [] {
     std::vector<InputPlan> result;
-    for (const std::vector<int64_t> &shape : std::vector<std::vector<int64_t>>{
-             {2, 3, 4, 4}, {4, 4}, {2, 4, 4}, {4}, {2, 3, 4, 4, 4}})
+    for (const std::vector<int64_t> &shape :
+         std::vector<std::vector<int64_t>>{{2, 3, 4, 4}, {4, 4}, {2, 4, 4}, {4}, {2, 3, 4, 4, 4}})
       for (bool index_like_main : {false, true})
         result.push_back({shape, index_like_main});
     return result;
@@ -53,8 +53,7 @@ std::string first_line(const std::string &message) {
 // seeded generator, so that every run sees the same values.
 class ArgumentBuilder {
 public:
-  ArgumentBuilder(const InputPlan &plan, at::ScalarType float_type)
-      : plan_(plan), float_type_(float_type) {}
+  ArgumentBuilder(const InputPlan &plan, at::ScalarType float_type) : plan_(plan), float_type_(float_type) {}
 
   std::optional<IValue> build(const c10::Argument &argument) const {
     const c10::TypePtr &type = argument.type();
@@ -92,8 +91,8 @@ private:
   }
 
   std::vector<int64_t> spatial_list(const c10::Argument &argument, int64_t value) const {
-    int64_t count = argument.N() ? *argument.N()
-                                 : std::max<int64_t>(1, static_cast<int64_t>(plan_.shape.size()) - 2);
+    int64_t count =
+        argument.N() ? *argument.N() : std::max<int64_t>(1, static_cast<int64_t>(plan_.shape.size()) - 2);
     return std::vector<int64_t>(static_cast<std::size_t>(count), value);
   }
 
@@ -124,8 +123,7 @@ private:
     return IValue(floating(shape));
   }
 
-  std::optional<IValue> build_value(const c10::Argument &argument,
-                                    const c10::TypePtr &type) const {
+  std::optional<IValue> build_value(const c10::Argument &argument, const c10::TypePtr &type) const {
     const std::string &name = argument.name();
     const std::vector<int64_t> &shape = plan_.shape;
     auto rank = static_cast<int64_t>(shape.size());
@@ -281,8 +279,8 @@ struct Comparison {
   std::string why;
 };
 
-Comparison compare_outputs(const std::vector<at::Tensor> &expected,
-                           const std::vector<at::Tensor> &actual, double rtol, double atol) {
+Comparison compare_outputs(const std::vector<at::Tensor> &expected, const std::vector<at::Tensor> &actual,
+                           double rtol, double atol) {
   Comparison result;
   if (expected.size() != actual.size()) {
     result.equal = false;
@@ -333,8 +331,7 @@ struct CallOutcome {
   std::vector<at::Tensor> outputs;
 };
 
-CallOutcome call_boxed(const c10::OperatorHandle &op, std::vector<IValue> stack,
-                       std::uint64_t rng_seed) {
+CallOutcome call_boxed(const c10::OperatorHandle &op, std::vector<IValue> stack, std::uint64_t rng_seed) {
   CallOutcome outcome;
   try {
     at::manual_seed(rng_seed);
@@ -395,8 +392,8 @@ std::vector<c10::OperatorHandle> callable_overloads(const std::string &aten_name
   return handles;
 }
 
-std::optional<std::vector<IValue>> build_stack(const c10::FunctionSchema &schema,
-                                               const InputPlan &plan, at::ScalarType float_type) {
+std::optional<std::vector<IValue>> build_stack(const c10::FunctionSchema &schema, const InputPlan &plan,
+                                               at::ScalarType float_type) {
   at::manual_seed(kInputSeed);
   ArgumentBuilder builder(plan, float_type);
   std::vector<IValue> stack;
@@ -486,8 +483,8 @@ std::string target_name(const c10::Device &device) {
 }
 
 std::string classify_error(const std::string &message, bool not_implemented_type) {
-  if (not_implemented_type || message.find("not currently implemented for the MPS device") !=
-                                  std::string::npos ||
+  if (not_implemented_type ||
+      message.find("not currently implemented for the MPS device") != std::string::npos ||
       message.find("Could not run '") != std::string::npos ||
       message.find("DispatchStub: missing kernel") != std::string::npos ||
       message.find("missing kernel for") != std::string::npos)
@@ -538,8 +535,8 @@ LiveResult ProbeEngine::probe_operator(const std::string &aten_name) const {
   result.outcome = "ok";
   if (target_.type() == c10::DeviceType::Meta || accepted->random_output)
     return result; // meta tensors hold no values; random ops differ by design
-  Comparison comparison = compare_outputs(accepted->reference.outputs, on_target.outputs,
-                                          kRelativeTolerance, kAbsoluteTolerance);
+  Comparison comparison =
+      compare_outputs(accepted->reference.outputs, on_target.outputs, kRelativeTolerance, kAbsoluteTolerance);
   result.compared = true;
   result.max_abs_diff = comparison.max_abs_diff;
   if (!comparison.equal) {
@@ -575,9 +572,8 @@ LiveResult ProbeEngine::probe_device_mismatch() const {
     at::Tensor no_device = at::zeros({2, 3}); // like torch.zeros(2, 3): the default device
     at::Tensor sum = on_target + no_device;
     result.outcome = "ok";
-    result.message = "a tensor made without a device combined with one on " +
-                     target_name(target_) + " without error (result on " +
-                     sum.device().str() + ")";
+    result.message = "a tensor made without a device combined with one on " + target_name(target_) +
+                     " without error (result on " + sum.device().str() + ")";
   } catch (const c10::Error &error) {
     result.outcome = "error";
     result.message = first_line(error.what_without_backtrace());
@@ -624,8 +620,7 @@ DowncastMeasurement ProbeEngine::downcast_error(const std::string &aten_name) co
   for (std::size_t i = 0; i < outputs64.size(); ++i) {
     const at::Tensor &y64 = outputs64[i];
     const at::Tensor &y32 = run32.outputs[i];
-    if (!y64.defined() || !y64.is_floating_point() || y64.sizes() != y32.sizes() ||
-        y64.numel() == 0)
+    if (!y64.defined() || !y64.is_floating_point() || y64.sizes() != y32.sizes() || y64.numel() == 0)
       continue;
     any_floating = true;
     at::Tensor exact = y64.to(at::kDouble);

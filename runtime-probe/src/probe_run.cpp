@@ -19,8 +19,7 @@ std::string env_or(const char *name, const std::string &fallback) {
   return value && *value ? std::string(value) : fallback;
 }
 
-bool target_usable(const c10::Device &device, const EnvironmentReport &environment,
-                   std::string &why) {
+bool target_usable(const c10::Device &device, const EnvironmentReport &environment, std::string &why) {
   switch (device.type()) {
   case c10::DeviceType::MPS:
     if (!environment.mps_available) {
@@ -66,10 +65,8 @@ ProbeOutput run_probe(const ProbeOptions &options, const EnvironmentReport &envi
   CoverageLibrary library = CoverageLibrary::load(options.tables_dir, problems);
   PythonApiMap api_map = PythonApiMap::load(options.api_map_path, problems);
   for (const TableProblem &problem : problems)
-    output.diagnostics.push_back({"warning", problem.path, problem.line, "probe-data",
-                                  problem.message});
-  std::string wanted = options.torch_version.empty() ? environment.libtorch_version
-                                                     : options.torch_version;
+    output.diagnostics.push_back({"warning", problem.path, problem.line, "probe-data", problem.message});
+  std::string wanted = options.torch_version.empty() ? environment.libtorch_version : options.torch_version;
   const CoverageTable *table = library.closest(wanted);
   if (!table)
     output.diagnostics.push_back({"error", options.tables_dir, 0, "no-coverage-tables",
@@ -83,14 +80,12 @@ ProbeOutput run_probe(const ProbeOptions &options, const EnvironmentReport &envi
 
   // Operators: the coverage verdict, then the live probe on the target.
   CoverageTable empty_table;
-  output.operators =
-      coverage_verdicts(report.api_uses, api_map, table ? *table : empty_table, library);
+  output.operators = coverage_verdicts(report.api_uses, api_map, table ? *table : empty_table, library);
 
   auto device = parse_target(options.target);
   std::string unusable;
   if (!device) {
-    output.diagnostics.push_back({"error", "", 0, "bad-target",
-                                  "unknown target '" + options.target + "'"});
+    output.diagnostics.push_back({"error", "", 0, "bad-target", "unknown target '" + options.target + "'"});
   } else if (!target_usable(*device, environment, unusable)) {
     output.diagnostics.push_back({"warning", "", 0, "target-unavailable", unusable});
     device.reset();
@@ -195,11 +190,10 @@ ProbeOutput run_probe(const ProbeOptions &options, const EnvironmentReport &envi
       verdict.outcome = mismatch_result->outcome == "ok" ? "runs" : "fails";
       verdict.confirms = mismatch_result->outcome != "ok";
       verdict.details = {{"target_message", mismatch_result->message}};
-      verdict.reason =
-          verdict.confirms.value()
-              ? "a factory call without a device makes a CPU tensor, and combining it with a " +
-                    output.target + " tensor fails: " + mismatch_result->message
-              : "combining the tensors did not fail on " + output.target;
+      verdict.reason = verdict.confirms.value()
+                           ? "a factory call without a device makes a CPU tensor, and combining it with a " +
+                                 output.target + " tensor fails: " + mismatch_result->message
+                           : "combining the tensors did not fail on " + output.target;
       break;
     }
     case FindingProbe::None:

@@ -9,11 +9,11 @@ namespace mpsaudit::probe {
 
 struct ProbeOptions {
   std::string report_path;
-  std::string target = "auto";   // cpu | cuda | mps | meta | auto
-  std::string torch_version;     // which coverage table; default: this LibTorch's version
-  std::string tables_dir;        // <version>.tsv files
-  std::string api_map_path;      // python-api-map.tsv
-  bool live = true;              // run the live probes (off: coverage tables only)
+  std::string target = "auto"; // cpu | cuda | mps | meta | auto
+  std::string torch_version;   // which coverage table; default: this LibTorch's version
+  std::string tables_dir;      // <version>.tsv files
+  std::string api_map_path;    // python-api-map.tsv
+  bool live = true;            // run the live probes (off: coverage tables only)
   int max_live_operators_per_api = 4;
   int max_downcast_operators = 24;
 };

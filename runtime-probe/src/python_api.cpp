@@ -75,8 +75,7 @@ PythonApiMap PythonApiMap::load(const std::string &path, std::vector<TableProble
   return map;
 }
 
-ApiResolution PythonApiMap::resolve(std::string_view python_name,
-                                    const CoverageTable &table) const {
+ApiResolution PythonApiMap::resolve(std::string_view python_name, const CoverageTable &table) const {
   ApiResolution result;
   result.python_name = std::string(python_name);
   if (auto it = entries_.find(python_name); it != entries_.end()) {
@@ -107,19 +106,17 @@ ApiResolution PythonApiMap::resolve(std::string_view python_name,
   for (const Submodule &submodule : submodules) {
     if (!starts_with(python_name, submodule.python_prefix))
       continue;
-    std::string aten_name = std::string(submodule.aten_prefix) +
-                            std::string(python_name.substr(submodule.python_prefix.size()));
-    if (has_overload(table, aten_name, [&](const OperatorCoverage &op) {
-          return op.python_module == submodule.python_module;
-        }))
+    std::string aten_name =
+        std::string(submodule.aten_prefix) + std::string(python_name.substr(submodule.python_prefix.size()));
+    if (has_overload(table, aten_name,
+                     [&](const OperatorCoverage &op) { return op.python_module == submodule.python_module; }))
       return derived(aten_name, submodule.how, "yaml: python_module matches the namespace");
   }
 
   constexpr std::string_view functional = "torch.nn.functional.";
   if (starts_with(python_name, functional)) {
     std::string aten_name(python_name.substr(functional.size()));
-    if (has_overload(table, aten_name,
-                     [](const OperatorCoverage &op) { return op.python_module == "nn"; }))
+    if (has_overload(table, aten_name, [](const OperatorCoverage &op) { return op.python_module == "nn"; }))
       return derived(aten_name, "derived:nn", "yaml: python_module: nn (torch._C._nn)");
     if (has_overload(table, aten_name, [](const OperatorCoverage &op) {
           return op.function_variant && op.python_module.empty();
@@ -132,8 +129,7 @@ ApiResolution PythonApiMap::resolve(std::string_view python_name,
     if (!starts_with(python_name, method_prefix))
       continue;
     std::string aten_name(python_name.substr(method_prefix.size()));
-    if (has_overload(table, aten_name,
-                     [](const OperatorCoverage &op) { return op.method_variant; }))
+    if (has_overload(table, aten_name, [](const OperatorCoverage &op) { return op.method_variant; }))
       return derived(aten_name, "derived:method", "yaml: variants includes method");
   }
 

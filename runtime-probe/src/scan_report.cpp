@@ -89,9 +89,8 @@ ScanReport read_scan_report(const std::string &path, std::vector<ProbeDiagnostic
 }
 
 bool is_float64_name(std::string_view name) {
-  for (std::string_view known : {"torch.float64", "torch.double", "float64", "double",
-                                 "torch.Tensor.double", "torch.complex128", "torch.cdouble",
-                                 "numpy.float64", "np.float64"})
+  for (std::string_view known : {"torch.float64", "torch.double", "float64", "double", "torch.Tensor.double",
+                                 "torch.complex128", "torch.cdouble", "numpy.float64", "np.float64"})
     if (name == known)
       return true;
   return false;
@@ -99,11 +98,11 @@ bool is_float64_name(std::string_view name) {
 
 bool is_factory_name(std::string_view name) {
   for (std::string_view known :
-       {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
-        "torch.randint", "torch.randperm", "torch.arange", "torch.linspace", "torch.logspace",
-        "torch.eye", "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.zeros_like",
-        "torch.ones_like", "torch.empty_like", "torch.full_like", "torch.rand_like",
-        "torch.randn_like", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor"})
+       {"torch.zeros",      "torch.ones",      "torch.empty",       "torch.full",      "torch.rand",
+        "torch.randn",      "torch.randint",   "torch.randperm",    "torch.arange",    "torch.linspace",
+        "torch.logspace",   "torch.eye",       "torch.tensor",      "torch.as_tensor", "torch.from_numpy",
+        "torch.zeros_like", "torch.ones_like", "torch.empty_like",  "torch.full_like", "torch.rand_like",
+        "torch.randn_like", "torch.Tensor",    "torch.FloatTensor", "torch.LongTensor"})
     if (name == known)
       return true;
   return false;

@@ -72,8 +72,8 @@ void apply_coverage_verdict(OperatorVerdict &verdict, const CoverageTable &table
                          "PYTORCH_ENABLE_MPS_FALLBACK=1";
   } else if (missing) {
     verdict.mps_outcome = "partial";
-    verdict.mps_reason = "some overloads or code paths have no MPS kernel in PyTorch " +
-                         table.version + " (listed in missing_overloads)";
+    verdict.mps_reason = "some overloads or code paths have no MPS kernel in PyTorch " + table.version +
+                         " (listed in missing_overloads)";
   } else if (forced) {
     verdict.mps_outcome = "forced-cpu";
     verdict.mps_reason = "PyTorch " + table.version +
@@ -104,10 +104,8 @@ void apply_coverage_verdict(OperatorVerdict &verdict, const CoverageTable &table
   verdict.first_release_with_mps = newest;
 }
 
-std::vector<OperatorVerdict> coverage_verdicts(const std::vector<ApiUse> &uses,
-                                               const PythonApiMap &map,
-                                               const CoverageTable &table,
-                                               const CoverageLibrary &library) {
+std::vector<OperatorVerdict> coverage_verdicts(const std::vector<ApiUse> &uses, const PythonApiMap &map,
+                                               const CoverageTable &table, const CoverageLibrary &library) {
   std::vector<OperatorVerdict> verdicts;
   std::map<std::string, std::size_t> position;
   for (const ApiUse &use : uses) {
@@ -164,12 +162,14 @@ json to_json(const EnvironmentReport &environment) {
 
 namespace {
 
-json finite_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+json finite_or_null(double value) {
+  return std::isfinite(value) ? json(value) : json(nullptr);
+}
 
 json to_json(const LiveResult &live) {
-  json out = {{"outcome", live.outcome}, {"overload", live.overload},
-              {"message", live.message},  {"compared", live.compared},
-              {"random_output", live.random_output}, {"attempts", live.attempts}};
+  json out = {
+      {"outcome", live.outcome},   {"overload", live.overload},           {"message", live.message},
+      {"compared", live.compared}, {"random_output", live.random_output}, {"attempts", live.attempts}};
   if (live.compared) {
     out["max_abs_diff"] = finite_or_null(live.max_abs_diff);
     out["rtol"] = live.rtol;
@@ -205,16 +205,18 @@ json to_json(const ProbeOutput &output) {
         {"name", verdict.python_name},
         {"uses", uses},
         {"aten", verdict.resolution.aten_names},
-        {"mapping", {{"how", verdict.resolution.how}, {"source", verdict.resolution.source},
-                     {"absent", verdict.resolution.absent}}},
-        {"mps", {{"outcome", verdict.mps_outcome},
-                 {"evidence", verdict.mps_evidence},
-                 {"reason", verdict.mps_reason},
-                 {"missing_overloads", verdict.missing_overloads},
-                 {"forced_cpu_overloads", verdict.forced_cpu_overloads},
-                 {"first_release_with_mps", verdict.first_release_with_mps.empty()
-                                                ? json(nullptr)
-                                                : json(verdict.first_release_with_mps)}}},
+        {"mapping",
+         {{"how", verdict.resolution.how},
+          {"source", verdict.resolution.source},
+          {"absent", verdict.resolution.absent}}},
+        {"mps",
+         {{"outcome", verdict.mps_outcome},
+          {"evidence", verdict.mps_evidence},
+          {"reason", verdict.mps_reason},
+          {"missing_overloads", verdict.missing_overloads},
+          {"forced_cpu_overloads", verdict.forced_cpu_overloads},
+          {"first_release_with_mps",
+           verdict.first_release_with_mps.empty() ? json(nullptr) : json(verdict.first_release_with_mps)}}},
         {"live", {{"evidence", verdict.live_evidence}, {"results", live}}},
     });
   }
@@ -245,8 +247,10 @@ json to_json(const ProbeOutput &output) {
     });
   json diagnostics = json::array();
   for (const ProbeDiagnostic &diagnostic : output.diagnostics)
-    diagnostics.push_back({{"level", diagnostic.level}, {"path", diagnostic.path},
-                           {"line", diagnostic.line}, {"code", diagnostic.code},
+    diagnostics.push_back({{"level", diagnostic.level},
+                           {"path", diagnostic.path},
+                           {"line", diagnostic.line},
+                           {"code", diagnostic.code},
                            {"message", diagnostic.message}});
   std::string headline;
   if (!output.coverage_version.empty()) {
@@ -257,16 +261,15 @@ json to_json(const ProbeOutput &output) {
                          " operators used by your code have no MPS kernel in PyTorch " +
                          output.coverage_version;
     if (!partly_without_mps.empty())
-      headline += "; " + std::to_string(partly_without_mps.size()) +
-                  " more lack one in some overloads or modes";
+      headline +=
+          "; " + std::to_string(partly_without_mps.size()) + " more lack one in some overloads or modes";
   }
   return json{
       {"schema_version", kVerdictSchemaVersion},
       {"tool", "mpsaudit-probe"},
       {"report", output.report_path},
       {"target", output.target},
-      {"coverage_table", output.coverage_version.empty() ? json(nullptr)
-                                                         : json(output.coverage_version)},
+      {"coverage_table", output.coverage_version.empty() ? json(nullptr) : json(output.coverage_version)},
       {"environment", to_json(output.environment)},
       {"operators", operators},
       {"findings", findings},
@@ -279,8 +282,7 @@ json to_json(const ProbeOutput &output) {
         {"live_attempted", output.live_attempted},
         {"live_inputs_built", output.live_built},
         {"live_inputs_share", output.live_attempted
-                                  ? json(static_cast<double>(output.live_built) /
-                                         output.live_attempted)
+                                  ? json(static_cast<double>(output.live_built) / output.live_attempted)
                                   : json(nullptr)}}},
       {"diagnostics", diagnostics},
   };

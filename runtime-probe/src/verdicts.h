@@ -27,7 +27,7 @@ struct EnvironmentReport {
   bool cuda_available = false;
   int cuda_device_count = 0;
   std::string os_name, os_version, arch;
-  std::optional<bool> rosetta; // macOS only: sysctl.proc_translated
+  std::optional<bool> rosetta;                      // macOS only: sysctl.proc_translated
   std::map<std::string, std::string> mps_variables; // PYTORCH_ENABLE_MPS_FALLBACK, PYTORCH_MPS_*, ...
   bool mps_fallback_enabled = false;
   bool fallback_cleared_for_probe = false;
@@ -38,10 +38,10 @@ struct EnvironmentReport {
 struct LiveResult {
   // ok | numeric-mismatch | not-implemented | dtype-unsupported | error | no-inputs | not-found
   std::string outcome;
-  std::string overload; // the overload that ran (or was tried last)
-  std::string message;  // the target's error, or why no inputs could be built
-  bool compared = false;       // output compared with the CPU result
-  bool random_output = false;  // two seeded CPU runs differed: not compared
+  std::string overload;       // the overload that ran (or was tried last)
+  std::string message;        // the target's error, or why no inputs could be built
+  bool compared = false;      // output compared with the CPU result
+  bool random_output = false; // two seeded CPU runs differed: not compared
   double max_abs_diff = 0.0;
   double rtol = 0.0, atol = 0.0;
   int attempts = 0; // input sets tried on the CPU
@@ -76,7 +76,7 @@ struct FindingVerdict {
 struct DowncastVerdict {
   std::string python_name;
   std::string aten_operator;
-  std::string outcome; // measured | no-inputs | not-floating
+  std::string outcome;              // measured | no-inputs | not-floating
   double max_relative_error = 0.0;  // ||y64 - y32||_inf / ||y64||_inf
   double mean_relative_error = 0.0; // mean |y64 - y32| / mean |y64|
   std::string reason;
@@ -106,10 +106,8 @@ void apply_coverage_verdict(OperatorVerdict &verdict, const CoverageTable &table
 
 // Groups api_uses by name (first-seen order kept) into operator verdicts
 // with their coverage verdicts filled in.
-std::vector<OperatorVerdict> coverage_verdicts(const std::vector<ApiUse> &uses,
-                                               const PythonApiMap &map,
-                                               const CoverageTable &table,
-                                               const CoverageLibrary &library);
+std::vector<OperatorVerdict> coverage_verdicts(const std::vector<ApiUse> &uses, const PythonApiMap &map,
+                                               const CoverageTable &table, const CoverageLibrary &library);
 
 // The environment's plain-language warnings (fallback on, MPS built but absent...).
 void add_environment_warnings(EnvironmentReport &environment);

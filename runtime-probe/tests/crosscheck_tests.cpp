@@ -22,8 +22,8 @@ TEST_CASE("the CPU column agrees with this LibTorch's dispatcher") {
   REQUIRE(table);
   CrossCheckResult result = cross_check(*table, "CPU");
   INFO("LibTorch " << TORCH_VERSION << " vs table " << table->version);
-  WARN("CPU column: " << result.agree << " of " << result.compared << " agree ("
-                      << result.agreement() << ")");
+  WARN("CPU column: " << result.agree << " of " << result.compared << " agree (" << result.agreement()
+                      << ")");
   CHECK(result.compared > 2500);
   CHECK(result.table_only.empty());
   CHECK(result.dispatcher_only.empty());
@@ -36,7 +36,7 @@ TEST_CASE("the CPU column agrees with this LibTorch's dispatcher") {
   // get_gradients in torch/csrc/jit/runtime/register_distributed_ops.cpp).
   for (const std::string &op : result.not_in_table) {
     INFO(op);
-    CHECK((op.rfind("quantized_lstm.", 0) == 0 || op.rfind("quantized_gru.", 0) == 0 ||
-           op == "get_gradients"));
+    CHECK(
+        (op.rfind("quantized_lstm.", 0) == 0 || op.rfind("quantized_gru.", 0) == 0 || op == "get_gradients"));
   }
 }

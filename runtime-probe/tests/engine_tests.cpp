@@ -19,7 +19,9 @@ namespace {
 
 const std::string kProbeDir = MPSAUDIT_PROBE_DATA_DIR;
 
-ProbeEngine cpu_engine() { return ProbeEngine(*parse_target("cpu")); }
+ProbeEngine cpu_engine() {
+  return ProbeEngine(*parse_target("cpu"));
+}
 
 } // namespace
 
@@ -37,9 +39,8 @@ TEST_CASE("targets parse; auto picks the CPU on a machine without accelerators")
 
 TEST_CASE("common operators run on the CPU target and match the CPU reference") {
   ProbeEngine engine = cpu_engine();
-  for (const char *name : {"add", "relu", "conv2d", "matmul", "softmax", "grid_sampler_2d",
-                           "embedding", "index_select", "gather", "upsample_bilinear2d",
-                           "layer_norm", "cat"}) {
+  for (const char *name : {"add", "relu", "conv2d", "matmul", "softmax", "grid_sampler_2d", "embedding",
+                           "index_select", "gather", "upsample_bilinear2d", "layer_norm", "cat"}) {
     LiveResult result = engine.probe_operator(name);
     INFO(name << ": " << result.outcome << " " << result.message);
     CHECK(result.outcome == "ok");
@@ -69,14 +70,13 @@ TEST_CASE("errors are sorted the way users meet them") {
   CHECK(classify_error("The operator 'aten::isin.Tensor_Tensor_out' is not currently implemented "
                        "for the MPS device.",
                        false) == "not-implemented");
-  CHECK(classify_error("Could not run 'aten::foo' with arguments from the 'CUDA' backend.",
-                       false) == "not-implemented");
+  CHECK(classify_error("Could not run 'aten::foo' with arguments from the 'CUDA' backend.", false) ==
+        "not-implemented");
   CHECK(classify_error("anything", true) == "not-implemented");
   CHECK(classify_error("Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't "
                        "support float64. Please use float32 instead.",
                        false) == "dtype-unsupported");
-  CHECK(classify_error("\"addmm_impl_cpu_\" not implemented for 'Half'", false) ==
-        "dtype-unsupported");
+  CHECK(classify_error("\"addmm_impl_cpu_\" not implemented for 'Half'", false) == "dtype-unsupported");
   CHECK(classify_error("shape mismatch", false) == "error");
 }
 
@@ -124,8 +124,8 @@ TEST_CASE("a probe run on the sample repository's report, with the CPU as target
   // The share of operators the engine could build inputs for, reported in docs/.
   REQUIRE(output.live_attempted > 0);
   double share = static_cast<double>(output.live_built) / output.live_attempted;
-  WARN("live inputs built for " << output.live_built << " of " << output.live_attempted
-                                << " ATen operators (" << share << ")");
+  WARN("live inputs built for " << output.live_built << " of " << output.live_attempted << " ATen operators ("
+                                << share << ")");
   CHECK(share >= 0.9);
   for (const OperatorVerdict &verdict : output.operators) {
     if (verdict.resolution.aten_names.empty())

@@ -88,3 +88,23 @@ TEST_CASE("mpsaudit-probe clears the fallback for itself and still reports the u
   CHECK(plain["fallback_cleared_for_probe"] == false);
   CHECK(plain["warnings"].empty());
 }
+
+TEST_CASE("mpsaudit-probe writes the verdict JSON and rejects an unreadable report") {
+  const std::string binary = std::string("'") + MPSAUDIT_PROBE_BINARY + "'";
+  const std::string report = std::string(MPSAUDIT_PROBE_DATA_DIR) + "/tests/data/sample-report.json";
+  auto verdicts = nlohmann::json::parse(
+      run_command(binary + " --target cpu --torch-version 2.6 --no-live '" + report + "'"));
+  CHECK(verdicts["schema_version"] == 1);
+  CHECK(verdicts["tool"] == "mpsaudit-probe");
+  CHECK(verdicts["target"] == "cpu");
+  CHECK(verdicts["coverage_table"] == "2.6.0");
+  CHECK(verdicts["operators"].size() == 79);
+  CHECK(verdicts["findings"].size() == 5);
+  CHECK(verdicts["operators"][0]["live"]["evidence"] == "not-probeable"); // --no-live
+  CHECK(verdicts["summary"]["headline"].get<std::string>().find("PyTorch 2.6.0") != std::string::npos);
+
+  std::string status = run_command(binary + " /nonexistent/report.json >/dev/null 2>&1; echo $?");
+  CHECK(status == "2\n");
+  status = run_command(binary + " --bogus-flag x.json >/dev/null 2>&1; echo $?");
+  CHECK(status == "2\n");
+}
