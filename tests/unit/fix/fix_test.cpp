@@ -1,0 +1,512 @@
+// `mpsaudit fix`: each fix kind on in-memory files, with the repository's
+// own rules and rules/fixes.toml; safety classes; idempotency; what fix
+// must leave alone; the fixes catalog, edits and diffs.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "fix/fix.h"
+#include "fix/fix_kind.h"
+#include "../test_support.h"
+
+using namespace mpsaudit;
+using mpsaudit::testing::extract;
+using mpsaudit::testing::findings_for;
+using mpsaudit::testing::repository_catalog;
+
+namespace {
+
+const FixCatalog &repository_fixes() {
+  static const FixCatalog catalog = [] {
+    std::vector<Diagnostic> diagnostics;
+    FixCatalog loaded = FixCatalog::load_file(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/fixes.toml", diagnostics);
+    for (const auto &diagnostic : diagnostics)
+      FAIL(diagnostic.path << ":" << diagnostic.line << ": " << diagnostic.message);
+    return loaded;
+  }();
+  return catalog;
+}
+
+SourceFix run_fix(const std::string &text, FixOptions options = {}, FileKind kind = FileKind::Python,
+                  const std::string &path = "example.py") {
+  const auto findings = findings_for(kind, text, path);
+  const FileFacts facts = extract(kind, text, path);
+  return fix_source(path, kind, text, findings, &facts, repository_fixes(), options);
+}
+
+// The fixed text; checks on the way that fixing it again changes nothing.
+std::string fixed(const std::string &text, FixOptions options = {}, FileKind kind = FileKind::Python,
+                  const std::string &path = "example.py") {
+  const SourceFix first = run_fix(text, options, kind, path);
+  const SourceFix second = run_fix(first.fixed, options, kind, path);
+  INFO("after one fix:\n" << first.fixed);
+  CHECK(second.fixed == first.fixed); // idempotent
+  CHECK(second.applied.empty());
+  return first.fixed;
+}
+
+FixOptions unsafe() {
+  FixOptions options;
+  options.include_unsafe = true;
+  return options;
+}
+
+FixOptions target(const std::string &release, bool include_unsafe = false) {
+  FixOptions options;
+  options.target_torch = release;
+  options.include_unsafe = include_unsafe;
+  return options;
+}
+
+std::set<std::string> rules_of(const std::vector<Finding> &findings) {
+  std::set<std::string> ids;
+  for (const auto &finding : findings)
+    if (finding.guard == Guard::None && !finding.suppressed)
+      ids.insert(finding.rule_id);
+  return ids;
+}
+
+} // namespace
+
+TEST_CASE("every fix names a rule of the catalog and a registered fix kind", "[fix][catalog]") {
+  std::set<std::string> used_kinds;
+  REQUIRE(!repository_fixes().definitions().empty());
+  for (const auto &definition : repository_fixes().definitions()) {
+    INFO(definition.origin);
+    const Rule *rule = repository_catalog().find(definition.rule_id);
+    REQUIRE(rule != nullptr);
+    const FixKindEntry *kind = fix_registry().find(definition.kind);
+    REQUIRE(kind != nullptr);
+    used_kinds.insert(definition.kind);
+    for (FileKind file_kind : kind->file_kinds)
+      CHECK(rule->applies_to(file_kind));
+    CHECK(!definition.summary.empty());
+  }
+  for (const auto &[name, entry] : fix_registry().kinds()) {
+    INFO(name);
+    CHECK(used_kinds.count(name) == 1);
+  }
+}
+
+TEST_CASE("the fixes file rejects unknown keys, kinds and safety classes", "[fix][catalog]") {
+  FixCatalog catalog;
+  std::vector<Diagnostic> diagnostics;
+  catalog.load_text(R"([[fix]]
+rule = "MPS201"
+kind = "dot-cuda-to-device"
+safety = "safe"
+summary = "ok"
+
+[[fix]]
+rule = "MPS201"
+kind = "no-such-kind"
+safety = "safe"
+summary = "unknown kind"
+
+[[fix]]
+rule = "MPS205"
+kind = "torch-load-map-location"
+safety = "maybe"
+summary = "bad class"
+
+[[fix]]
+rule = "MPS205"
+kind = "torch-load-map-location"
+safety = "unsafe"
+summary = "typo below"
+sumary = "x"
+)",
+                    "fixes.toml", diagnostics);
+  REQUIRE(diagnostics.size() == 3);
+  CHECK(diagnostics[0].message.find("no-such-kind") != std::string::npos);
+  CHECK(diagnostics[0].line == 9);
+  CHECK(diagnostics[1].message.find("maybe") != std::string::npos);
+  CHECK(diagnostics[2].message.find("sumary") != std::string::npos);
+  // Good entries are kept; an entry with an unknown key still loads.
+  CHECK(catalog.definitions().size() == 2);
+
+  std::vector<Diagnostic> broken;
+  catalog.load_text("[[fix]\nrule =", "broken.toml", broken);
+  CHECK(broken.size() == 1);
+}
+
+TEST_CASE("releases compare numerically", "[fix]") {
+  CHECK(compare_releases("2.4", "2.6") < 0);
+  CHECK(compare_releases("2.11", "2.6") > 0);
+  CHECK(compare_releases("2.6.0", "2.6") == 0);
+  CHECK(compare_releases("2.6.1", "2.6") > 0);
+  CHECK(compare_releases("1.13.1", "2.0") < 0);
+  CHECK(compare_releases("2.6.0rc1", "2.6") == 0);
+}
+
+TEST_CASE("edits apply in order and overlaps are detected", "[fix][edits]") {
+  const std::string text = "abcdef";
+  CHECK(apply_edits(text, {{4, 4, "X"}, {1, 3, "__"}, {4, 4, "Y"}}) == "a__dXYef");
+  CHECK(apply_edits(text, {{2, 4, "-"}, {2, 2, "+"}}) == "ab+-ef");
+  CHECK(edits_overlap({1, 3, ""}, {2, 4, ""}));
+  CHECK_FALSE(edits_overlap({1, 3, ""}, {3, 4, ""}));
+  CHECK(edits_overlap({2, 2, "x"}, {1, 3, ""}));
+  CHECK_FALSE(edits_overlap({1, 1, "x"}, {1, 3, ""}));
+  CHECK_FALSE(edits_overlap({2, 2, "x"}, {2, 2, "y"}));
+}
+
+TEST_CASE("unified diffs", "[fix][diff]") {
+  CHECK(unified_diff("a.py", "same\n", "same\n").empty());
+  CHECK(unified_diff("a.py", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n") ==
+        "--- a/a.py\n+++ b/a.py\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n");
+  CHECK(unified_diff("r.txt", "a\nb", "a\nc") ==
+        "--- a/r.txt\n+++ b/r.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
+  // Two changes far apart make two hunks; an insertion shows as + only.
+  std::string before, after;
+  for (int i = 1; i <= 20; ++i) {
+    before += std::to_string(i) + "\n";
+    after += (i == 2 ? std::string("new\n") : std::string()) + (i == 18 ? "eighteen" : std::to_string(i)) + "\n";
+  }
+  const std::string diff = unified_diff("f", before, after);
+  CHECK(diff.find("@@ -1,4 +1,5 @@\n 1\n+new\n 2\n") != std::string::npos);
+  CHECK(diff.find("@@ -15,6 +16,6 @@\n") != std::string::npos);
+}
+
+TEST_CASE("device selection gets an MPS branch after the CUDA branch", "[fix][MPS203]") {
+  CHECK(fixed("import torch\ndevice = \"cuda\" if torch.cuda.is_available() else \"cpu\"  # pick\n") ==
+        "import torch\ndevice = \"cuda\" if torch.cuda.is_available() else \"mps\" if "
+        "torch.backends.mps.is_available() else \"cpu\"  # pick\n");
+  CHECK(fixed("import torch as th\ndev = th.device('cuda:0' if th.cuda.is_available() else 'cpu')\n") ==
+        "import torch as th\ndev = th.device('cuda:0' if th.cuda.is_available() else 'mps' if "
+        "th.backends.mps.is_available() else 'cpu')\n");
+  const std::string statement = "import torch\n"
+                                "\n"
+                                "def pick():\n"
+                                "    if torch.cuda.is_available():\n"
+                                "        device = torch.device(\"cuda\")  # the GPU\n"
+                                "    else:\n"
+                                "        device = torch.device(\"cpu\")\n"
+                                "    return device\n";
+  CHECK(fixed(statement) == "import torch\n"
+                            "\n"
+                            "def pick():\n"
+                            "    if torch.cuda.is_available():\n"
+                            "        device = torch.device(\"cuda\")  # the GPU\n"
+                            "    elif torch.backends.mps.is_available():\n"
+                            "        device = torch.device(\"mps\")  # the GPU\n"
+                            "    else:\n"
+                            "        device = torch.device(\"cpu\")\n"
+                            "    return device\n");
+  const SourceFix result = run_fix(statement);
+  REQUIRE(result.applied.size() == 1);
+  CHECK(result.applied.front().safety == FixSafety::Safe);
+  CHECK(rules_of(findings_for(FileKind::Python, result.fixed, "example.py")).count("MPS203") == 0);
+
+  // No else: the branch goes after the last clause.
+  CHECK(fixed("import torch\ndevice = 'cpu'\nif torch.cuda.is_available():\n    device = 'cuda'\nprint(device)\n") ==
+        "import torch\ndevice = 'cpu'\nif torch.cuda.is_available():\n    device = 'cuda'\n"
+        "elif torch.backends.mps.is_available():\n    device = 'mps'\nprint(device)\n");
+}
+
+TEST_CASE("device selection uses torch.accelerator when the target release has it", "[fix][MPS203]") {
+  CHECK(fixed("import torch\ndevice = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n", target("2.6")) ==
+        "import torch\ndevice = \"cuda\" if torch.cuda.is_available() else "
+        "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\"\n");
+  CHECK(fixed("import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\nelse:\n    d = torch.device('cpu')\n",
+              target("2.11")) ==
+        "import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\n"
+        "elif torch.accelerator.is_available():\n    d = torch.accelerator.current_accelerator()\n"
+        "else:\n    d = torch.device('cpu')\n");
+}
+
+TEST_CASE("device selection branches that do more than pick a device are left alone", "[fix][MPS203]") {
+  const std::string text = "import torch\n"
+                           "if torch.cuda.is_available():\n"
+                           "    device = torch.device('cuda')\n"
+                           "    torch.cuda.set_device(0)\n"
+                           "else:\n"
+                           "    device = torch.device('cpu')\n";
+  const SourceFix result = run_fix(text);
+  CHECK(result.fixed == text);
+  REQUIRE(!result.skipped.empty());
+  CHECK(result.skipped.front().finding.rule_id == "MPS203");
+  // The negated form puts CUDA second: not rewritten.
+  const std::string negated = "import torch\ndevice = 'cpu' if not torch.cuda.is_available() else 'cuda'\n";
+  CHECK(run_fix(negated).fixed == negated);
+}
+
+TEST_CASE(".cuda() becomes .to(device)", "[fix][MPS201]") {
+  SECTION("a module device is added once when none is in scope") {
+    const std::string text = "\"\"\"Train.\"\"\"\n"
+                             "import torch\n"
+                             "from model import Net\n"
+                             "\n"
+                             "\n"
+                             "def main(x):\n"
+                             "    net = Net().cuda()\n"
+                             "    return net(x.cuda(non_blocking=True))\n";
+    const std::string result = fixed(text);
+    CHECK(result == "\"\"\"Train.\"\"\"\n"
+                    "import torch\n"
+                    "from model import Net\n"
+                    "\n"
+                    "# One device for this module: CUDA, then Apple MPS, then the CPU (mpsaudit fix).\n"
+                    "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"mps\" if "
+                    "torch.backends.mps.is_available() else \"cpu\")\n"
+                    "\n"
+                    "\n"
+                    "def main(x):\n"
+                    "    net = Net().to(device)\n"
+                    "    return net(x.to(device, non_blocking=True))\n");
+    const SourceFix run = run_fix(text);
+    REQUIRE(run.applied.size() == 2);
+    CHECK(run.applied[0].safety == FixSafety::Safe);
+    // The device line itself adds no finding.
+    const auto after = rules_of(findings_for(FileKind::Python, result, "example.py"));
+    CHECK(after.count("MPS201") == 0);
+    CHECK(after.count("MPS202") == 0);
+    CHECK(after.count("MPS203") == 0);
+  }
+  SECTION("a CUDA-first device variable in scope is used: safe") {
+    CHECK(fixed("import torch\nDEV = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                "def f(m):\n    return m.cuda()\n",
+                FixOptions{{"MPS201"}, false, ""}) ==
+          "import torch\nDEV = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+          "def f(m):\n    return m.to(DEV)\n");
+  }
+  SECTION("a device parameter of unknown origin makes the fix unsafe") {
+    const std::string text = "def f(m, device):\n    return m.cuda()\n";
+    const SourceFix safe_only = run_fix(text);
+    CHECK(safe_only.fixed == text);
+    REQUIRE(safe_only.skipped.size() == 1);
+    CHECK(safe_only.skipped.front().unsafe_withheld);
+    CHECK(fixed(text, unsafe()) == "def f(m, device):\n    return m.to(device)\n");
+  }
+  SECTION("torch is imported when the module lacks it") {
+    CHECK(fixed("from model import Net\nnet = Net().cuda()\n") ==
+          "from model import Net\nimport torch\n\n"
+          "# One device for this module: CUDA, then Apple MPS, then the CPU (mpsaudit fix).\n"
+          "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"mps\" if "
+          "torch.backends.mps.is_available() else \"cpu\")\n"
+          "\n"
+          "net = Net().to(device)\n");
+  }
+  SECTION("device indexes and late local devices are left alone") {
+    const std::string index = "def f(m, rank):\n    return m.cuda(rank)\n";
+    CHECK(run_fix(index, unsafe()).fixed == index);
+    const std::string late = "import torch\ndef f(m):\n    m = m.cuda()\n    device = 'cpu'\n    return m\n";
+    const SourceFix result = run_fix(late, unsafe());
+    CHECK(result.fixed == late);
+    REQUIRE(result.skipped.size() == 1);
+    CHECK(result.skipped.front().reason.find("after") != std::string::npos);
+  }
+}
+
+TEST_CASE("torch.cuda.amp becomes torch.amp", "[fix][MPS109]") {
+  const std::string text = "import torch\n"
+                           "from torch.cuda.amp import GradScaler, autocast\n"
+                           "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                           "scaler = GradScaler()\n"
+                           "big = torch.cuda.amp.GradScaler(2.0**10, enabled=True)\n"
+                           "with autocast(True, torch.bfloat16):\n"
+                           "    pass\n"
+                           "with torch.cuda.amp.autocast(enabled=False):\n"
+                           "    pass\n";
+  CHECK(fixed(text, FixOptions{{"MPS109"}, false, ""}) ==
+        "import torch\n"
+        "from torch.cuda.amp import GradScaler, autocast\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "scaler = torch.amp.GradScaler(device.type)\n"
+        "big = torch.amp.GradScaler(device.type, 2.0**10, enabled=True)\n"
+        "with torch.autocast(device_type=device.type, enabled=True, dtype=torch.bfloat16):\n"
+        "    pass\n"
+        "with torch.autocast(device_type=device.type, enabled=False):\n"
+        "    pass\n");
+  // A string device variable goes through torch.device(...).type.
+  CHECK(fixed("import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+              "s = torch.cuda.amp.GradScaler()\n",
+              FixOptions{{"MPS109"}, false, ""}) ==
+        "import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "s = torch.amp.GradScaler(torch.device(d).type)\n");
+}
+
+TEST_CASE("GradScaler is only rewritten for releases with torch.amp.GradScaler", "[fix][MPS109]") {
+  const std::string text = "import torch\ns = torch.cuda.amp.GradScaler()\n";
+  const SourceFix old = run_fix(text, target("2.2"));
+  CHECK(old.fixed == text);
+  REQUIRE(old.skipped.size() == 1);
+  CHECK(old.skipped.front().reason.find("2.2") != std::string::npos);
+  CHECK(run_fix(text, target("2.3")).fixed != text);
+}
+
+TEST_CASE("torch.load gets map_location, an unsafe fix", "[fix][MPS205]") {
+  const std::string text = "import torch\nstate = torch.load(\n    path,\n    weights_only=True,\n)\n";
+  const SourceFix safe_only = run_fix(text);
+  CHECK(safe_only.fixed == text);
+  CHECK(safe_only.skipped.size() == 1);
+  CHECK(safe_only.skipped.front().unsafe_withheld);
+  CHECK(fixed(text, unsafe()) ==
+        "import torch\nstate = torch.load(\n    path,\n    weights_only=True, map_location=\"cpu\",\n)\n");
+  const std::string splat = "import torch\nstate = torch.load(path, **options)\n";
+  CHECK(run_fix(splat, unsafe()).fixed == splat);
+}
+
+TEST_CASE("torch.cuda runtime calls become device-agnostic", "[fix][MPS101][MPS102][MPS103]") {
+  const std::string text = "import torch\n"
+                           "def step():\n"
+                           "    torch.cuda.synchronize()  # wait for the GPU\n"
+                           "    torch.cuda.empty_cache()\n";
+  CHECK(fixed(text) == "import torch\n"
+                       "def step():\n"
+                       "    if torch.cuda.is_available():\n"
+                       "        torch.cuda.synchronize()  # wait for the GPU\n"
+                       "    elif torch.backends.mps.is_available():\n"
+                       "        torch.mps.synchronize()\n"
+                       "    if torch.cuda.is_available():\n"
+                       "        torch.cuda.empty_cache()\n"
+                       "    elif torch.backends.mps.is_available():\n"
+                       "        torch.mps.empty_cache()\n");
+  CHECK(fixed(text, target("2.6")) == "import torch\n"
+                                      "def step():\n"
+                                      "    torch.accelerator.synchronize()  # wait for the GPU\n"
+                                      "    if torch.cuda.is_available():\n"
+                                      "        torch.cuda.empty_cache()\n"
+                                      "    elif torch.backends.mps.is_available():\n"
+                                      "        torch.mps.empty_cache()\n");
+  const std::string seeds = "import torch\ntorch.cuda.manual_seed_all(0)\ntorch.cuda.manual_seed(seed)\n";
+  CHECK(run_fix(seeds).fixed == seeds); // unsafe: reseeds the CPU generator as well
+  CHECK(fixed(seeds, unsafe()) == "import torch\ntorch.manual_seed(0)\ntorch.manual_seed(seed)\n");
+  // A result that is used, or a call sharing its line, is not wrapped.
+  const std::string used = "import torch\nprint(torch.cuda.synchronize())\nif x: torch.cuda.synchronize()\n";
+  CHECK(run_fix(used).fixed == used);
+}
+
+TEST_CASE("pin_memory=True pins only for CUDA", "[fix][MPS206]") {
+  CHECK(fixed("import torch\nfrom torch.utils.data import DataLoader\n"
+              "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+              "loader = DataLoader(ds, pin_memory=True, num_workers=2)\n",
+              FixOptions{{"MPS206"}, false, ""}) ==
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "loader = DataLoader(ds, pin_memory=(device.type == \"cuda\"), num_workers=2)\n");
+}
+
+TEST_CASE("factories in forward get the input's device", "[fix][MPS204]") {
+  const std::string text = "import torch\nimport torch.nn as nn\n\n"
+                           "class Head(nn.Module):\n"
+                           "    def forward(self, x, mask=None):\n"
+                           "        ones = torch.ones(x.shape[0], 1)\n"
+                           "        empty = torch.tensor([])\n"
+                           "        return x * ones\n";
+  CHECK(run_fix(text).fixed == text); // unsafe: the tensor moves off the CPU on CUDA too
+  CHECK(fixed(text, unsafe()) == "import torch\nimport torch.nn as nn\n\n"
+                                 "class Head(nn.Module):\n"
+                                 "    def forward(self, x, mask=None):\n"
+                                 "        ones = torch.ones(x.shape[0], 1, device=x.device)\n"
+                                 "        empty = torch.tensor([], device=x.device)\n"
+                                 "        return x * ones\n");
+  const std::string two_inputs = "import torch\nimport torch.nn as nn\n\n"
+                                 "class Pair(nn.Module):\n"
+                                 "    def forward(self, a, b):\n"
+                                 "        return a + torch.zeros(3)\n";
+  CHECK(run_fix(two_inputs, unsafe()).fixed == two_inputs);
+  const std::string annotated = "import torch\nimport torch.nn as nn\n\n"
+                                "class Pair(nn.Module):\n"
+                                "    def forward(self, a: torch.Tensor, n: int):\n"
+                                "        return a + torch.zeros(n)\n";
+  CHECK(fixed(annotated, unsafe()).find("torch.zeros(n, device=a.device)") != std::string::npos);
+}
+
+TEST_CASE("requirements: CUDA pins get platform markers", "[fix][MPS701]") {
+  const std::string text = "torch==2.1.0+cu118  # CUDA 11.8\n"
+                           "torchvision==0.16.0+cu118; python_version >= \"3.8\"\n"
+                           "numpy\n";
+  CHECK(fixed(text, {}, FileKind::Requirements, "requirements.txt") ==
+        "torch==2.1.0+cu118; sys_platform != \"darwin\"  # CUDA 11.8\n"
+        "torch==2.1.0; sys_platform == \"darwin\"\n"
+        "torchvision==0.16.0+cu118; (python_version >= \"3.8\") and sys_platform != \"darwin\"\n"
+        "torchvision==0.16.0; (python_version >= \"3.8\") and sys_platform == \"darwin\"\n"
+        "numpy\n");
+  // An existing macOS line is not duplicated; hashes belong to the CUDA build.
+  const std::string mac = "torch==2.1.0+cu118\ntorch==2.1.0; sys_platform == \"darwin\"\n";
+  CHECK(fixed(mac, {}, FileKind::Requirements, "requirements.txt") ==
+        "torch==2.1.0+cu118; sys_platform != \"darwin\"\ntorch==2.1.0; sys_platform == \"darwin\"\n");
+  const std::string hashed = "torch==2.1.0+cu118 --hash=sha256:abc\n";
+  CHECK(run_fix(hashed, {}, FileKind::Requirements, "requirements.txt").fixed == hashed);
+}
+
+TEST_CASE("requirements: CUDA indexes are marked Linux and Windows only", "[fix][MPS702]") {
+  const std::string extra = "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n";
+  const std::string marked = fixed(extra, {}, FileKind::Requirements, "requirements.txt");
+  CHECK(marked == "# mpsaudit: ignore[MPS702] CUDA wheels for Linux and Windows only; macOS installs from PyPI\n" +
+                      extra);
+  const std::string replacing = "--index-url https://download.pytorch.org/whl/cu121\ntorch\n";
+  CHECK(run_fix(replacing, {}, FileKind::Requirements, "requirements.txt").fixed == replacing);
+  CHECK(fixed(replacing, unsafe(), FileKind::Requirements, "requirements.txt") ==
+        "# mpsaudit: ignore[MPS702] CUDA wheels for Linux and Windows only; macOS installs from PyPI\n"
+        "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n");
+}
+
+TEST_CASE("fix never touches strings, comments or guarded code", "[fix][negative]") {
+  const std::string text = "import torch\n"
+                           "HELP = \"call x.cuda() then torch.cuda.synchronize(); torch.load(p)\"\n"
+                           "# net.cuda() and torch.cuda.empty_cache() here are prose\n"
+                           "def f(net, x):\n"
+                           "    if torch.cuda.is_available():\n"
+                           "        net = net.cuda()\n"
+                           "        torch.cuda.synchronize()\n"
+                           "        torch.cuda.manual_seed_all(0)\n"
+                           "    try:\n"
+                           "        import apex\n"
+                           "    except ImportError:\n"
+                           "        apex = None\n"
+                           "    return net(x)\n";
+  const SourceFix result = run_fix(text, unsafe());
+  CHECK(result.fixed == text);
+  CHECK(result.applied.empty());
+  for (const auto &skip : result.skipped)
+    CHECK(skip.reason.find("guarded") != std::string::npos);
+  // Fixing real code on a line leaves its string and comment as they are.
+  CHECK(fixed("import torch\nx = y.cuda()  # not z.cuda()\nmsg = 'w.cuda()'\n") ==
+        "import torch\n\n"
+        "# One device for this module: CUDA, then Apple MPS, then the CPU (mpsaudit fix).\n"
+        "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"mps\" if "
+        "torch.backends.mps.is_available() else \"cpu\")\n\n"
+        "x = y.to(device)  # not z.cuda()\nmsg = 'w.cuda()'\n");
+}
+
+TEST_CASE("--rule limits the fixes", "[fix]") {
+  const std::string text = "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n";
+  FixOptions options;
+  options.rules = {"MPS102"};
+  const SourceFix result = run_fix(text, options);
+  REQUIRE(result.applied.size() == 1);
+  CHECK(result.applied.front().finding.rule_id == "MPS102");
+  CHECK(result.fixed.find("torch.mps.empty_cache()") != std::string::npos);
+  CHECK(result.fixed.find("torch.mps.synchronize()") == std::string::npos);
+}
+
+TEST_CASE("fix_available tells the effort model what fix can do", "[fix][effort]") {
+  const auto findings = findings_for(FileKind::Python,
+                                     "import torch\n"
+                                     "net = Net().cuda()\n"
+                                     "state = torch.load('a.pt')\n"
+                                     "torch.cuda.ipc_collect()\n"
+                                     "if torch.cuda.is_available():\n"
+                                     "    torch.cuda.synchronize()\n",
+                                     "example.py");
+  std::map<std::string, std::optional<FixSafety>> by_rule;
+  for (const auto &finding : findings)
+    by_rule[finding.rule_id] = fix_available(finding, repository_fixes());
+  REQUIRE(by_rule.count("MPS201"));
+  CHECK(by_rule["MPS201"] == FixSafety::Safe);
+  CHECK(by_rule["MPS205"] == FixSafety::Unsafe);
+  CHECK_FALSE(by_rule["MPS112"].has_value()); // no fix for other torch.cuda APIs
+  CHECK_FALSE(by_rule["MPS101"].has_value()); // guarded: left as written
+  // The catalog beside the rule's own file.
+  for (const auto &finding : findings)
+    CHECK(fix_available(finding) == fix_available(finding, repository_fixes()));
+  // GradScaler needs 2.3; notebooks are not edited.
+  const auto scaler = findings_for(FileKind::Python, "import torch\ns = torch.cuda.amp.GradScaler()\n", "e.py");
+  REQUIRE(scaler.size() == 1);
+  CHECK(fix_available(scaler.front(), repository_fixes(), "2.2") == std::nullopt);
+  CHECK(fix_available(scaler.front(), repository_fixes(), "2.4") == FixSafety::Safe);
+  Finding in_notebook = findings.front();
+  in_notebook.file_kind = FileKind::Notebook;
+  CHECK(fix_available(in_notebook, repository_fixes()) == std::nullopt);
+}
