@@ -1,7 +1,7 @@
 """Multi-node training of TinyLM with DDP and DeepSpeed (launch with torchrun)."""
 import os
 
-import deepspeed
+import deepspeed  # expect: MPS408
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
@@ -12,12 +12,12 @@ from model.transformer import TinyLM
 
 
 def main():
-    dist.init_process_group(backend="nccl")
+    dist.init_process_group(backend="nccl")  # expect: MPS501
     rank = int(os.environ["LOCAL_RANK"])
-    device = torch.device("cuda", rank)
+    device = torch.device("cuda", rank)  # expect: MPS202
     data = TensorDataset(torch.randint(0, 256, (4096, 65)))
     loader = DataLoader(data, batch_size=32, sampler=DistributedSampler(data))
-    model = DistributedDataParallel(TinyLM().to(device), device_ids=[rank])
+    model = DistributedDataParallel(TinyLM().to(device), device_ids=[rank])  # expect: MPS503
     engine, optimizer, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters())
     for (batch,) in loader:
         batch = batch.to(device)

@@ -1,6 +1,6 @@
 """Multi-head self-attention on flash-attn."""
 import torch.nn as nn
-from flash_attn import flash_attn_func
+from flash_attn import flash_attn_func  # expect: MPS402
 
 
 class FlashSelfAttention(nn.Module):

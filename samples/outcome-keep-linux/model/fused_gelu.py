@@ -1,7 +1,7 @@
 """A fused bias + GELU written in Triton."""
 import torch
-import triton
-import triton.language as tl
+import triton  # expect: MPS401
+import triton.language as tl  # expect: MPS401
 
 
 @triton.jit

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: headless Chromium loads each sample's
+# report, and the DOM's counts, rows, decision and effort must match the JSON
+# report of the same scan. Screenshots go to <build>/test-output/report_html/.
+set -euo pipefail
+binary=$1 root=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+browser=$(command -v chromium || command -v chromium-browser || true)
+[[ -n $browser ]] || fail "chromium is missing (scripts/setup --test installs it)"
+shots=${MPSAUDIT_TEST_OUTPUT:-$(dirname "$binary")/test-output}/report_html
+mkdir -p "$shots"
+
+for sample_dir in "$root"/samples/*/; do
+  sample=$(basename "$sample_dir")
+  (cd "$sample_dir" && "$binary" scan --no-git . --fail-on never -o "$work/$sample.html" -o "$work/$sample.json" \
+    2>/dev/null) || fail "$sample: scan failed"
+  # --dump-dom prints the DOM after scripts ran: the filter script must not
+  # have hidden or lost rows.
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --dump-dom \
+    "file://$work/$sample.html" >"$work/$sample.dom" 2>/dev/null || fail "$sample: chromium could not load the report"
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+    --window-size=1280,2400 --screenshot="$shots/$sample.png" "file://$work/$sample.html" >/dev/null 2>&1 ||
+    fail "$sample: chromium could not take a screenshot"
+  [[ -s $shots/$sample.png ]] || fail "$sample: empty screenshot"
+  python3 - "$work/$sample.dom" "$work/$sample.json" "$sample" <<'PY' || fail "$sample: the DOM does not match the JSON report"
+import json, sys
+from html.parser import HTMLParser
+dom_path, json_path, sample = sys.argv[1:]
+report = json.load(open(json_path))
+
+class Dom(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.by_id, self.rows, self.hidden_rows, self.scripts_external = {}, [], 0, 0
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.by_id[a["id"]] = a
+        if tag == "tr" and "finding" in (a.get("class") or "").split():
+            self.rows.append(a)
+            if "display: none" in (a.get("style") or ""):
+                self.hidden_rows += 1
+        if tag in ("script", "img", "link", "iframe") and (a.get("src") or a.get("href")):
+            self.scripts_external += 1
+
+dom = Dom()
+dom.feed(open(dom_path, encoding="utf-8").read())
+summary = report["summary"]
+def count(element_id): return int(dom.by_id[element_id]["data-count"])
+assert count("count-findings") == summary["findings"], (count("count-findings"), summary["findings"])
+for severity in ("error", "warning", "info"):
+    assert count("count-" + severity) == summary["by_severity"][severity], severity
+assert count("count-suppressed") == summary["suppressed"]
+assert count("count-files") == summary["files"]
+assert len(dom.rows) == summary["findings"], (len(dom.rows), summary["findings"])
+assert dom.hidden_rows == 0, "rows hidden before any filter"
+rules = sorted(r["data-rule"] for r in dom.rows)
+assert rules == sorted(f["rule"] for f in report["findings"] if not f["suppressed"])
+a = report["assessment"]
+assert dom.by_id["decision"]["data-outcome"] == a["decision"]["outcome"]
+effort = dom.by_id["effort-total"]
+assert abs(float(effort["data-low"]) - a["effort"]["total"]["low"]) < 0.01
+assert abs(float(effort["data-high"]) - a["effort"]["total"]["high"]) < 0.01
+for chart in ("chart-category", "chart-directory", "chart-severity", "chart-role"):
+    assert chart in dom.by_id, chart
+assert dom.by_id["probe"]["data-ran"] == ("true" if a["probe"]["ran"] else "false")
+assert dom.scripts_external == 0, "the report loads external resources"
+print(f"{sample}: DOM matches the JSON ({summary['findings']} findings, {a['decision']['outcome']})")
+PY
+done
+echo "screenshots in $shots"
