@@ -1,6 +1,7 @@
 #include "probe_run.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -46,13 +47,22 @@ std::string mps_fact_float64() {
 
 } // namespace
 
+// The installed copy when there is one, else the source tree of the build.
+std::string data_root() {
+#ifdef MPSAUDIT_PROBE_INSTALLED_DATA_DIR
+  std::error_code error;
+  if (std::filesystem::is_directory(MPSAUDIT_PROBE_INSTALLED_DATA_DIR "/coverage", error))
+    return MPSAUDIT_PROBE_INSTALLED_DATA_DIR;
+#endif
+  return MPSAUDIT_PROBE_DATA_DIR;
+}
+
 std::string default_tables_dir() {
-  return env_or("MPSAUDIT_PROBE_TABLES", std::string(MPSAUDIT_PROBE_DATA_DIR) + "/coverage");
+  return env_or("MPSAUDIT_PROBE_TABLES", data_root() + "/coverage");
 }
 
 std::string default_api_map_path() {
-  return env_or("MPSAUDIT_PROBE_DATA", std::string(MPSAUDIT_PROBE_DATA_DIR) + "/data") +
-         "/python-api-map.tsv";
+  return env_or("MPSAUDIT_PROBE_DATA", data_root() + "/data") + "/python-api-map.tsv";
 }
 
 ProbeOutput run_probe(const ProbeOptions &options, const EnvironmentReport &environment) {
