@@ -275,6 +275,7 @@ struct Match {
   std::string klass;
   std::string value;
   std::size_t offset = 0; // in the sentence
+  bool command = false;    // an install spec or index URL: counts inside `inline code` too
 };
 
 void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vector<Match> &out) {
@@ -285,7 +286,7 @@ void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vecto
            icase("\\b(cudatoolkit|cuda-toolkit|pytorch-cuda|cuda-version|cuda-runtime)\\s*(==|>=|=|~=)\\s*"
                  "['\"]?(\\d{1,2}\\.\\d{1,2})"));
        it != std::sregex_iterator(); ++it)
-    out.push_back({"cuda-toolkit", (*it)[3], static_cast<std::size_t>(it->position(0))});
+    out.push_back({"cuda-toolkit", (*it)[3], static_cast<std::size_t>(it->position(0)), true});
   if (code || !context)
     return;
   for (auto it = std::sregex_iterator(
@@ -361,10 +362,10 @@ void find_vram(const std::string &s, bool code, bool context, std::vector<Match>
 void find_cuda_index(const std::string &s, std::vector<Match> &out) {
   std::smatch m;
   if (std::regex_search(s, m, icase("download\\.pytorch\\.org/whl/(nightly/)?(cu\\d{2,3})\\b")))
-    out.push_back({"cuda-index", m[2], static_cast<std::size_t>(m.position(0))});
+    out.push_back({"cuda-index", m[2], static_cast<std::size_t>(m.position(0)), true});
   else if (search(s, icase("pip3? install|index-url|find-links|\\s-f\\s|/whl/")) &&
            std::regex_search(s, m, icase("[+/](cu\\d{2,3})\\b")))
-    out.push_back({"cuda-index", m[1], static_cast<std::size_t>(m.position(0))});
+    out.push_back({"cuda-index", m[1], static_cast<std::size_t>(m.position(0)), true});
 }
 
 void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
@@ -382,6 +383,21 @@ void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
                      "\\b(mac ?os|os ?x|macs?|apple silicon)( and windows)?( is| are)? (not|un)supported|"
                      "\\bno (mac ?os|mac) support")))
     out.push_back({"linux-only", "macOS not supported", static_cast<std::size_t>(m.position(0))});
+}
+
+// True when `offset` lies inside "double quotes" or `inline code` in prose:
+// quoted text reports what someone else says ("at least 24 GB of GPU memory"
+// as an example in documentation), not what this project requires. Install
+// specs and wheel indexes are exempt: commands are often inline code.
+bool inside_quotation(const std::string &sentence, std::size_t offset) {
+  bool in_double = false, in_code = false;
+  for (std::size_t i = 0; i < offset && i < sentence.size(); ++i) {
+    if (sentence[i] == '`')
+      in_code = !in_code;
+    else if (sentence[i] == '"' && !in_code)
+      in_double = !in_double;
+  }
+  return in_double || in_code;
 }
 
 std::string quote(const std::string &sentence) {
@@ -414,6 +430,8 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       find_vram(sentence, segment.code, context, matches);
       find_linux_only(sentence, segment.code, matches);
       for (const Match &match : matches) {
+        if (!segment.code && !match.command && inside_quotation(sentence, match.offset))
+          continue;
         const std::uint32_t line = line_at(segment, begin + match.offset);
         if (!seen.insert({match.klass, match.value, line}).second)
           continue;

@@ -74,6 +74,8 @@ TEST_CASE("decoys: mentions that are not requirements", "[prose][precision]") {
            "The dataset is 24 GB on disk.",
            "Update your graphics drivers if the window stays black.",
            "Version 11.8 of the dataset adds 24 new classes.",
+           "The rule fires on sentences like \"at least 24 GB of GPU memory\".",
+           "Write `requires CUDA 11.8` in the README.",
        }) {
     INFO(text);
     CHECK(requirements(text).empty());
@@ -101,6 +103,13 @@ TEST_CASE("install specs and wheel indexes count inside code blocks", "[prose]")
                            "pip install torch==1.13.1+cu117 -f https://download.pytorch.org/whl/torch_stable.html\n"
                            "# CUDA 10 is too old\n```\n";
   CHECK(requirements(text) == std::set<Requirement>{{"cuda-toolkit", "11.3", 4}, {"cuda-index", "cu117", 5}});
+}
+
+TEST_CASE("commands in inline code still count", "[prose]") {
+  CHECK(requirements("Run `conda install pytorch-cuda=12.1 -c nvidia` first.\n") ==
+        std::set<Requirement>{{"cuda-toolkit", "12.1", 1}});
+  CHECK(requirements("Use `pip install torch --index-url https://download.pytorch.org/whl/cu121`.\n") ==
+        std::set<Requirement>{{"cuda-index", "cu121", 1}});
 }
 
 TEST_CASE("reStructuredText: headings, literal blocks, directives", "[prose]") {
