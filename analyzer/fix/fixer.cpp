@@ -70,10 +70,12 @@ const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalo
     const bool rule_has_fixes =
         std::any_of(catalog.definitions().begin(), catalog.definitions().end(),
                     [&](const FixDefinition &candidate) { return candidate.rule_id == finding.rule_id; });
-    if (rule_has_fixes && fix_edits_file_kind(finding.file_kind))
-      skipped.push_back({finding, "no fix for `" + finding.name + "` at target release " + target, false});
-    else
+    if (!rule_has_fixes)
       ++unfixable;
+    else if (!fix_edits_file_kind(finding.file_kind))
+      skipped.push_back({finding, std::string(to_string(finding.file_kind)) + " files are not edited", false});
+    else
+      skipped.push_back({finding, "no fix for `" + finding.name + "` at target release " + target, false});
     return nullptr;
   }
   if (finding.guard != Guard::None) {
