@@ -50,7 +50,9 @@ int min_tier(const std::vector<MemoryTier> &tiers, bool MemoryTier::*fits) {
 
 } // namespace
 
-double usable_fraction(int tier_gb) { return tier_gb <= 32 ? 2.0 / 3.0 : 3.0 / 4.0; }
+double usable_fraction(int tier_gb) {
+  return tier_gb <= 32 ? 2.0 / 3.0 : 3.0 / 4.0;
+}
 
 std::string usable_fraction_source() {
   return "Metal's MTLDevice.recommendedMaxWorkingSetSize, which PyTorch's MPS allocator uses as its "
@@ -141,10 +143,9 @@ MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
     fit.has_model_size = true;
     fit.basis = *model;
     fit.parameters = model->parameters;
-    fit.bytes_per_parameter =
-        std::min(4.0, model->weight_bytes ? static_cast<double>(model->weight_bytes) /
-                                                static_cast<double>(model->parameters)
-                                          : 4.0);
+    fit.bytes_per_parameter = std::min(4.0, model->weight_bytes ? static_cast<double>(model->weight_bytes) /
+                                                                      static_cast<double>(model->parameters)
+                                                                : 4.0);
     fit.inference_bytes = static_cast<std::uint64_t>(
         std::llround(kOverhead * static_cast<double>(fit.parameters) * fit.bytes_per_parameter));
     fit.training_bytes = static_cast<std::uint64_t>(
@@ -156,9 +157,10 @@ MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
                   static_cast<unsigned long long>(fit.parameters), fit.bytes_per_parameter,
                   format_gib(fit.inference_bytes).c_str());
     fit.method.emplace_back(line);
-    std::snprintf(line, sizeof line,
-                  "training with Adam = 1.2 x %llu parameters x 16 bytes (weights, gradients, m, v in fp32) = %s",
-                  static_cast<unsigned long long>(fit.parameters), format_gib(fit.training_bytes).c_str());
+    std::snprintf(
+        line, sizeof line,
+        "training with Adam = 1.2 x %llu parameters x 16 bytes (weights, gradients, m, v in fp32) = %s",
+        static_cast<unsigned long long>(fit.parameters), format_gib(fit.training_bytes).c_str());
     fit.method.emplace_back(line);
   }
   if (fit.stated_vram_bytes > fit.training_bytes) {

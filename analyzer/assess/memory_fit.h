@@ -44,9 +44,9 @@ struct MemoryEvidence {
   std::string path;
   std::uint32_t line = 0;
   std::uint64_t parameters = 0;
-  std::uint64_t weight_bytes = 0;  // stored bytes of those parameters
-  std::uint64_t stated_bytes = 0;  // doc-vram only
-  std::string detail;              // e.g. "3 shards", "float16", the quoted sentence
+  std::uint64_t weight_bytes = 0; // stored bytes of those parameters
+  std::uint64_t stated_bytes = 0; // doc-vram only
+  std::string detail;             // e.g. "3 shards", "float16", the quoted sentence
 };
 
 struct MemoryTier {
@@ -58,9 +58,9 @@ struct MemoryTier {
 };
 
 struct MemoryFit {
-  bool has_estimate = false;     // any evidence at all
-  bool has_model_size = false;   // parameters known (checkpoint or config)
-  MemoryEvidence basis;          // the evidence that decided the model size
+  bool has_estimate = false;   // any evidence at all
+  bool has_model_size = false; // parameters known (checkpoint or config)
+  MemoryEvidence basis;        // the evidence that decided the model size
   std::uint64_t parameters = 0;
   double bytes_per_parameter = 0; // for inference weights
   std::uint64_t inference_bytes = 0;

@@ -74,15 +74,16 @@ std::string dtype_of_safetensors(std::string_view code) {
 // payloads (os.system, subprocess.Popen, builtins.eval/exec, ...).
 bool is_dangerous_global(const std::string &module, const std::string &name) {
   static const std::unordered_set<std::string> modules{
-      "os",       "posix",   "nt",      "subprocess", "sys",    "commands", "pty",     "socket",
-      "shutil",   "runpy",   "importlib", "ctypes",   "pickle", "cPickle",  "_pickle", "marshal",
-      "code",     "codeop",  "webbrowser", "multiprocessing", "asyncio", "pdb", "timeit", "bdb",
-      "types",    "inspect", "signal",  "_posixsubprocess", "ptrace", "pip", "urllib", "requests",
-      "http",     "ftplib",  "telnetlib", "smtplib", "tempfile", "glob", "io", "_io", "zipimport"};
+      "os",      "posix",    "nt",     "subprocess", "sys",        "commands",        "pty",
+      "socket",  "shutil",   "runpy",  "importlib",  "ctypes",     "pickle",          "cPickle",
+      "_pickle", "marshal",  "code",   "codeop",     "webbrowser", "multiprocessing", "asyncio",
+      "pdb",     "timeit",   "bdb",    "types",      "inspect",    "signal",          "_posixsubprocess",
+      "ptrace",  "pip",      "urllib", "requests",   "http",       "ftplib",          "telnetlib",
+      "smtplib", "tempfile", "glob",   "io",         "_io",        "zipimport"};
   static const std::unordered_set<std::string> builtins{
-      "eval",   "exec",    "compile", "__import__", "getattr", "setattr", "delattr", "open",
-      "apply",  "input",   "breakpoint", "globals", "locals", "vars",     "execfile", "file",
-      "reload", "memoryview"};
+      "eval",    "exec", "compile",  "__import__", "getattr",    "setattr",
+      "delattr", "open", "apply",    "input",      "breakpoint", "globals",
+      "locals",  "vars", "execfile", "file",       "reload",     "memoryview"};
   const std::string root = module.substr(0, module.find('.'));
   if (modules.count(root))
     return true;
@@ -105,8 +106,8 @@ bool is_torch_global(const std::string &module, const std::string &name) {
       starts_with(module, "__torch__."))
     return true;
   if ((module == "builtins" || module == "__builtin__") &&
-      (name == "set" || name == "frozenset" || name == "slice" || name == "complex" ||
-       name == "bytearray" || name == "int" || name == "float" || name == "bool" || name == "str"))
+      (name == "set" || name == "frozenset" || name == "slice" || name == "complex" || name == "bytearray" ||
+       name == "int" || name == "float" || name == "bool" || name == "str"))
     return true;
   return module == "_codecs" && name == "encode"; // how protocol 2 pickles bytes
 }
@@ -575,8 +576,7 @@ FileFacts checkpoint_facts(const CheckpointSummary &summary, const std::string &
   FileFacts facts;
   facts.mode = summary.status == "not-a-checkpoint" ? "skipped" : "ast";
   if (summary.status == "not-a-checkpoint") {
-    facts.diagnostics.push_back(
-        {DiagnosticLevel::Note, path, 0, "not-a-checkpoint", summary.problem});
+    facts.diagnostics.push_back({DiagnosticLevel::Note, path, 0, "not-a-checkpoint", summary.problem});
     return facts;
   }
   Fact fact;
@@ -625,11 +625,11 @@ FileFacts checkpoint_facts(const CheckpointSummary &summary, const std::string &
   }
 
   if (summary.status == "unreadable" || summary.status == "partial")
-    facts.diagnostics.push_back({DiagnosticLevel::Warning, path, 0, "checkpoint-unreadable",
-                                 summary.problem});
+    facts.diagnostics.push_back(
+        {DiagnosticLevel::Warning, path, 0, "checkpoint-unreadable", summary.problem});
   else if (summary.status == "hostile")
-    facts.diagnostics.push_back({DiagnosticLevel::Warning, path, 0, "checkpoint-hostile-pickle",
-                                 summary.problem});
+    facts.diagnostics.push_back(
+        {DiagnosticLevel::Warning, path, 0, "checkpoint-hostile-pickle", summary.problem});
   return facts;
 }
 

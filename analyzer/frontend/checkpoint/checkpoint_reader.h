@@ -41,9 +41,9 @@ struct CheckpointSummary {
   std::uint64_t float64_tensors = 0;
   std::uint64_t float64_bytes = 0;
   std::uint64_t cuda_storages = 0;
-  std::uint64_t module_prefixed_keys = 0; // tensor keys starting with "module." (DataParallel)
-  std::vector<std::string> devices;       // distinct storage locations
-  std::vector<std::string> dtypes;        // distinct dtypes
+  std::uint64_t module_prefixed_keys = 0;     // tensor keys starting with "module." (DataParallel)
+  std::vector<std::string> devices;           // distinct storage locations
+  std::vector<std::string> dtypes;            // distinct dtypes
   std::vector<std::string> dangerous_globals; // e.g. posix.system
   std::vector<std::string> other_globals;     // neither torch nor dangerous (numpy, argparse)
 };

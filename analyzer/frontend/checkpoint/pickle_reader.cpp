@@ -207,7 +207,7 @@ private:
       case 'N':
         push(make(PickleKind::None));
         break;
-      case 0x88: // NEWTRUE
+      case 0x88:   // NEWTRUE
       case 0x89: { // NEWFALSE
         PickleRef value = make(PickleKind::Bool);
         value->boolean = opcode == 0x88;
@@ -244,8 +244,7 @@ private:
       }
       case 0x8a:   // LONG1
       case 0x8b: { // LONG4
-        const std::size_t length =
-            opcode == 0x8a ? byte() : checked_length(little(4));
+        const std::size_t length = opcode == 0x8a ? byte() : checked_length(little(4));
         const std::string_view raw = take(length);
         if (length > 8) {
           push(make(PickleKind::BigInt));
@@ -317,8 +316,8 @@ private:
       case 't': // TUPLE
         push(tuple(pop_mark()));
         break;
-      case 0x85: // TUPLE1
-      case 0x86: // TUPLE2
+      case 0x85:   // TUPLE1
+      case 0x86:   // TUPLE2
       case 0x87: { // TUPLE3
         const std::size_t count = static_cast<std::size_t>(opcode - 0x84);
         std::vector<PickleRef> items(count);
@@ -420,7 +419,7 @@ private:
         break;
       }
       case 0x92: { // NEWOBJ_EX
-        pop(); // keyword arguments
+        pop();     // keyword arguments
         PickleRef arguments = pop();
         PickleRef cls = pop();
         push(call(std::move(cls), std::move(arguments)));

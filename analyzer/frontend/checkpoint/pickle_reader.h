@@ -49,14 +49,14 @@ struct PickleValue {
   bool boolean = false;
   std::int64_t integer = 0;
   double real = 0.0;
-  std::string text; // String, Bytes, Global module
-  std::string name; // Global attribute
-  std::vector<PickleRef> items;                          // Tuple, List, Set; APPENDS on a Call
-  std::vector<std::pair<PickleRef, PickleRef>> entries;  // Dict; SETITEMS on a Call
-  PickleRef callee = nullptr;                            // Call
-  PickleRef arguments = nullptr;                         // Call: usually a Tuple
-  PickleRef state = nullptr;                             // BUILD on a Call
-  PickleRef persistent = nullptr;                        // Persistent
+  std::string text;                                     // String, Bytes, Global module
+  std::string name;                                     // Global attribute
+  std::vector<PickleRef> items;                         // Tuple, List, Set; APPENDS on a Call
+  std::vector<std::pair<PickleRef, PickleRef>> entries; // Dict; SETITEMS on a Call
+  PickleRef callee = nullptr;                           // Call
+  PickleRef arguments = nullptr;                        // Call: usually a Tuple
+  PickleRef state = nullptr;                            // BUILD on a Call
+  PickleRef persistent = nullptr;                       // Persistent
 };
 
 // A GLOBAL (or INST/STACK_GLOBAL) reference found in the stream.

@@ -19,18 +19,19 @@ constexpr std::size_t kMaxYamlNodes = 100'000;
 
 // Key spellings across HF transformers, GPT-2/nanoGPT, T5, Megatron and
 // timm/ViT configs.
-constexpr const char *kHiddenKeys[] = {"hidden_size", "d_model", "n_embd", "hidden_dim", "embed_dim",
-                                       "emb_dim", "dim", "model_dim", "n_embed"};
-constexpr const char *kLayerKeys[] = {"num_hidden_layers", "num_layers", "n_layer", "n_layers", "depth",
-                                      "num_layer", "layers", "n_layers_total"};
+constexpr const char *kHiddenKeys[] = {"hidden_size", "d_model", "n_embd",    "hidden_dim", "embed_dim",
+                                       "emb_dim",     "dim",     "model_dim", "n_embed"};
+constexpr const char *kLayerKeys[] = {"num_hidden_layers", "num_layers", "n_layer",       "n_layers", "depth",
+                                      "num_layer",         "layers",     "n_layers_total"};
 constexpr const char *kVocabKeys[] = {"vocab_size", "n_vocab", "padded_vocab_size", "num_tokens"};
-constexpr const char *kIntermediateKeys[] = {"intermediate_size", "ffn_dim", "d_ff", "n_inner",
-                                             "ffn_hidden_size", "mlp_dim", "ffn_embed_dim"};
+constexpr const char *kIntermediateKeys[] = {"intermediate_size", "ffn_dim", "d_ff",         "n_inner",
+                                             "ffn_hidden_size",   "mlp_dim", "ffn_embed_dim"};
 constexpr const char *kHeadKeys[] = {"num_attention_heads", "n_head", "num_heads", "n_heads",
                                      "encoder_attention_heads"};
 constexpr const char *kKvHeadKeys[] = {"num_key_value_heads", "n_kv_heads", "num_kv_heads",
                                        "multi_query_group_num"};
-constexpr const char *kExpertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"};
+constexpr const char *kExpertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts",
+                                       "moe_num_experts"};
 
 std::optional<std::uint64_t> positive_integer(const json &object, const char *key) {
   const auto it = object.find(key);
@@ -47,8 +48,7 @@ std::optional<std::uint64_t> positive_integer(const json &object, const char *ke
   return std::nullopt;
 }
 
-template <std::size_t N>
-std::uint64_t first_of(const json &object, const char *const (&keys)[N]) {
+template <std::size_t N> std::uint64_t first_of(const json &object, const char *const (&keys)[N]) {
   for (const char *key : keys)
     if (auto value = positive_integer(object, key))
       return *value;
@@ -74,8 +74,9 @@ std::optional<TransformerShape> shape_of(const json &object) {
   const std::string activation = to_lower(string_at(object, "hidden_act") + string_at(object, "activation") +
                                           string_at(object, "activation_function"));
   const std::string model_type = to_lower(string_at(object, "model_type"));
-  shape.gated_mlp = activation.find("silu") != std::string::npos || activation.find("swiglu") != std::string::npos ||
-                    activation.find("geglu") != std::string::npos || activation.find("swish") != std::string::npos;
+  shape.gated_mlp =
+      activation.find("silu") != std::string::npos || activation.find("swiglu") != std::string::npos ||
+      activation.find("geglu") != std::string::npos || activation.find("swish") != std::string::npos;
   for (const char *gated : {"llama", "mistral", "mixtral", "qwen", "gemma", "phi3", "olmo", "deepseek", "yi"})
     if (model_type.find(gated) != std::string::npos)
       shape.gated_mlp = true;

@@ -79,8 +79,10 @@ bool is_changelog_file(const std::string &path) {
 // A list item or line that records a change rather than stating a need:
 // "- 2023-05-01: added CUDA 12 wheels", "* [v1.2] Fixed ...", "Fixed a crash on A100".
 bool is_changelog_line(const std::string &text) {
-  return search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(\\d{4}[-/.]\\d{1,2}|\\d{1,2}/\\d{4}|v?\\d+\\.\\d+(\\.\\d+)?[\\])]?\\s*[:-])")) ||
-         search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(fixed|fixes|fix|added|adds|updated|updates|removed|"
+  return search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(\\d{4}[-/.]\\d{1,2}|\\d{1,2}/"
+                            "\\d{4}|v?\\d+\\.\\d+(\\.\\d+)?[\\])]?\\s*[:-])")) ||
+         search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(fixed|fixes|fix|added|adds|"
+                            "updated|updates|removed|"
                             "bumped|bump|deprecated|dropped|changed|merged|released|improved)\\b"));
 }
 
@@ -106,9 +108,8 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
                        [](const Heading &h) { return is_requirement_heading(h.text); });
   };
   const auto changelog_section = [&] {
-    return whole_file_changelog ||
-           std::any_of(headings.begin(), headings.end(),
-                       [](const Heading &h) { return is_changelog_heading(h.text); });
+    return whole_file_changelog || std::any_of(headings.begin(), headings.end(),
+                                               [](const Heading &h) { return is_changelog_heading(h.text); });
   };
   const auto flush = [&] {
     if (!paragraph.text.empty() && !changelog_section()) {
@@ -275,7 +276,7 @@ struct Match {
   std::string klass;
   std::string value;
   std::size_t offset = 0; // in the sentence
-  bool command = false;    // an install spec or index URL: counts inside `inline code` too
+  bool command = false;   // an install spec or index URL: counts inside `inline code` too
 };
 
 void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vector<Match> &out) {
@@ -310,9 +311,10 @@ void find_driver(const std::string &s, bool code, std::vector<Match> &out) {
     return;
   }
   std::smatch m;
-  if (std::regex_search(s, m,
-                        icase("\\b(nvidia\\s+)?(gpu\\s+)?drivers?(\\s+version)?\\s*(>=|>|==|=|≥|:|of|version)?\\s*"
-                              "(r|v)?(\\d{3}(\\.\\d{1,3}){0,2})\\b")) &&
+  if (std::regex_search(
+          s, m,
+          icase("\\b(nvidia\\s+)?(gpu\\s+)?drivers?(\\s+version)?\\s*(>=|>|==|=|≥|:|of|version)?\\s*"
+                "(r|v)?(\\d{3}(\\.\\d{1,3}){0,2})\\b")) &&
       (m[1].matched || search(s, icase("nvidia|cuda|gpu"))))
     out.push_back({"nvidia-driver", m[6], static_cast<std::size_t>(m.position(0))});
 }
@@ -325,8 +327,8 @@ void find_gpu_model(const std::string &s, bool code, bool context, std::vector<M
   if (std::regex_search(s, m, exact("\\b(sm_\\d{2,3}a?|compute_\\d{2,3})\\b")))
     out.push_back({"gpu-model", m[1], static_cast<std::size_t>(m.position(0))});
   if (std::regex_search(s, m, icase("compute capabilit(y|ies)\\s*(of|>=|≥|:)?\\s*(\\d{1,2}\\.\\d)")))
-    out.push_back({"gpu-model", "compute capability " + std::string(m[3]),
-                   static_cast<std::size_t>(m.position(0))});
+    out.push_back(
+        {"gpu-model", "compute capability " + std::string(m[3]), static_cast<std::size_t>(m.position(0))});
   if (!context)
     return;
   if (std::regex_search(
@@ -341,7 +343,8 @@ void find_vram(const std::string &s, bool code, bool context, std::vector<Match>
     return;
   const bool memory_word =
       search(s, icase("vram|gpu memory|gpu ram|video memory|graphics memory|memory on (the|your|each|a) gpu|"
-                      "gpus? with|per gpu|gpu \\(|\\d\\s*gb\\s*(of\\s+)?(gpu|vram)|\\d\\s*gb\\s+(A100|H100|V100|A6000|RTX|GPU)|"
+                      "gpus? with|per gpu|gpu "
+                      "\\(|\\d\\s*gb\\s*(of\\s+)?(gpu|vram)|\\d\\s*gb\\s+(A100|H100|V100|A6000|RTX|GPU)|"
                       "(a100|a800|h100|h200|v100|a6000|a40|l40s?|gpu)s?\\s*\\(\\s*\\d+\\s*gb"));
   if (!memory_word)
     return;
@@ -372,9 +375,10 @@ void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
   if (code)
     return;
   std::smatch m;
-  if (std::regex_search(s, m,
-                        icase("\\blinux[- ]only\\b|\\bonly (been )?(supported|tested|works?|runs?|available|"
-                              "supports?)( on| under)? linux\\b|\\brequires? (a )?linux\\b|\\blinux is required")))
+  if (std::regex_search(
+          s, m,
+          icase("\\blinux[- ]only\\b|\\bonly (been )?(supported|tested|works?|runs?|available|"
+                "supports?)( on| under)? linux\\b|\\brequires? (a )?linux\\b|\\blinux is required")))
     out.push_back({"linux-only", "Linux only", static_cast<std::size_t>(m.position(0))});
   else if (std::regex_search(
                s, m,
@@ -401,7 +405,12 @@ bool inside_quotation(const std::string &sentence, std::size_t offset) {
 }
 
 std::string quote(const std::string &sentence) {
-  std::string out(trim(sentence));
+  std::string_view text = trim(sentence);
+  // A list marker is layout, not part of the sentence.
+  for (std::string_view marker : {"- ", "* ", "+ "})
+    if (starts_with(text, marker))
+      text = trim(text.substr(marker.size()));
+  std::string out(text);
   if (out.size() > 300)
     out = out.substr(0, 297) + "...";
   return sanitize_utf8(out);
@@ -415,8 +424,9 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
   const bool changelog_file = is_changelog_file(path);
   std::set<std::tuple<std::string, std::string, std::uint32_t>> seen;
   for (const Segment &segment : segment_text(text, changelog_file)) {
-    const auto ranges = segment.code ? std::vector<std::pair<std::size_t, std::size_t>>{{0, segment.text.size()}}
-                                     : sentences(segment.text);
+    const auto ranges = segment.code
+                            ? std::vector<std::pair<std::size_t, std::size_t>>{{0, segment.text.size()}}
+                            : sentences(segment.text);
     for (const auto &[begin, end] : ranges) {
       const std::string sentence = segment.text.substr(begin, std::min(end - begin, kMaxSentence));
       if (trim(sentence).empty() || is_changelog_line(sentence))

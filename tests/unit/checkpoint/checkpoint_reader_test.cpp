@@ -77,7 +77,8 @@ TEST_CASE("torch 2.11 DataParallel state dict saved on cuda:0", "[checkpoint][to
   CHECK(summary.other_globals.empty());
 }
 
-TEST_CASE("torch 2.11 training checkpoint: optimizer state is not counted as parameters", "[checkpoint][torch]") {
+TEST_CASE("torch 2.11 training checkpoint: optimizer state is not counted as parameters",
+          "[checkpoint][torch]") {
   const CheckpointSummary summary = summarize(read_fixture("torch-2.11/cuda_training.pt"));
   CHECK(summary.status == "ok");
   CHECK(summary.parameters == kRealElements);
@@ -92,7 +93,8 @@ TEST_CASE("torch 2.11 training checkpoint: optimizer state is not counted as par
 }
 
 TEST_CASE("torch 2.11 CPU, legacy and safetensors files agree", "[checkpoint][torch]") {
-  for (const char *name : {"torch-2.11/cpu_state.pt", "torch-2.11/legacy_cpu.pt", "torch-2.11/cpu.safetensors"}) {
+  for (const char *name :
+       {"torch-2.11/cpu_state.pt", "torch-2.11/legacy_cpu.pt", "torch-2.11/cpu.safetensors"}) {
     INFO(name);
     const CheckpointSummary summary = summarize(read_fixture(name));
     CHECK(summary.status == "ok");
@@ -242,25 +244,27 @@ TEST_CASE("restricted pickle reader: decodes without calling", "[checkpoint][pic
   CHECK(stacked.dangerous_globals == std::vector<std::string>{"subprocess.Popen"});
 
   // A foreign but harmless global is listed, not called hostile.
-  const CheckpointSummary namespace_global = summarize("\x80\x02" "cargparse\nNamespace\n)\x81}b.");
+  const CheckpointSummary namespace_global = summarize("\x80\x02"
+                                                       "cargparse\nNamespace\n)\x81}b.");
   CHECK(namespace_global.status == "ok");
   CHECK(namespace_global.other_globals == std::vector<std::string>{"argparse.Namespace"});
 }
 
 TEST_CASE("restricted pickle reader: malformed streams", "[checkpoint][pickle][malformed]") {
   CHECK_FALSE(parse_pickle("").ok);
-  CHECK_FALSE(parse_pickle("\x80\x02").ok);                     // no STOP
+  CHECK_FALSE(parse_pickle("\x80\x02").ok);                                  // no STOP
   CHECK_FALSE(parse_pickle(std::string("\x80\x02X\xff\xff\xff\x7f", 7)).ok); // length past the end
-  CHECK_FALSE(parse_pickle("h\x05.").ok);                       // memo key never stored
-  CHECK_FALSE(parse_pickle("t.").ok);                           // TUPLE without MARK
-  CHECK_FALSE(parse_pickle(std::string("\x82\x01.", 3)).ok);    // EXT1 unsupported
-  CHECK_FALSE(parse_pickle("\xfe.").ok);                        // unknown opcode
-  CHECK_FALSE(parse_pickle("a.").ok);                           // stack underflow
-  const PickleResult result = parse_pickle(")}.");              // STOP leaves a value behind: fine
+  CHECK_FALSE(parse_pickle("h\x05.").ok);                                    // memo key never stored
+  CHECK_FALSE(parse_pickle("t.").ok);                                        // TUPLE without MARK
+  CHECK_FALSE(parse_pickle(std::string("\x82\x01.", 3)).ok);                 // EXT1 unsupported
+  CHECK_FALSE(parse_pickle("\xfe.").ok);                                     // unknown opcode
+  CHECK_FALSE(parse_pickle("a.").ok);                                        // stack underflow
+  const PickleResult result = parse_pickle(")}."); // STOP leaves a value behind: fine
   CHECK(result.ok);
 }
 
-TEST_CASE("restricted pickle reader: deep nesting does not exhaust the stack", "[checkpoint][pickle][hostile]") {
+TEST_CASE("restricted pickle reader: deep nesting does not exhaust the stack",
+          "[checkpoint][pickle][hostile]") {
   // Each round makes a new list, appends the previous one (fetched from the
   // memo) into it, memoizes the new one and pops it: 200000 rounds nest
   // 200000 deep while the pickle stack never holds more than three values.

@@ -84,21 +84,22 @@ TEST_CASE("configs without a model shape, and malformed ones", "[memory-fit][con
   CHECK_FALSE(read_model_shape("name: ci\non: [push]\n", "ci.yml"));
   CHECK_FALSE(read_model_shape("{\"hidden_size\": 1024}", "config.json"));  // no layer count
   CHECK_FALSE(read_model_shape("{\"hidden_size\": 1024, ", "config.json")); // truncated JSON
-  CHECK_FALSE(read_model_shape("a: [b, {c: ]", "bad.yaml"));                 // bad YAML
+  CHECK_FALSE(read_model_shape("a: [b, {c: ]", "bad.yaml"));                // bad YAML
   CHECK_FALSE(read_model_shape(std::string(100, '[') + std::string(100, ']'), "deep.yaml"));
   CHECK(extract_model_config("key: value\n", "other.yaml").facts.empty());
   // "Billion laughs": aliases that would expand to 10^9 nodes are cut off.
   std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char level = 'b'; level <= 'j'; ++level)
-    laughs += std::string(1, level) + ": &" + level + " [*" + char(level - 1) + ", *" + char(level - 1) + ", *" +
-              char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) +
+    laughs += std::string(1, level) + ": &" + level + " [*" + char(level - 1) + ", *" + char(level - 1) +
               ", *" + char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) + ", *" +
-              char(level - 1) + "]\n";
+              char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) + ", *" + char(level - 1) +
+              ", *" + char(level - 1) + "]\n";
   CHECK_FALSE(read_model_shape(laughs, "laughs.yaml"));
 }
 
 TEST_CASE("footprint arithmetic: 1B parameters in fp16", "[memory-fit]") {
-  const MemoryFit fit = estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(1'000'000'000, 2'000'000'000)});
+  const MemoryFit fit =
+      estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(1'000'000'000, 2'000'000'000)});
   REQUIRE(fit.has_model_size);
   CHECK(fit.bytes_per_parameter == Approx(2.0));
   // inference: 1.2 * 1e9 * 2 = 2.4e9 bytes (2.24 GiB) -> 16 GB tier (10.67 GiB usable)
@@ -116,12 +117,14 @@ TEST_CASE("footprint arithmetic: 1B parameters in fp16", "[memory-fit]") {
 
 TEST_CASE("the decision input flips when training no longer fits any Mac", "[memory-fit]") {
   // 7e9 fp16: training 1.2 * 7e9 * 16 = 134.4e9 bytes = 125.2 GiB -> 192 GB tier (144 GiB usable)
-  const MemoryFit fits = estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(7'000'000'000, 14'000'000'000)});
+  const MemoryFit fits =
+      estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(7'000'000'000, 14'000'000'000)});
   CHECK(fits.training_min_tier_gb == 192);
   CHECK_FALSE(fits.training_fits_no_mac());
   // 10e9 fp16: training 192e9 bytes = 178.8 GiB > 144 GiB: no Mac trains it.
   // inference 1.2 * 10e9 * 2 = 24e9 bytes = 22.35 GiB: 32 GB gives 21.33 (no), 64 GB gives 48.
-  const MemoryFit too_big = estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(10'000'000'000, 20'000'000'000)});
+  const MemoryFit too_big =
+      estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(10'000'000'000, 20'000'000'000)});
   CHECK(too_big.training_fits_no_mac());
   CHECK(too_big.training_min_tier_gb == -1);
   CHECK(too_big.inference_min_tier_gb == 64);
@@ -131,14 +134,15 @@ TEST_CASE("the decision input flips when training no longer fits any Mac", "[mem
 
 TEST_CASE("float64 weights count as float32 on MPS", "[memory-fit]") {
   // 1e8 parameters stored as float64 (8e8 bytes): MPS casts them, so 4 bytes each.
-  const MemoryFit fit = estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(100'000'000, 800'000'000)});
+  const MemoryFit fit =
+      estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(100'000'000, 800'000'000)});
   CHECK(fit.bytes_per_parameter == Approx(4.0));
   CHECK(fit.inference_bytes == 480'000'000ull);
 }
 
 TEST_CASE("stated VRAM raises the training need; alone it is the estimate", "[memory-fit]") {
-  const MemoryFit with_model =
-      estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(1'000'000'000, 2'000'000'000), stated_vram(24)});
+  const MemoryFit with_model = estimate_memory_fit(
+      std::vector<MemoryEvidence>{checkpoint_evidence(1'000'000'000, 2'000'000'000), stated_vram(24)});
   // 24 GiB > 17.88 GiB computed: 32 GB gives 21.33 GiB (no), 64 GB gives 48 GiB.
   CHECK(with_model.training_bytes == 24 * kGiB);
   CHECK(with_model.training_min_tier_gb == 64);
@@ -179,9 +183,12 @@ TEST_CASE("the sample repository: the issue's example sentence", "[memory-fit][s
   const std::string root = std::string(MPSAUDIT_SOURCE_DIR) + "/samples/memory-fit/";
   std::vector<ProjectFile> files;
   files.push_back(project_file("README.md", extract_prose_text(read_file(root + "README.md"), "README.md")));
-  files.push_back(project_file("config.json", extract_model_config(read_file(root + "config.json"), "config.json")));
-  for (const char *checkpoint : {"checkpoints/encoder.pt", "checkpoints/finetuned_dp.pt", "weights/model.safetensors"})
-    files.push_back(project_file(checkpoint, checkpoint::extract_checkpoint(read_file(root + checkpoint), checkpoint, "")));
+  files.push_back(
+      project_file("config.json", extract_model_config(read_file(root + "config.json"), "config.json")));
+  for (const char *checkpoint :
+       {"checkpoints/encoder.pt", "checkpoints/finetuned_dp.pt", "weights/model.safetensors"})
+    files.push_back(project_file(
+        checkpoint, checkpoint::extract_checkpoint(read_file(root + checkpoint), checkpoint, "")));
   const MemoryFit fit = estimate_memory_fit(files);
   CHECK(fit.basis.source == "model-config");
   CHECK(fit.parameters == 1'099'956'224ull);

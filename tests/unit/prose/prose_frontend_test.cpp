@@ -40,21 +40,22 @@ std::string read_sample(const std::string &relative) {
 TEST_CASE("the sample README: every stated requirement, no decoy", "[prose]") {
   const auto found = requirements(read_sample("README.md"));
   const std::set<Requirement> expected{
-      {"cuda-toolkit", "11.8", 14},          // - PyTorch 2.1 with CUDA 11.8
-      {"nvidia-driver", "520.61.05", 15},    // - NVIDIA driver >= 520.61.05
+      {"cuda-toolkit", "11.8", 14},       // - PyTorch 2.1 with CUDA 11.8
+      {"nvidia-driver", "520.61.05", 15}, // - NVIDIA driver >= 520.61.05
       {"gpu-model", "compute capability 8.0", 16},
       {"gpu-model", "sm_80", 16},
-      {"vram", "24 GB", 17},                 // - At least 24 GB of GPU memory
+      {"vram", "24 GB", 17}, // - At least 24 GB of GPU memory
       {"linux-only", "Linux only", 19},
-      {"cuda-toolkit", "11.8", 25},          // conda install ... pytorch-cuda=11.8
-      {"cuda-index", "cu118", 26},           // pip install ... /whl/cu118
+      {"cuda-toolkit", "11.8", 25}, // conda install ... pytorch-cuda=11.8
+      {"cuda-index", "cu118", 26},  // pip install ... /whl/cu118
   };
   CHECK(found == expected);
 }
 
 TEST_CASE("the quoted sentence is the sentence, not the paragraph", "[prose]") {
   const FileFacts facts = extract_prose_text(
-      "Welcome to the project. It is fast.\nTraining requires an A100 GPU. Inference is cheap.\n", "README.md");
+      "Welcome to the project. It is fast.\nTraining requires an A100 GPU. Inference is cheap.\n",
+      "README.md");
   REQUIRE(facts.facts.size() == 1);
   CHECK(*facts.facts.front().attribute("sentence") == "Training requires an A100 GPU.");
   CHECK(facts.facts.front().span.line == 2);
@@ -83,7 +84,8 @@ TEST_CASE("decoys: mentions that are not requirements", "[prose][precision]") {
 }
 
 TEST_CASE("changelogs do not state requirements", "[prose][precision]") {
-  const std::string changes = "## v1.2.0\n\n- Added CUDA 12.1 support; requires driver 530.30.\n- Fixed OOM on A100 with 40 GB.\n";
+  const std::string changes =
+      "## v1.2.0\n\n- Added CUDA 12.1 support; requires driver 530.30.\n- Fixed OOM on A100 with 40 GB.\n";
   CHECK(requirements(changes, "CHANGELOG.md").empty());
   CHECK(requirements(changes, "docs/HISTORY.rst").empty());
   // A changelog section inside a README, and dated news items elsewhere.
@@ -94,14 +96,14 @@ TEST_CASE("changelogs do not state requirements", "[prose][precision]") {
 
 TEST_CASE("requirement sections make bare mentions count", "[prose]") {
   const std::string text = "## Hardware\n\n- 1x A100 (80GB)\n\n## Results\n\n- 1x A100 gives 30 it/s\n";
-  CHECK(requirements(text) ==
-        std::set<Requirement>{{"gpu-model", "A100", 3}, {"vram", "80 GB", 3}});
+  CHECK(requirements(text) == std::set<Requirement>{{"gpu-model", "A100", 3}, {"vram", "80 GB", 3}});
 }
 
 TEST_CASE("install specs and wheel indexes count inside code blocks", "[prose]") {
-  const std::string text = "Setup:\n\n```\nconda install cudatoolkit=11.3 -c nvidia\n"
-                           "pip install torch==1.13.1+cu117 -f https://download.pytorch.org/whl/torch_stable.html\n"
-                           "# CUDA 10 is too old\n```\n";
+  const std::string text =
+      "Setup:\n\n```\nconda install cudatoolkit=11.3 -c nvidia\n"
+      "pip install torch==1.13.1+cu117 -f https://download.pytorch.org/whl/torch_stable.html\n"
+      "# CUDA 10 is too old\n```\n";
   CHECK(requirements(text) == std::set<Requirement>{{"cuda-toolkit", "11.3", 4}, {"cuda-index", "cu117", 5}});
 }
 
@@ -113,11 +115,12 @@ TEST_CASE("commands in inline code still count", "[prose]") {
 }
 
 TEST_CASE("reStructuredText: headings, literal blocks, directives", "[prose]") {
-  const std::string text = "Installation\n============\n\nInstall with::\n\n"
-                           "    pip install mmcv-full -f https://download.openmmlab.com/mmcv/dist/cu113/torch1.11/index.html\n\n"
-                           ".. note:: ignored directive\n\n"
-                           "The CUDA extensions are not supported on macOS.\n\n"
-                           "Changelog\n---------\n\n* Dropped support for CUDA 10.2.\n";
+  const std::string text =
+      "Installation\n============\n\nInstall with::\n\n"
+      "    pip install mmcv-full -f https://download.openmmlab.com/mmcv/dist/cu113/torch1.11/index.html\n\n"
+      ".. note:: ignored directive\n\n"
+      "The CUDA extensions are not supported on macOS.\n\n"
+      "Changelog\n---------\n\n* Dropped support for CUDA 10.2.\n";
   CHECK(requirements(text, "docs/install.rst") ==
         std::set<Requirement>{{"cuda-index", "cu113", 6}, {"linux-only", "macOS not supported", 10}});
 }
