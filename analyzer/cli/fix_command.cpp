@@ -25,7 +25,9 @@ void print_fix_help() {
                "  --unsafe               also apply fixes that may change behaviour on CUDA machines\n"
                "  --rule ID[,ID...]      only fix findings of these rules (repeatable)\n"
                "  --target-torch X.Y     PyTorch release the fixed code must run on (default: the\n"
-               "                         config's target-torch, else " << kDefaultFixTargetTorch << ")\n"
+               "                         config's target-torch, else "
+            << kDefaultFixTargetTorch
+            << ")\n"
                "  --show-skipped         list findings with a fix that was not applied, and why\n"
                "  --config FILE, --no-config, --select, --ignore, --changed-since REV, --staged\n"
                "                         as for scan\n"
@@ -105,8 +107,9 @@ int command_fix(const Invocation &invocation) {
   if (!problems.empty())
     return kUsage;
   for (const auto &id : fix_options.rules) {
-    const bool has_fix = std::any_of(fixes.definitions().begin(), fixes.definitions().end(),
-                                     [&](const FixDefinition &definition) { return definition.rule_id == id; });
+    const bool has_fix =
+        std::any_of(fixes.definitions().begin(), fixes.definitions().end(),
+                    [&](const FixDefinition &definition) { return definition.rule_id == id; });
     if (!has_fix)
       std::cerr << "mpsaudit: note: " << id << " has no automatic fix\n";
   }
@@ -123,8 +126,8 @@ int command_fix(const Invocation &invocation) {
     return kUsage;
 
   FixRun run = plan_fixes(result, fixes, fix_options);
-  const std::string target = fix_options.target_torch.empty() ? std::string(kDefaultFixTargetTorch)
-                                                               : fix_options.target_torch;
+  const std::string target =
+      fix_options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : fix_options.target_torch;
   bool failed = false;
   if (apply) {
     failed = !write_fixes(run, run.diagnostics);
@@ -133,14 +136,14 @@ int command_fix(const Invocation &invocation) {
       std::cout << unified_diff(file.path, file.original, file.fixed);
   }
   for (const auto &diagnostic : run.diagnostics) {
-    std::cerr << diagnostic.path << (diagnostic.line ? ":" + std::to_string(diagnostic.line) : std::string()) << ": "
-              << to_string(diagnostic.level) << ": " << diagnostic.message << "\n";
+    std::cerr << diagnostic.path << (diagnostic.line ? ":" + std::to_string(diagnostic.line) : std::string())
+              << ": " << to_string(diagnostic.level) << ": " << diagnostic.message << "\n";
     failed = failed || diagnostic.level == DiagnosticLevel::Error;
   }
   if (show_skipped)
     for (const auto &skip : run.skipped)
-      std::cerr << skip.finding.path << ":" << skip.finding.span.line << ":" << skip.finding.span.column << ": "
-                << skip.finding.rule_id << " not fixed: " << skip.reason << "\n";
+      std::cerr << skip.finding.path << ":" << skip.finding.span.line << ":" << skip.finding.span.column
+                << ": " << skip.finding.rule_id << " not fixed: " << skip.reason << "\n";
 
   std::size_t safe = 0, unsafe = 0;
   for (const auto &file : run.files)
@@ -148,8 +151,8 @@ int command_fix(const Invocation &invocation) {
       (fix.safety == FixSafety::Safe ? safe : unsafe)++;
   std::cerr << (apply ? "Fixed " : "Would fix ") << run.applied_count() << " finding"
             << (run.applied_count() == 1 ? "" : "s") << " in " << run.files.size() << " file"
-            << (run.files.size() == 1 ? "" : "s") << " (" << safe << " safe, " << unsafe << " unsafe; target PyTorch "
-            << target << ")";
+            << (run.files.size() == 1 ? "" : "s") << " (" << safe << " safe, " << unsafe
+            << " unsafe; target PyTorch " << target << ")";
   if (run.unsafe_withheld_count())
     std::cerr << "; " << run.unsafe_withheld_count() << " more with --unsafe";
   const std::size_t other_skipped = run.skipped.size() - run.unsafe_withheld_count();

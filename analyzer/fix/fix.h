@@ -46,8 +46,8 @@ int compare_releases(std::string_view a, std::string_view b);
 
 // One [[fix]] entry of rules/fixes.toml.
 struct FixDefinition {
-  std::string rule_id;            // "MPS201"
-  std::string kind;               // a registered fix kind, e.g. "dot-cuda-to-device"
+  std::string rule_id; // "MPS201"
+  std::string kind;    // a registered fix kind, e.g. "dot-cuda-to-device"
   FixSafety safety = FixSafety::Safe;
   std::vector<std::string> names; // globs on Finding::name; empty: every finding of the rule
   std::string min_torch;          // offered only for target releases at least this; "" always
@@ -87,9 +87,9 @@ std::optional<FixSafety> fix_available(const Finding &finding);
 bool fix_edits_file_kind(FileKind kind);
 
 struct FixOptions {
-  std::set<std::string> rules;  // --rule: only these rule IDs; empty: all
-  bool include_unsafe = false;  // --unsafe
-  std::string target_torch;     // "" → kDefaultFixTargetTorch
+  std::set<std::string> rules; // --rule: only these rule IDs; empty: all
+  bool include_unsafe = false; // --unsafe
+  std::string target_torch;    // "" → kDefaultFixTargetTorch
 };
 
 // A finding that was fixed, with what was done.

@@ -16,7 +16,9 @@
 namespace mpsaudit {
 namespace fs = std::filesystem;
 
-std::string_view to_string(FixSafety safety) { return safety == FixSafety::Safe ? "safe" : "unsafe"; }
+std::string_view to_string(FixSafety safety) {
+  return safety == FixSafety::Safe ? "safe" : "unsafe";
+}
 
 std::optional<FixSafety> fix_safety_from_string(std::string_view text) {
   if (text == "safe")
@@ -157,8 +159,8 @@ void FixCatalog::load_text(std::string_view toml_text, const std::string &origin
       continue;
     }
     for (const auto &[key, node] : *table) {
-      static const std::set<std::string, std::less<>> allowed{"rule", "kind", "safety", "names", "min_torch",
-                                                             "summary"};
+      static const std::set<std::string, std::less<>> allowed{"rule",  "kind",      "safety",
+                                                              "names", "min_torch", "summary"};
       if (!allowed.count(key.str()))
         reader.error(&node, "unknown key '" + std::string(key.str()) + "' in [[fix]]");
     }
@@ -183,7 +185,8 @@ void FixCatalog::load_text(std::string_view toml_text, const std::string &origin
       good = false;
     }
     if (!definition.kind.empty() && !fix_registry().find(definition.kind)) {
-      reader.error(table->get("kind"), "no fix kind '" + definition.kind + "' (see analyzer/fix/registry.cpp)");
+      reader.error(table->get("kind"),
+                   "no fix kind '" + definition.kind + "' (see analyzer/fix/registry.cpp)");
       good = false;
     }
     if (good)
@@ -251,7 +254,8 @@ std::optional<FixSafety> fix_available(const Finding &finding) {
       std::vector<Diagnostic> ignored; // a missing or broken file means: no fixes
       const std::string path = (fs::path(directory) / "fixes.toml").string();
       std::error_code error;
-      FixCatalog loaded = fs::is_regular_file(path, error) ? FixCatalog::load_file(path, ignored) : FixCatalog{};
+      FixCatalog loaded =
+          fs::is_regular_file(path, error) ? FixCatalog::load_file(path, ignored) : FixCatalog{};
       found = catalogs.emplace(directory, std::move(loaded)).first;
     }
     catalog = &found->second; // std::map nodes are stable

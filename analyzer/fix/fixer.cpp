@@ -44,8 +44,8 @@ std::size_t FixRun::applied_count() const {
 }
 
 std::size_t FixRun::unsafe_withheld_count() const {
-  return static_cast<std::size_t>(
-      std::count_if(skipped.begin(), skipped.end(), [](const SkippedFix &skip) { return skip.unsafe_withheld; }));
+  return static_cast<std::size_t>(std::count_if(skipped.begin(), skipped.end(),
+                                                [](const SkippedFix &skip) { return skip.unsafe_withheld; }));
 }
 
 namespace {
@@ -62,7 +62,8 @@ std::optional<std::string> read_text(const std::string &path) {
 // Decides whether `finding` gets a fix at all: the definition to use, or a
 // skip (with its reason) or nothing (`unfixable`: no fix for the rule).
 const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalog, const FixOptions &options,
-                                const std::string &target, std::vector<SkippedFix> &skipped, std::size_t &unfixable) {
+                                const std::string &target, std::vector<SkippedFix> &skipped,
+                                std::size_t &unfixable) {
   if (finding.suppressed || (!options.rules.empty() && !options.rules.count(finding.rule_id)))
     return nullptr;
   const FixDefinition *definition = catalog.find(finding, target);
@@ -73,13 +74,15 @@ const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalo
     if (!rule_has_fixes)
       ++unfixable;
     else if (!fix_edits_file_kind(finding.file_kind))
-      skipped.push_back({finding, std::string(to_string(finding.file_kind)) + " files are not edited", false});
+      skipped.push_back(
+          {finding, std::string(to_string(finding.file_kind)) + " files are not edited", false});
     else
       skipped.push_back({finding, "no fix for `" + finding.name + "` at target release " + target, false});
     return nullptr;
   }
   if (finding.guard != Guard::None) {
-    skipped.push_back({finding, "guarded (" + std::string(to_string(finding.guard)) + "): left as written", false});
+    skipped.push_back(
+        {finding, "guarded (" + std::string(to_string(finding.guard)) + "): left as written", false});
     return nullptr;
   }
   if (!fix_edits_file_kind(finding.file_kind)) {
@@ -152,8 +155,8 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
     out.fixed = text;
   };
   if (kind == FileKind::Python && (torch_import || module_device)) {
-    const TextEdit prelude =
-        context.python().prelude_edit(torch_import && context.python().torch_binding().empty(), module_device);
+    const TextEdit prelude = context.python().prelude_edit(
+        torch_import && context.python().torch_binding().empty(), module_device);
     if (std::any_of(accepted.begin(), accepted.end(),
                     [&](const TextEdit &edit) { return edits_overlap(edit, prelude); })) {
       give_up(DiagnosticLevel::Warning, "fix-conflict",
@@ -170,7 +173,8 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
     const PythonModule check(out.fixed, nullptr, target);
     if (check.has_error() && !context.python().has_error())
       give_up(DiagnosticLevel::Error, "fix-broke-syntax",
-              "the fixes for this file would not parse; nothing was changed in it", "the fixed file would not parse");
+              "the fixes for this file would not parse; nothing was changed in it",
+              "the fixed file would not parse");
   }
   return out;
 }
@@ -195,7 +199,8 @@ FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const Fix
     const std::string absolute = (base / path).lexically_normal().string();
     const auto text = read_text(absolute);
     if (!text) {
-      run.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the file to fix it"});
+      run.diagnostics.push_back(
+          {DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the file to fix it"});
       continue;
     }
     const auto facts = facts_by_path.find(path);
@@ -228,7 +233,8 @@ bool write_fixes(const FixRun &run, std::vector<Diagnostic> &diagnostics) {
       stream << file.fixed;
       stream.close();
       if (!stream) {
-        diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "write-failed", "cannot write the fixed file"});
+        diagnostics.push_back(
+            {DiagnosticLevel::Error, file.path, 0, "write-failed", "cannot write the fixed file"});
         ok = false;
         std::error_code ignored;
         fs::remove(temporary, ignored);
@@ -241,7 +247,8 @@ bool write_fixes(const FixRun &run, std::vector<Diagnostic> &diagnostics) {
       fs::permissions(temporary, permissions, error);
     fs::rename(temporary, file.absolute_path, error);
     if (error) {
-      diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "write-failed", "cannot replace the file: " + error.message()});
+      diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "write-failed",
+                             "cannot replace the file: " + error.message()});
       fs::remove(temporary, error);
       ok = false;
     }

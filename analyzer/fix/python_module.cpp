@@ -14,9 +14,13 @@ TSPoint point(std::uint32_t line, std::uint32_t column) {
   return TSPoint{line > 0 ? line - 1 : 0, column > 0 ? column - 1 : 0};
 }
 
-bool same_point(TSPoint a, TSPoint b) { return a.row == b.row && a.column == b.column; }
+bool same_point(TSPoint a, TSPoint b) {
+  return a.row == b.row && a.column == b.column;
+}
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
 } // namespace
 
@@ -39,9 +43,13 @@ PythonModule::~PythonModule() {
     ts_parser_delete(parser_);
 }
 
-bool PythonModule::has_error() const { return !tree_ || ts_node_has_error(root()); }
+bool PythonModule::has_error() const {
+  return !tree_ || ts_node_has_error(root());
+}
 
-TSNode PythonModule::root() const { return ts_tree_root_node(tree_); }
+TSNode PythonModule::root() const {
+  return ts_tree_root_node(tree_);
+}
 
 std::string_view PythonModule::text(TSNode node) const {
   if (ts_node_is_null(node))
@@ -120,7 +128,9 @@ std::optional<TSNode> PythonModule::keyword_argument(const std::vector<TSNode> &
   return std::nullopt;
 }
 
-bool PythonModule::is_string(TSNode node) const { return is(node, "string") || is(node, "concatenated_string"); }
+bool PythonModule::is_string(TSNode node) const {
+  return is(node, "string") || is(node, "concatenated_string");
+}
 
 std::string PythonModule::string_value(TSNode node) const {
   if (is(node, "concatenated_string")) {
@@ -336,9 +346,10 @@ TextEdit PythonModule::prelude_edit(bool torch_import, bool module_device) const
   if (module_device) {
     if (prelude_after_import_ || torch_import)
       out += newline_;
-    out += use_accelerator()
-               ? "# One device for this module: the accelerator (CUDA, MPS, ...), else the CPU (mpsaudit fix)."
-               : "# One device for this module: CUDA, then Apple MPS, then the CPU (mpsaudit fix).";
+    out +=
+        use_accelerator()
+            ? "# One device for this module: the accelerator (CUDA, MPS, ...), else the CPU (mpsaudit fix)."
+            : "# One device for this module: CUDA, then Apple MPS, then the CPU (mpsaudit fix).";
     out += newline_ + "device = " + device_selection_expression() + newline_;
   }
   if (prelude_offset_ < text_.size() && text_[prelude_offset_] != '\n' && text_[prelude_offset_] != '\r')
@@ -381,9 +392,11 @@ public:
   // Every binding of every simple name in one scope (not nested scopes).
   void read_scope(TSNode scope_node, std::vector<std::pair<std::string, Binding>> &out) const {
     if (PythonModule::is(scope_node, "function_definition")) {
-      for (const TSNode parameter : PythonModule::named_children(PythonModule::field(scope_node, "parameters"))) {
+      for (const TSNode parameter :
+           PythonModule::named_children(PythonModule::field(scope_node, "parameters"))) {
         TSNode name = parameter;
-        if (PythonModule::is(parameter, "default_parameter") || PythonModule::is(parameter, "typed_default_parameter"))
+        if (PythonModule::is(parameter, "default_parameter") ||
+            PythonModule::is(parameter, "typed_default_parameter"))
           name = PythonModule::field(parameter, "name");
         else if (PythonModule::is(parameter, "typed_parameter") && ts_node_named_child_count(parameter) > 0)
           name = ts_node_named_child(parameter, 0);
@@ -447,7 +460,8 @@ private:
       add_targets(PythonModule::field(node, "name"), out);
     } else if (PythonModule::is(node, "aliased_import")) {
       add_targets(PythonModule::field(node, "alias"), out);
-    } else if (PythonModule::is(node, "import_statement") || PythonModule::is(node, "import_from_statement")) {
+    } else if (PythonModule::is(node, "import_statement") ||
+               PythonModule::is(node, "import_from_statement")) {
       for (const TSNode name : PythonModule::named_children(node)) {
         if (PythonModule::is(name, "aliased_import")) {
           add_targets(PythonModule::field(name, "alias"), out);
@@ -506,7 +520,8 @@ DeviceRef PythonModule::device_for(TSNode use) const {
       }
     } else {
       // `device = torch.device("cuda")` inside `if torch.cuda.is_available():`.
-      for (TSNode parent = ts_node_parent(assignment); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
+      for (TSNode parent = ts_node_parent(assignment); !ts_node_is_null(parent);
+           parent = ts_node_parent(parent)) {
         if (is(parent, "block")) {
           const TSNode clause = ts_node_parent(parent);
           if ((is(clause, "if_statement") || is(clause, "elif_clause")) &&
@@ -519,8 +534,8 @@ DeviceRef PythonModule::device_for(TSNode use) const {
         }
       }
     }
-    const bool first_is_cuda =
-        !cuda_literals(first_choice).empty() || text(first_choice).find("current_accelerator") != std::string_view::npos;
+    const bool first_is_cuda = !cuda_literals(first_choice).empty() ||
+                               text(first_choice).find("current_accelerator") != std::string_view::npos;
     const bool device_like = device_call || is_torch_device_call(first_choice) ||
                              text(first_choice).find("current_accelerator()") != std::string_view::npos ||
                              (is_string(first_choice) && (first_is_cuda || cuda_test));
@@ -549,8 +564,9 @@ DeviceRef PythonModule::device_for(TSNode use) const {
           std::find(candidates.begin(), candidates.end(), name) == candidates.end())
         candidates.push_back(name);
     }
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const std::string &a, const std::string &b) { return a == "device" && b != "device"; });
+    std::stable_sort(candidates.begin(), candidates.end(), [](const std::string &a, const std::string &b) {
+      return a == "device" && b != "device";
+    });
     for (const auto &name : candidates) {
       const Binding *usable = nullptr;
       bool any = false;

@@ -20,11 +20,11 @@ namespace mpsaudit {
 // A device to use at some point of the code.
 struct DeviceRef {
   enum class Type { TorchDevice, String, Unknown };
-  std::string name;         // the expression, e.g. "device"
+  std::string name; // the expression, e.g. "device"
   Type type = Type::Unknown;
-  bool cuda_first = false;  // chosen by a selection that prefers CUDA
-  bool introduced = false;  // the module device that fix adds
-  std::string blocked;      // non-empty: no device can be used here, and why
+  bool cuda_first = false; // chosen by a selection that prefers CUDA
+  bool introduced = false; // the module device that fix adds
+  std::string blocked;     // non-empty: no device can be used here, and why
   // Safe when the device is CUDA wherever CUDA exists.
   FixSafety safety() const { return cuda_first || introduced ? FixSafety::Safe : FixSafety::Unsafe; }
 };

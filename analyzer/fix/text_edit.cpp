@@ -73,7 +73,8 @@ std::vector<Op> diff_script(const std::vector<std::string_view> &a, const std::v
     trace.push_back(v);
     for (long k = -d; k <= d; k += 2) {
       long x;
-      if (k == -d || (k != d && v[static_cast<std::size_t>(offset + k - 1)] < v[static_cast<std::size_t>(offset + k + 1)]))
+      if (k == -d || (k != d && v[static_cast<std::size_t>(offset + k - 1)] <
+                                    v[static_cast<std::size_t>(offset + k + 1)]))
         x = v[static_cast<std::size_t>(offset + k + 1)];
       else
         x = v[static_cast<std::size_t>(offset + k - 1)] + 1;
@@ -97,7 +98,8 @@ std::vector<Op> diff_script(const std::vector<std::string_view> &a, const std::v
     const std::vector<long> &previous = trace[static_cast<std::size_t>(d)];
     const long k = x - y;
     long previous_k;
-    if (k == -d || (k != d && previous[static_cast<std::size_t>(offset + k - 1)] < previous[static_cast<std::size_t>(offset + k + 1)]))
+    if (k == -d || (k != d && previous[static_cast<std::size_t>(offset + k - 1)] <
+                                  previous[static_cast<std::size_t>(offset + k + 1)]))
       previous_k = k + 1;
     else
       previous_k = k - 1;
@@ -147,8 +149,10 @@ std::string unified_diff(const std::string &path, std::string_view before, std::
   while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
          a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
     ++suffix;
-  const std::vector<std::string_view> middle_a(a.begin() + static_cast<long>(prefix), a.end() - static_cast<long>(suffix));
-  const std::vector<std::string_view> middle_b(b.begin() + static_cast<long>(prefix), b.end() - static_cast<long>(suffix));
+  const std::vector<std::string_view> middle_a(a.begin() + static_cast<long>(prefix),
+                                               a.end() - static_cast<long>(suffix));
+  const std::vector<std::string_view> middle_b(b.begin() + static_cast<long>(prefix),
+                                               b.end() - static_cast<long>(suffix));
   std::vector<Op> script(prefix, Op::Keep);
   const auto middle = diff_script(middle_a, middle_b);
   script.insert(script.end(), middle.begin(), middle.end());

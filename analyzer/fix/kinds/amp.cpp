@@ -56,7 +56,8 @@ FixOutcome plan_autocast(FixContext &context, const Finding &finding) {
 
   PlannedFix fix;
   const std::string t = module.torch();
-  fix.edits.push_back({PythonModule::begin(site->function), PythonModule::end(site->function), t + ".autocast"});
+  fix.edits.push_back(
+      {PythonModule::begin(site->function), PythonModule::end(site->function), t + ".autocast"});
   const std::string device_type = "device_type=" + module.device_type_expression(device);
   if (site->arguments.empty()) {
     fix.edits.push_back(module.append_argument(site->call, device_type));
@@ -92,7 +93,8 @@ FixOutcome plan_grad_scaler(FixContext &context, const Finding &finding) {
 
   PlannedFix fix;
   const std::string t = module.torch();
-  fix.edits.push_back({PythonModule::begin(site->function), PythonModule::end(site->function), t + ".amp.GradScaler"});
+  fix.edits.push_back(
+      {PythonModule::begin(site->function), PythonModule::end(site->function), t + ".amp.GradScaler"});
   const std::string device_type = module.device_type_expression(device);
   if (site->arguments.empty()) {
     fix.edits.push_back(module.append_argument(site->call, device_type));

@@ -44,10 +44,12 @@ std::optional<Call> find_call(PythonModule &module, const Finding &finding, std:
 // alternative calling torch.mps.<mps_function>.
 FixOutcome wrap_statement(PythonModule &module, const Call &call, const std::string &mps_function) {
   const TSNode statement = ts_node_parent(call.call);
-  if (!PythonModule::is(statement, "expression_statement") || PythonModule::named_children(statement).size() != 1)
+  if (!PythonModule::is(statement, "expression_statement") ||
+      PythonModule::named_children(statement).size() != 1)
     return FixOutcome::none("the call's result is used; only a call on its own line is wrapped");
   const TSNode parent = ts_node_parent(statement);
-  if (!(PythonModule::is(parent, "block") || PythonModule::is(parent, "module")) || !module.alone_on_lines(statement))
+  if (!(PythonModule::is(parent, "block") || PythonModule::is(parent, "module")) ||
+      !module.alone_on_lines(statement))
     return FixOutcome::none("the call shares its line with other code");
   if (!call.arguments.empty())
     return FixOutcome::none("the call names a device");
@@ -68,15 +70,16 @@ FixOutcome wrap_statement(PythonModule &module, const Call &call, const std::str
     if (end > cursor && source[end - 1] == '\r')
       --end;
   }
-  const std::string cuda_line(source.substr(PythonModule::begin(statement), end - PythonModule::begin(statement)));
+  const std::string cuda_line(
+      source.substr(PythonModule::begin(statement), end - PythonModule::begin(statement)));
   PlannedFix fix;
   fix.edits.push_back({PythonModule::begin(statement), end,
-                       "if " + t + ".cuda.is_available():" + nl + indent + unit + cuda_line + nl + indent + "elif " +
-                           t + ".backends.mps.is_available():" + nl + indent + unit + t + ".mps." + mps_function +
-                           "()"});
+                       "if " + t + ".cuda.is_available():" + nl + indent + unit + cuda_line + nl + indent +
+                           "elif " + t + ".backends.mps.is_available():" + nl + indent + unit + t + ".mps." +
+                           mps_function + "()"});
   fix.needs_torch_import = module.torch_binding().empty();
-  fix.description = std::string(module.text(call.function)) + "() -> the CUDA call behind a CUDA check, " + t +
-                    ".mps." + mps_function + "() for MPS";
+  fix.description = std::string(module.text(call.function)) + "() -> the CUDA call behind a CUDA check, " +
+                    t + ".mps." + mps_function + "() for MPS";
   return FixOutcome::with(std::move(fix));
 }
 

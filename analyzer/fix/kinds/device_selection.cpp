@@ -78,8 +78,9 @@ FixOutcome fix_conditional(PythonModule &module, TSNode expression, TSNode condi
   edit.begin = edit.end = PythonModule::begin(parts[2]);
   edit.replacement = choice + " if " + availability_test(module) + " else ";
   fix.edits.push_back(std::move(edit));
-  fix.description = module.use_accelerator() ? "device selection: add a torch.accelerator branch before the CPU"
-                                             : "device selection: add an MPS branch before the CPU";
+  fix.description = module.use_accelerator()
+                        ? "device selection: add a torch.accelerator branch before the CPU"
+                        : "device selection: add an MPS branch before the CPU";
   fix.needs_torch_import = module.torch_binding().empty();
   return FixOutcome::with(std::move(fix));
 }
@@ -94,7 +95,8 @@ FixOutcome fix_if_statement(PythonModule &module, TSNode clause, TSNode statemen
   const bool inline_body = ts_node_start_point(body).row == ts_node_start_point(clause).row;
   const std::string indent = module.line_indent(PythonModule::begin(statement));
   const std::string &nl = module.newline();
-  const std::size_t from = inline_body ? PythonModule::begin(body) : module.line_start(PythonModule::begin(body));
+  const std::size_t from =
+      inline_body ? PythonModule::begin(body) : module.line_start(PythonModule::begin(body));
   const std::size_t to = PythonModule::end(body);
   const std::string branch = other_choice(module, body, from, to);
   if (branch.empty())
@@ -142,9 +144,11 @@ FixOutcome plan(FixContext &context, const Finding &finding) {
   const TSNode parent = ts_node_parent(*condition);
   if (PythonModule::is(parent, "conditional_expression"))
     return fix_conditional(module, parent, *condition);
-  if (PythonModule::is(parent, "if_statement") && ts_node_eq(PythonModule::field(parent, "condition"), *condition))
+  if (PythonModule::is(parent, "if_statement") &&
+      ts_node_eq(PythonModule::field(parent, "condition"), *condition))
     return fix_if_statement(module, parent, parent);
-  if (PythonModule::is(parent, "elif_clause") && ts_node_eq(PythonModule::field(parent, "condition"), *condition))
+  if (PythonModule::is(parent, "elif_clause") &&
+      ts_node_eq(PythonModule::field(parent, "condition"), *condition))
     return fix_if_statement(module, parent, ts_node_parent(parent));
   return FixOutcome::none("the CUDA test is part of a larger condition");
 }

@@ -18,7 +18,8 @@ FixOutcome plan(FixContext &context, const Finding &finding) {
   if (!call)
     return FixOutcome::none("the call was not found");
   const TSNode function = PythonModule::field(*call, "function");
-  if (!PythonModule::is(function, "attribute") || module.text(PythonModule::field(function, "attribute")) != "cuda")
+  if (!PythonModule::is(function, "attribute") ||
+      module.text(PythonModule::field(function, "attribute")) != "cuda")
     return FixOutcome::none("not a `.cuda()` method call");
   const auto arguments = module.call_arguments(*call);
   if (!arguments)
@@ -33,24 +34,28 @@ FixOutcome plan(FixContext &context, const Finding &finding) {
     return FixOutcome::none(device.blocked);
 
   const TSNode list = PythonModule::field(*call, "arguments");
-  const std::string_view inside =
-      module.source().substr(PythonModule::begin(list) + 1, PythonModule::end(list) - PythonModule::begin(list) - 2);
+  const std::string_view inside = module.source().substr(
+      PythonModule::begin(list) + 1, PythonModule::end(list) - PythonModule::begin(list) - 2);
   PlannedFix fix;
   TextEdit edit;
   edit.begin = PythonModule::begin(PythonModule::field(function, "attribute"));
   edit.end = PythonModule::end(*call);
-  edit.replacement = "to(" + device.name + (arguments->empty() ? std::string() : ", " + std::string(inside)) + ")";
+  edit.replacement =
+      "to(" + device.name + (arguments->empty() ? std::string() : ", " + std::string(inside)) + ")";
   // A trailing comma inside `.cuda(non_blocking=True,)` stays valid.
   fix.edits.push_back(std::move(edit));
   fix.safety = device.safety();
   fix.needs_module_device = device.introduced;
   fix.needs_torch_import = device.introduced && module.torch_binding().empty();
-  fix.description = "`.cuda()` -> `.to(" + device.name + ")`" + (device.introduced ? " (module device added)" : "");
+  fix.description =
+      "`.cuda()` -> `.to(" + device.name + ")`" + (device.introduced ? " (module device added)" : "");
   return FixOutcome::with(std::move(fix));
 }
 
 } // namespace
 
-void register_dot_cuda_fix(FixRegistry &registry) { registry.add("dot-cuda-to-device", {FileKind::Python}, plan); }
+void register_dot_cuda_fix(FixRegistry &registry) {
+  registry.add("dot-cuda-to-device", {FileKind::Python}, plan);
+}
 
 } // namespace mpsaudit

@@ -51,7 +51,8 @@ FixOutcome plan(FixContext &context, const Finding &finding) {
   if (module.keyword_argument(*arguments, "out"))
     return FixOutcome::none("out= decides the device");
   std::optional<TSNode> forward;
-  for (auto function = module.enclosing_function(*call); function; function = module.enclosing_function(*function))
+  for (auto function = module.enclosing_function(*call); function;
+       function = module.enclosing_function(*function))
     if (module.text(PythonModule::field(*function, "name")) == "forward") {
       forward = function;
       break;

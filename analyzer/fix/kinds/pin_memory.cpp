@@ -30,12 +30,15 @@ FixOutcome plan(FixContext &context, const Finding &finding) {
   fix.safety = device.safety();
   fix.needs_module_device = device.introduced;
   fix.needs_torch_import = device.introduced && module.torch_binding().empty();
-  fix.description = "pin_memory=True -> pin_memory=(" + module.device_type_expression(device) + " == \"cuda\")";
+  fix.description =
+      "pin_memory=True -> pin_memory=(" + module.device_type_expression(device) + " == \"cuda\")";
   return FixOutcome::with(std::move(fix));
 }
 
 } // namespace
 
-void register_pin_memory_fix(FixRegistry &registry) { registry.add("pin-memory-device", {FileKind::Python}, plan); }
+void register_pin_memory_fix(FixRegistry &registry) {
+  registry.add("pin-memory-device", {FileKind::Python}, plan);
+}
 
 } // namespace mpsaudit

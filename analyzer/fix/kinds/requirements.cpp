@@ -62,8 +62,7 @@ std::optional<RequirementLine> read_line(const FixContext &context, std::uint32_
   out.content = whole.substr(0, content_end);
   out.trailing = whole.substr(content_end);
   // Continuations join physical lines; fix only edits lines that stand alone.
-  if (ends_with(out.content, "\\") ||
-      (line > 1 && ends_with(trim(lines.line_text(line - 1)), "\\"))) {
+  if (ends_with(out.content, "\\") || (line > 1 && ends_with(trim(lines.line_text(line - 1)), "\\"))) {
     reason = "the requirement continues over several lines";
     return std::nullopt;
   }
@@ -82,7 +81,8 @@ bool has_mac_line(const FixContext &context, const Finding &finding) {
   if (!context.facts())
     return false;
   for (const Fact &fact : context.facts()->facts) {
-    if (fact.kind != fact_kind::Dependency || fact.name != finding.name || fact.span.line == finding.span.line)
+    if (fact.kind != fact_kind::Dependency || fact.name != finding.name ||
+        fact.span.line == finding.span.line)
       continue;
     const std::string *marker = fact.attribute("marker");
     if (marker && marker->find("darwin") != std::string::npos)
@@ -122,7 +122,8 @@ FixOutcome plan_local_version(FixContext &context, const Finding &finding) {
     cuda_requirement.pop_back();
 
   const std::string newline = line->newline.empty() ? std::string("\n") : std::string(line->newline);
-  std::string replacement = cuda_requirement + "; " + combine_marker(marker, kCudaMarker) + std::string(line->trailing);
+  std::string replacement =
+      cuda_requirement + "; " + combine_marker(marker, kCudaMarker) + std::string(line->trailing);
   if (!has_mac_line(context, finding))
     replacement += newline + plain + "; " + combine_marker(marker, kMacMarker);
   PlannedFix fix;
@@ -158,9 +159,11 @@ FixOutcome plan_index(FixContext &context, const Finding &finding) {
       option_length = 2; // -iURL
       value_separator = " ";
     }
-    fix.edits.push_back({content_offset, content_offset + option_length, "--extra-index-url" + value_separator});
+    fix.edits.push_back(
+        {content_offset, content_offset + option_length, "--extra-index-url" + value_separator});
     fix.safety = FixSafety::Unsafe;
-    fix.description = "--index-url -> --extra-index-url (PyPI stays the fallback), marked Linux and Windows only";
+    fix.description =
+        "--index-url -> --extra-index-url (PyPI stays the fallback), marked Linux and Windows only";
   } else {
     fix.description = "CUDA index marked Linux and Windows only";
   }

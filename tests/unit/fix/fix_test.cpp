@@ -5,9 +5,9 @@
 
 #include <set>
 
+#include "../test_support.h"
 #include "fix/fix.h"
 #include "fix/fix_kind.h"
-#include "../test_support.h"
 
 using namespace mpsaudit;
 using mpsaudit::testing::extract;
@@ -19,7 +19,8 @@ namespace {
 const FixCatalog &repository_fixes() {
   static const FixCatalog catalog = [] {
     std::vector<Diagnostic> diagnostics;
-    FixCatalog loaded = FixCatalog::load_file(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/fixes.toml", diagnostics);
+    FixCatalog loaded =
+        FixCatalog::load_file(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/fixes.toml", diagnostics);
     for (const auto &diagnostic : diagnostics)
       FAIL(diagnostic.path << ":" << diagnostic.line << ": " << diagnostic.message);
     return loaded;
@@ -155,12 +156,14 @@ TEST_CASE("unified diffs", "[fix][diff]") {
   CHECK(unified_diff("a.py", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n") ==
         "--- a/a.py\n+++ b/a.py\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n");
   CHECK(unified_diff("r.txt", "a\nb", "a\nc") ==
-        "--- a/r.txt\n+++ b/r.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
+        "--- a/r.txt\n+++ b/r.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline "
+        "at end of file\n");
   // Two changes far apart make two hunks; an insertion shows as + only.
   std::string before, after;
   for (int i = 1; i <= 20; ++i) {
     before += std::to_string(i) + "\n";
-    after += (i == 2 ? std::string("new\n") : std::string()) + (i == 18 ? "eighteen" : std::to_string(i)) + "\n";
+    after +=
+        (i == 2 ? std::string("new\n") : std::string()) + (i == 18 ? "eighteen" : std::to_string(i)) + "\n";
   }
   const std::string diff = unified_diff("f", before, after);
   CHECK(diff.find("@@ -1,4 +1,5 @@\n 1\n+new\n 2\n") != std::string::npos);
@@ -198,7 +201,8 @@ TEST_CASE("device selection gets an MPS branch after the CUDA branch", "[fix][MP
   CHECK(rules_of(findings_for(FileKind::Python, result.fixed, "example.py")).count("MPS203") == 0);
 
   // No else: the branch goes after the last clause.
-  CHECK(fixed("import torch\ndevice = 'cpu'\nif torch.cuda.is_available():\n    device = 'cuda'\nprint(device)\n") ==
+  CHECK(fixed("import torch\ndevice = 'cpu'\nif torch.cuda.is_available():\n    device = "
+              "'cuda'\nprint(device)\n") ==
         "import torch\ndevice = 'cpu'\nif torch.cuda.is_available():\n    device = 'cuda'\n"
         "elif torch.backends.mps.is_available():\n    device = 'mps'\nprint(device)\n");
 }
@@ -207,7 +211,8 @@ TEST_CASE("device selection uses torch.accelerator when the target release has i
   CHECK(fixed("import torch\ndevice = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n", target("2.6")) ==
         "import torch\ndevice = \"cuda\" if torch.cuda.is_available() else "
         "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\"\n");
-  CHECK(fixed("import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\nelse:\n    d = torch.device('cpu')\n",
+  CHECK(fixed("import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\nelse:\n    d = "
+              "torch.device('cpu')\n",
               target("2.11")) ==
         "import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\n"
         "elif torch.accelerator.is_available():\n    d = torch.accelerator.current_accelerator()\n"
@@ -433,8 +438,9 @@ TEST_CASE("requirements: CUDA pins get platform markers", "[fix][MPS701]") {
 TEST_CASE("requirements: CUDA indexes are marked Linux and Windows only", "[fix][MPS702]") {
   const std::string extra = "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n";
   const std::string marked = fixed(extra, {}, FileKind::Requirements, "requirements.txt");
-  CHECK(marked == "# mpsaudit: ignore[MPS702] CUDA wheels for Linux and Windows only; macOS installs from PyPI\n" +
-                      extra);
+  CHECK(marked ==
+        "# mpsaudit: ignore[MPS702] CUDA wheels for Linux and Windows only; macOS installs from PyPI\n" +
+            extra);
   const std::string replacing = "--index-url https://download.pytorch.org/whl/cu121\ntorch\n";
   CHECK(run_fix(replacing, {}, FileKind::Requirements, "requirements.txt").fixed == replacing);
   CHECK(fixed(replacing, unsafe(), FileKind::Requirements, "requirements.txt") ==
@@ -502,7 +508,8 @@ TEST_CASE("fix_available tells the effort model what fix can do", "[fix][effort]
   for (const auto &finding : findings)
     CHECK(fix_available(finding) == fix_available(finding, repository_fixes()));
   // GradScaler needs 2.3; notebooks are not edited.
-  const auto scaler = findings_for(FileKind::Python, "import torch\ns = torch.cuda.amp.GradScaler()\n", "e.py");
+  const auto scaler =
+      findings_for(FileKind::Python, "import torch\ns = torch.cuda.amp.GradScaler()\n", "e.py");
   REQUIRE(scaler.size() == 1);
   CHECK(fix_available(scaler.front(), repository_fixes(), "2.2") == std::nullopt);
   CHECK(fix_available(scaler.front(), repository_fixes(), "2.4") == FixSafety::Safe);
