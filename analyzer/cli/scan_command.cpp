@@ -111,7 +111,8 @@ int command_scan(const Invocation &invocation) {
               << problem.message << "\n";
   if (!assess_problems.empty())
     return kUsage;
-  const Assessment assessment = assess(assessment_input);
+  Assessment assessment = assess(assessment_input);
+  label_partial_scan(assessment, result); // --changed-since, --staged, named files
   ReportContext context{tool_version(), &catalog};
   context.assessment = &assessment;
 

@@ -339,6 +339,17 @@ DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const Sc
   return thresholds;
 }
 
+void label_partial_scan(Assessment &assessment, const ScanResult &result) {
+  const std::string &partial = result.workflow.partial_scan;
+  if (partial.empty())
+    return;
+  assessment.decision.headline += " [partial scan: " + partial + "]";
+  assessment.decision.reasons.insert(assessment.decision.reasons.begin(),
+                                     "Partial scan (" + partial +
+                                         "): the decision and the effort estimate cover only these files; "
+                                         "run a full scan for the repository's assessment.");
+}
+
 std::string effort_model_path(const WorkflowOptions &workflow) {
   const auto &setting = workflow.config.assess.effort_model;
   if (!setting)

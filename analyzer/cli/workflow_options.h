@@ -12,8 +12,9 @@
 #include "scan/scan.h"
 
 namespace mpsaudit {
+struct Assessment;
 struct DecisionThresholds;
-}
+} // namespace mpsaudit
 
 namespace mpsaudit::cli {
 
@@ -68,5 +69,9 @@ std::string repository_prefix(const std::string &scan_root);
 DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const ScanResult &result);
 // The config's assess.effort-model, relative to the config file; "" if unset.
 std::string effort_model_path(const WorkflowOptions &workflow);
+
+// A partial scan labels its decision and effort: the headline and the first
+// reason say which files they cover, in every report format.
+void label_partial_scan(Assessment &assessment, const ScanResult &result);
 
 } // namespace mpsaudit::cli
