@@ -99,9 +99,10 @@ std::string strip_module_prefix(const std::string &key) {
 
 // Pairs the checkpoints of two runs: same relative path, then same file
 // name, then the only one left on each side.
-std::vector<std::pair<const RunCheckpoint *, const RunCheckpoint *>> pair_checkpoints(
-    const std::vector<RunCheckpoint> &reference, const std::vector<RunCheckpoint> &candidate,
-    std::vector<const RunCheckpoint *> &reference_only, std::vector<const RunCheckpoint *> &candidate_only) {
+std::vector<std::pair<const RunCheckpoint *, const RunCheckpoint *>>
+pair_checkpoints(const std::vector<RunCheckpoint> &reference, const std::vector<RunCheckpoint> &candidate,
+                 std::vector<const RunCheckpoint *> &reference_only,
+                 std::vector<const RunCheckpoint *> &candidate_only) {
   std::vector<std::pair<const RunCheckpoint *, const RunCheckpoint *>> pairs;
   std::vector<bool> used(candidate.size(), false);
   std::vector<const RunCheckpoint *> unmatched;
@@ -135,7 +136,8 @@ std::vector<std::pair<const RunCheckpoint *, const RunCheckpoint *>> pair_checkp
   return pairs;
 }
 
-void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint &candidate, CheckResult &check) {
+void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint &candidate,
+                             CheckResult &check) {
   const std::string label =
       reference.path == candidate.path ? reference.path : reference.path + " vs " + candidate.path;
   for (const RunCheckpoint *side : {&reference, &candidate}) {
@@ -183,18 +185,19 @@ void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint
       same_after_strip = same_after_strip && right_stripped.count(key);
     if (same_after_strip) {
       raise(check, CheckStatus::Caveat);
-      check.evidence.push_back(label + ": keys differ only by the DataParallel \"module.\" prefix; strip it when "
-                                       "loading (load_state_dict on the bare model)");
+      check.evidence.push_back(label +
+                               ": keys differ only by the DataParallel \"module.\" prefix; strip it when "
+                               "loading (load_state_dict on the bare model)");
       left = left_stripped;
       right = right_stripped;
     } else {
       raise(check, CheckStatus::Fail);
       if (!only_left.empty())
-        check.evidence.push_back(label + ": " + plural(only_left.size(), "key") + " only in the reference: " +
-                                 limited_list(only_left));
+        check.evidence.push_back(label + ": " + plural(only_left.size(), "key") +
+                                 " only in the reference: " + limited_list(only_left));
       if (!only_right.empty())
-        check.evidence.push_back(label + ": " + plural(only_right.size(), "key") + " only in the Mac run: " +
-                                 limited_list(only_right));
+        check.evidence.push_back(label + ": " + plural(only_right.size(), "key") +
+                                 " only in the Mac run: " + limited_list(only_right));
     }
   }
 
@@ -217,13 +220,13 @@ void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint
     candidate_devices.insert(tensor->device);
   if (!shape_changes.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(label + ": " + plural(shape_changes.size(), "shape") + " differ: " +
-                             limited_list(shape_changes));
+    check.evidence.push_back(label + ": " + plural(shape_changes.size(), "shape") +
+                             " differ: " + limited_list(shape_changes));
   }
   if (!dtype_changes.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(label + ": " + plural(dtype_changes.size(), "dtype") + " differ: " +
-                             limited_list(dtype_changes));
+    check.evidence.push_back(label + ": " + plural(dtype_changes.size(), "dtype") +
+                             " differ: " + limited_list(dtype_changes));
   }
   if (!downcasts.empty()) {
     raise(check, CheckStatus::Caveat);
@@ -260,7 +263,8 @@ CheckResult check_checkpoints(const RunDirectory &reference, const RunDirectory 
     return check;
   }
   std::vector<const RunCheckpoint *> reference_only, candidate_only;
-  const auto pairs = pair_checkpoints(reference.checkpoints, candidate.checkpoints, reference_only, candidate_only);
+  const auto pairs =
+      pair_checkpoints(reference.checkpoints, candidate.checkpoints, reference_only, candidate_only);
   for (const auto &[left, right] : pairs)
     compare_checkpoint_pair(*left, *right, check);
   for (const RunCheckpoint *only : reference_only) {
@@ -276,7 +280,8 @@ CheckResult check_checkpoints(const RunDirectory &reference, const RunDirectory 
     check.summary = plural(pairs.size(), "checkpoint pair") + " with the same keys, shapes and dtypes";
     break;
   case CheckStatus::Caveat:
-    check.summary = "the checkpoints hold the same model, with differences MPS explains or that could not be checked";
+    check.summary =
+        "the checkpoints hold the same model, with differences MPS explains or that could not be checked";
     break;
   default:
     check.summary = "the checkpoints do not hold the same model: the runs diverged in structure";
@@ -332,8 +337,8 @@ CheckResult check_seeds_and_config(const RunDirectory &reference, const RunDirec
   for (const auto &[key, value] : candidate.config) {
     if (is_seed_key(key))
       seeds[key].second = value;
-    if (!reference.config.count(key) && !is_seed_key(key) && !key_matches(options.platform_config_keys, key) &&
-        !reference.config.empty())
+    if (!reference.config.count(key) && !is_seed_key(key) &&
+        !key_matches(options.platform_config_keys, key) && !reference.config.empty())
       only_candidate.push_back(key);
   }
 
@@ -376,10 +381,26 @@ CheckResult check_seeds_and_config(const RunDirectory &reference, const RunDirec
   }
   if (!platform.empty())
     check.evidence.push_back("expected platform differences: " + limited_list(platform, 8));
-  check.summary = check.status == CheckStatus::Pass
-                      ? "same seeds and configuration (" + plural(reference.config.size(), "value") + " compared)"
-                      : "seeds or configuration differ or are missing: the runs are not yet shown to be the same "
-                        "experiment";
+  // The torch release is part of the experiment: operator coverage and
+  // numerics change between releases. Local builds (+cu121) differ by design.
+  const InterpreterRecord *reference_python = reference.interpreter();
+  const InterpreterRecord *candidate_python = candidate.interpreter();
+  if (reference_python && candidate_python && reference_python->status == "ok" &&
+      candidate_python->status == "ok") {
+    const std::string &left = reference_python->torch.version, &right = candidate_python->torch.version;
+    if (torch_release(left) != torch_release(right)) {
+      raise(check, CheckStatus::Caveat);
+      check.evidence.push_back("different torch releases: " + left + " (reference) vs " + right +
+                               " (Mac run); install the same release on both to compare like with like");
+    } else {
+      check.evidence.push_back("same torch release: " + left + " vs " + right);
+    }
+  }
+  check.summary =
+      check.status == CheckStatus::Pass
+          ? "same seeds and configuration (" + plural(reference.config.size(), "value") + " compared)"
+          : "seeds or configuration differ or are missing: the runs are not yet shown to be the same "
+            "experiment";
   return check;
 }
 
@@ -406,8 +427,8 @@ CheckResult check_metrics(const RunDirectory &reference, const RunDirectory &can
                           const CompareOptions &options) {
   CheckResult check{3, "metrics", "Metrics within tolerance", CheckStatus::Pass, "", {}};
   if (reference.metrics.empty() || candidate.metrics.empty()) {
-    check.status = reference.metrics.empty() && candidate.metrics.empty() ? CheckStatus::Skipped
-                                                                          : CheckStatus::Caveat;
+    check.status =
+        reference.metrics.empty() && candidate.metrics.empty() ? CheckStatus::Skipped : CheckStatus::Caveat;
     check.summary = reference.metrics.empty() && candidate.metrics.empty()
                         ? "neither run holds a metric log (CSV or JSON lines with a step column)"
                         : std::string("only the ") + (reference.metrics.empty() ? "Mac run" : "reference") +
@@ -466,8 +487,8 @@ CheckResult check_metrics(const RunDirectory &reference, const RunDirectory &can
               " apart)";
     line += "; tolerance " + tolerance_text(tolerance) + ": " + (ok ? "within" : "BEYOND");
     if (common.size() > 1)
-      line += "; largest gap over " + plural(common.size(), "common step") + ": " + percent_text(worst_fraction) +
-              " at step " + number_text(worst_step) +
+      line += "; largest gap over " + plural(common.size(), "common step") + ": " +
+              percent_text(worst_fraction) + " at step " + number_text(worst_step) +
               (options.every_step ? " (" + std::to_string(steps_beyond) + " beyond tolerance)" : "");
     check.evidence.push_back(line);
     if (!std::isnan(first_nan_step)) {
@@ -516,14 +537,16 @@ CheckResult check_metrics(const RunDirectory &reference, const RunDirectory &can
   return check;
 }
 
-CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &candidate, bool candidate_is_mac) {
+CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &candidate,
+                            bool candidate_is_mac) {
   CheckResult check{4, "fallbacks", "CPU fallbacks and MPS use", CheckStatus::Pass, "", {}};
   const InterpreterRecord *mac = candidate.interpreter();
   bool fallback_on = false;
   if (!candidate.env) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back("the Mac run holds no environment record (mpsaudit env -o env.json): nothing shows "
-                             "that it ran on MPS");
+    check.evidence.push_back(
+        "the Mac run holds no environment record (mpsaudit env -o env.json): nothing shows "
+        "that it ran on MPS");
   } else if (!mac) {
     raise(check, CheckStatus::Caveat);
     check.evidence.push_back("the Mac run's environment record holds no interpreter that answered");
@@ -576,13 +599,13 @@ CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &c
   }
   if (!fell_back.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back(plural(fell_back.size(), "operator") + " fell back to the CPU in the Mac run: " +
-                             limited_list(fell_back));
+    check.evidence.push_back(plural(fell_back.size(), "operator") +
+                             " fell back to the CPU in the Mac run: " + limited_list(fell_back));
   }
   if (!missing.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(plural(missing.size(), "operator") + " not implemented on MPS stopped the Mac run: " +
-                             limited_list(missing));
+    check.evidence.push_back(plural(missing.size(), "operator") +
+                             " not implemented on MPS stopped the Mac run: " + limited_list(missing));
   }
   if (!errors.empty()) {
     raise(check, CheckStatus::Fail);
@@ -592,14 +615,16 @@ CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &c
     if (candidate.log_files.empty())
       check.evidence.push_back("the Mac run holds no log file (*.log, *.txt, *.out, *.err) to search for "
                                "fallback warnings" +
-                               std::string(fallback_on ? "" : "; with the fallback off, a missing operator "
-                                                              "would have stopped the run"));
+                               std::string(fallback_on ? ""
+                                                       : "; with the fallback off, a missing operator "
+                                                         "would have stopped the run"));
     else
-      check.evidence.push_back("no fallback warning or MPS error in " + plural(candidate.log_files.size(), "log") +
-                               " of the Mac run");
+      check.evidence.push_back("no fallback warning or MPS error in " +
+                               plural(candidate.log_files.size(), "log") + " of the Mac run");
   }
   if (!reference.fallbacks.empty())
-    check.evidence.push_back("the reference's logs also record " + plural(reference.fallbacks.size(), "MPS fallback") +
+    check.evidence.push_back("the reference's logs also record " +
+                             plural(reference.fallbacks.size(), "MPS fallback") +
                              ": was the reference run on a Mac?");
 
   switch (check.status) {
@@ -616,21 +641,23 @@ CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &c
   return check;
 }
 
-std::string first_words(const CheckResult &check) { return check.id + ": " + check.summary; }
+std::string first_words(const CheckResult &check) {
+  return check.id + ": " + check.summary;
+}
 
 } // namespace
 
 std::vector<std::string> CompareOptions::default_ignored_metrics() {
-  return {"*time*",        "*elapsed*",       "*duration*", "*per_sec*", "*per_second*", "*throughput*",
-          "*samples_per*", "*tokens_per*",    "*memory*",   "*mem_*",    "*_mem",        "*gpu*",
-          "*runtime*",     "*it_per_s*",      "*speed*"};
+  return {"*time*",       "*elapsed*",     "*duration*",   "*per_sec*",  "*per_second*",
+          "*throughput*", "*samples_per*", "*tokens_per*", "*memory*",   "*mem_*",
+          "*_mem",        "*gpu*",         "*runtime*",    "*it_per_s*", "*speed*"};
 }
 
 std::vector<std::string> CompareOptions::default_platform_config_keys() {
-  return {"*device*", "*accelerator*", "*backend*",  "*cuda*",     "*mps*",      "gpus",
-          "num_gpus", "*_dir",         "dir",        "*_directory", "*_path",    "path",
-          "*_root",   "*hostname*",    "host",       "*timestamp*", "*date*",    "num_workers",
-          "pin_memory", "*wandb*",     "*run_name*", "*run_id*",   "_*"};
+  return {"*device*",   "*accelerator*", "*backend*",  "*cuda*",      "*mps*",  "gpus",
+          "num_gpus",   "*_dir",         "dir",        "*_directory", "*_path", "path",
+          "*_root",     "*hostname*",    "host",       "*timestamp*", "*date*", "num_workers",
+          "pin_memory", "*wandb*",       "*run_name*", "*run_id*",    "_*"};
 }
 
 bool glob_match(const std::string &pattern, const std::string &text) {
@@ -710,11 +737,13 @@ Comparison compare_runs(const RunDirectory &run_a, const RunDirectory &run_b, co
     comparison.headline = "native: the Mac run reproduces the reference on every check";
     break;
   case Verdict::Dual:
-    comparison.headline = "dual: nothing failed, but the evidence is not complete (" + limited_list(caveats, 4) +
+    comparison.headline = "dual: nothing failed, but the evidence is not complete (" +
+                          limited_list(caveats, 4) +
                           "); develop on the Mac and keep the Linux run as the reference";
     break;
   case Verdict::Stopped:
-    comparison.headline = "stopped: the Mac run does not reproduce the reference (" + limited_list(failed, 4) + ")";
+    comparison.headline =
+        "stopped: the Mac run does not reproduce the reference (" + limited_list(failed, 4) + ")";
     break;
   }
   return comparison;
@@ -752,16 +781,18 @@ std::string comparison_text(const Comparison &comparison) {
   out << "Reference: " << comparison.reference_path << "\nMac run:   " << comparison.candidate_path
       << "\n(roles from " << comparison.roles_from << ")\n";
   for (const CheckResult &check : comparison.checks) {
-    out << "\n" << check.order << ". " << check.title << ": " << to_string(check.status) << "\n   "
-        << check.summary << "\n";
+    out << "\n"
+        << check.order << ". " << check.title << ": " << to_string(check.status) << "\n   " << check.summary
+        << "\n";
     for (const std::string &line : check.evidence)
       out << "   - " << line << "\n";
   }
   if (!comparison.diagnostics.empty()) {
     out << "\nDiagnostics:\n";
     for (const Diagnostic &diagnostic : comparison.diagnostics)
-      out << "  " << diagnostic.path << (diagnostic.line ? ":" + std::to_string(diagnostic.line) : std::string())
-          << ": " << to_string(diagnostic.level) << ": " << diagnostic.message << "\n";
+      out << "  " << diagnostic.path
+          << (diagnostic.line ? ":" + std::to_string(diagnostic.line) : std::string()) << ": "
+          << to_string(diagnostic.level) << ": " << diagnostic.message << "\n";
   }
   out << "\nVerdict: " << comparison.headline << "\n";
   return out.str();

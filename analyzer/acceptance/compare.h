@@ -41,7 +41,7 @@ struct MetricTolerance {
 struct CompareOptions {
   Tolerance default_tolerance;
   std::vector<MetricTolerance> metric_tolerances; // the first matching pattern wins
-  bool every_step = false; // check every common step, not only the last one
+  bool every_step = false;                        // check every common step, not only the last one
   // Globs on metric names that are not results (wall time, throughput, memory).
   std::vector<std::string> ignored_metrics = default_ignored_metrics();
   // Globs on config keys that differ between platforms by design (device,
@@ -79,7 +79,8 @@ struct Comparison {
 
 // Compares two runs. The Mac run is the one whose environment record says
 // macOS; when neither or both do, RUN_A is the reference and RUN_B the Mac run.
-Comparison compare_runs(const RunDirectory &run_a, const RunDirectory &run_b, const CompareOptions &options = {});
+Comparison compare_runs(const RunDirectory &run_a, const RunDirectory &run_b,
+                        const CompareOptions &options = {});
 
 // The verdict of a set of checks (Fail -> stopped; Caveat/Skipped -> dual).
 Verdict verdict_of(const std::vector<CheckResult> &checks);

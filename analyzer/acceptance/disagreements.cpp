@@ -25,7 +25,8 @@ std::string probe_text(const json &probe, const char *key) {
   return it != probe.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-Disagreement make(std::string code, std::string severity, std::string message, std::vector<std::string> sources) {
+Disagreement make(std::string code, std::string severity, std::string message,
+                  std::vector<std::string> sources) {
   return Disagreement{std::move(code), std::move(severity), std::move(message), std::move(sources)};
 }
 
@@ -71,15 +72,16 @@ std::vector<Disagreement> find_disagreements(const std::vector<InterpreterRecord
       continue;
     }
     if (interpreter.machine_differs() || interpreter.rosetta.value_or(false)) {
-      out.push_back(make("translated", "error",
-                         who + " is a " + interpreter.machine + " Python on a " +
-                             (interpreter.native_machine.empty() ? std::string("different")
-                                                                 : interpreter.native_machine) +
-                             " machine" + (interpreter.rosetta.value_or(false) ? " (Rosetta translation)" : "") +
-                             ": MPS cannot be used from it. Install an arm64 Python and torch.",
-                         {who}));
+      out.push_back(make(
+          "translated", "error",
+          who + " is a " + interpreter.machine + " Python on a " +
+              (interpreter.native_machine.empty() ? std::string("different") : interpreter.native_machine) +
+              " machine" + (interpreter.rosetta.value_or(false) ? " (Rosetta translation)" : "") +
+              ": MPS cannot be used from it. Install an arm64 Python and torch.",
+          {who}));
     }
-    if (auto it = interpreter.variables.find("PYTORCH_ENABLE_MPS_FALLBACK"); it != interpreter.variables.end()) {
+    if (auto it = interpreter.variables.find("PYTORCH_ENABLE_MPS_FALLBACK");
+        it != interpreter.variables.end()) {
       const bool enabled = fallback_enabled(it->second);
       out.push_back(make(
           "mps-fallback-set", enabled ? "warning" : "note",
@@ -103,11 +105,11 @@ std::vector<Disagreement> find_disagreements(const std::vector<InterpreterRecord
     const bool mps_expected = interpreter.on_macos() || probe_available;
     const std::string torch_text = who + "'s torch " + torch.version;
     if (mps_expected && torch.mps_built && !*torch.mps_built) {
-      std::string message = probe_available
-                                ? probe_label + " says MPS is available, but " + torch_text +
-                                      " was built without MPS (torch.backends.mps.is_built() is False)"
-                                : torch_text + " on macOS was built without MPS (torch.backends.mps.is_built() "
-                                               "is False)";
+      std::string message =
+          probe_available ? probe_label + " says MPS is available, but " + torch_text +
+                                " was built without MPS (torch.backends.mps.is_built() is False)"
+                          : torch_text + " on macOS was built without MPS (torch.backends.mps.is_built() "
+                                         "is False)";
       message += ": code run from this interpreter runs on the CPU. Install the macOS arm64 build of torch "
                  "into it.";
       std::vector<std::string> sources{who};
@@ -116,10 +118,10 @@ std::vector<Disagreement> find_disagreements(const std::vector<InterpreterRecord
       out.push_back(make("mps-not-built", "error", message, sources));
     } else if (mps_expected && torch.mps_built.value_or(false) && torch.mps_available &&
                !*torch.mps_available) {
-      std::string message = probe_available
-                                ? probe_label + " says MPS is available, but " + torch_text +
-                                      " has MPS built in and reports it not available"
-                                : torch_text + " has MPS built in, but torch.backends.mps.is_available() is False";
+      std::string message =
+          probe_available ? probe_label + " says MPS is available, but " + torch_text +
+                                " has MPS built in and reports it not available"
+                          : torch_text + " has MPS built in, but torch.backends.mps.is_available() is False";
       message += " (macOS older than torch needs, a virtual machine, or an x86_64 process)";
       std::vector<std::string> sources{who};
       if (probe_available)
@@ -144,8 +146,8 @@ std::vector<Disagreement> find_disagreements(const std::vector<InterpreterRecord
   auto listing = [&versions]() {
     std::string text;
     for (const auto &[label, version] : versions)
-      text += (text.empty() ? "" : ", ") + (label == "probe" ? "LibTorch " + version + " (the probe)"
-                                                              : label + ": torch " + version);
+      text += (text.empty() ? "" : ", ") +
+              (label == "probe" ? "LibTorch " + version + " (the probe)" : label + ": torch " + version);
     return text;
   };
   std::vector<std::string> version_sources;

@@ -76,8 +76,12 @@ std::map<std::string, std::string> string_map_of(const json &object, const char 
   return out;
 }
 
-json optional_json(const std::optional<std::string> &value) { return value ? json(*value) : json(nullptr); }
-json optional_json(const std::optional<bool> &value) { return value ? json(*value) : json(nullptr); }
+json optional_json(const std::optional<std::string> &value) {
+  return value ? json(*value) : json(nullptr);
+}
+json optional_json(const std::optional<bool> &value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 TorchFacts torch_from_json(const json &object) {
   TorchFacts torch;
@@ -90,7 +94,8 @@ TorchFacts torch_from_json(const json &object) {
   torch.cuda_version = optional_text(object, "cuda_version");
   torch.hip_version = optional_text(object, "hip_version");
   torch.cuda_available = optional_bool(object, "cuda_available");
-  if (object.is_object() && object.contains("cuda_device_count") && object["cuda_device_count"].is_number_integer())
+  if (object.is_object() && object.contains("cuda_device_count") &&
+      object["cuda_device_count"].is_number_integer())
     torch.cuda_device_count = object["cuda_device_count"].get<int>();
   torch.mps_built = optional_bool(object, "mps_built");
   torch.mps_available = optional_bool(object, "mps_available");
@@ -164,7 +169,9 @@ bool InterpreterRecord::machine_differs() const {
   return normalize_machine(machine) != normalize_machine(native_machine);
 }
 
-std::string torch_release(const std::string &version) { return version.substr(0, version.find('+')); }
+std::string torch_release(const std::string &version) {
+  return version.substr(0, version.find('+'));
+}
 
 std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -215,7 +222,8 @@ bool apply_query_output(const std::string &output, InterpreterRecord &record) {
   record.packages_error = text_of(parsed, "packages_error");
 
   const std::string who = record.executable.empty() ? record.requested : record.executable;
-  const std::string python_text = record.python_version.empty() ? "" : " (Python " + record.python_version + ")";
+  const std::string python_text =
+      record.python_version.empty() ? "" : " (Python " + record.python_version + ")";
   if (record.torch.importable) {
     record.status = "ok";
     record.error.clear();
@@ -273,8 +281,7 @@ InterpreterRecord query_interpreter(const std::string &interpreter, const QueryO
   if (result.timed_out) {
     record.status = "timeout";
     record.error = "interpreter '" + interpreter + "' did not answer within " +
-                   seconds_text(options.timeout_seconds) +
-                   " s and was stopped; check that `" + interpreter +
+                   seconds_text(options.timeout_seconds) + " s and was stopped; check that `" + interpreter +
                    " -c 'import torch'` finishes, or raise --timeout";
     return record;
   }
@@ -285,8 +292,7 @@ InterpreterRecord query_interpreter(const std::string &interpreter, const QueryO
                                     : "was killed by signal " + std::to_string(result.signal);
     const std::string detail = one_line(tail_lines(result.err.empty() ? result.out : result.err, 2));
     record.error = "interpreter '" + interpreter + "' " + why + " without answering the query" +
-                   (detail.empty() ? std::string() : ": " + detail) +
-                   " (is it Python 3.5 or newer?)";
+                   (detail.empty() ? std::string() : ": " + detail) + " (is it Python 3.5 or newer?)";
     return record;
   }
   apply_query_output(result.out, record);
@@ -408,12 +414,9 @@ json to_json(const EnvRecord &record) {
   json disagreements = json::array();
   for (const auto &disagreement : record.disagreements)
     disagreements.push_back(to_json(disagreement));
-  json out{{"schema", kEnvRecordSchema},
-           {"schema_version", record.schema_version},
-           {"tool_version", record.tool_version},
-           {"created", record.created},
-           {"interpreters", interpreters},
-           {"disagreements", disagreements}};
+  json out{{"schema", kEnvRecordSchema},          {"schema_version", record.schema_version},
+           {"tool_version", record.tool_version}, {"created", record.created},
+           {"interpreters", interpreters},        {"disagreements", disagreements}};
   out["probe_environment"] = record.probe_environment ? *record.probe_environment : json(nullptr);
   return out;
 }
@@ -509,7 +512,8 @@ std::string env_record_text(const EnvRecord &record) {
     out << "  Python " << interpreter.python_version << " (" << interpreter.implementation << ")"
         << (interpreter.virtual_environment ? ", virtual environment " + interpreter.prefix : std::string())
         << "\n";
-    out << "  platform: " << interpreter.system << " " << interpreter.os_version << ", " << interpreter.machine;
+    out << "  platform: " << interpreter.system << " " << interpreter.os_version << ", "
+        << interpreter.machine;
     if (interpreter.machine_differs())
       out << " on a " << interpreter.native_machine << " machine (translated)";
     if (!interpreter.chip.empty())
@@ -522,10 +526,12 @@ std::string env_record_text(const EnvRecord &record) {
     } else {
       const TorchFacts &torch = interpreter.torch;
       out << "  torch " << torch.version << " at " << torch.location << "\n"
-          << "    CUDA: " << (torch.cuda_version ? "built for CUDA " + *torch.cuda_version : std::string("not built"))
+          << "    CUDA: "
+          << (torch.cuda_version ? "built for CUDA " + *torch.cuda_version : std::string("not built"))
           << ", available: " << yes_no(torch.cuda_available);
       if (torch.cuda_available.value_or(false))
-        out << " (" << torch.cuda_device_count << " device" << (torch.cuda_device_count == 1 ? "" : "s") << ")";
+        out << " (" << torch.cuda_device_count << " device" << (torch.cuda_device_count == 1 ? "" : "s")
+            << ")";
       out << "\n    MPS: built: " << yes_no(torch.mps_built) << ", available: " << yes_no(torch.mps_available)
           << "\n";
       for (const std::string &problem : torch.errors)
@@ -540,15 +546,16 @@ std::string env_record_text(const EnvRecord &record) {
       out << "\n";
     }
     out << "  packages: " << interpreter.packages.size() << " installed"
-        << (interpreter.packages_error.empty() ? std::string() : " (" + interpreter.packages_error + ")") << "\n";
+        << (interpreter.packages_error.empty() ? std::string() : " (" + interpreter.packages_error + ")")
+        << "\n";
     for (const std::string &problem : interpreter.problems)
       out << "  note: " << problem << "\n";
   }
   if (record.probe_environment) {
     const json &probe = *record.probe_environment;
-    out << "\nLibTorch probe: " << text_of(probe, "libtorch_version") << ", MPS built: "
-        << yes_no(optional_bool(probe, "mps_built")) << ", available: "
-        << yes_no(optional_bool(probe, "mps_available")) << "\n";
+    out << "\nLibTorch probe: " << text_of(probe, "libtorch_version")
+        << ", MPS built: " << yes_no(optional_bool(probe, "mps_built"))
+        << ", available: " << yes_no(optional_bool(probe, "mps_available")) << "\n";
   }
   out << "\n";
   if (record.disagreements.empty()) {
@@ -556,7 +563,8 @@ std::string env_record_text(const EnvRecord &record) {
   } else {
     out << "Disagreements (" << record.disagreements.size() << "):\n";
     for (const Disagreement &disagreement : record.disagreements)
-      out << "  " << disagreement.severity << " [" << disagreement.code << "] " << disagreement.message << "\n";
+      out << "  " << disagreement.severity << " [" << disagreement.code << "] " << disagreement.message
+          << "\n";
   }
   return out.str();
 }

@@ -19,10 +19,10 @@ inline constexpr int kEnvRecordSchemaVersion = 1;
 
 struct TorchFacts {
   bool importable = false;
-  bool missing = false;  // ImportError: torch is not installed for this interpreter
-  std::string error;     // why it could not be imported
-  std::string version;   // torch.__version__
-  std::string location;  // the torch package directory
+  bool missing = false; // ImportError: torch is not installed for this interpreter
+  std::string error;    // why it could not be imported
+  std::string version;  // torch.__version__
+  std::string location; // the torch package directory
   std::string git_version;
   std::optional<std::string> cuda_version; // torch.version.cuda; absent for CPU and MPS builds
   std::optional<std::string> hip_version;  // torch.version.hip
@@ -50,13 +50,14 @@ struct InterpreterRecord {
   // platform.system(), platform.machine(), and the machine's own architecture
   // (on macOS from hw.optional.arm64, so that it is right under Rosetta).
   std::string system, machine, native_machine;
-  std::string os_version; // macOS product version, or the kernel release elsewhere
-  std::string chip;       // macOS: machdep.cpu.brand_string
+  std::string os_version;      // macOS product version, or the kernel release elsewhere
+  std::string chip;            // macOS: machdep.cpu.brand_string
   std::optional<bool> rosetta; // macOS: sysctl.proc_translated
 
   TorchFacts torch;
-  std::map<std::string, std::string> variables; // PYTORCH_ENABLE_MPS_FALLBACK, PYTORCH_MPS_*, PYTORCH_DEBUG_MPS_*
-  std::map<std::string, std::string> packages;  // importlib.metadata: name -> version
+  std::map<std::string, std::string>
+      variables; // PYTORCH_ENABLE_MPS_FALLBACK, PYTORCH_MPS_*, PYTORCH_DEBUG_MPS_*
+  std::map<std::string, std::string> packages; // importlib.metadata: name -> version
   std::string packages_error;
   std::vector<std::string> problems; // facts of the platform that could not be read
 
@@ -86,7 +87,7 @@ struct EnvRecord {
 };
 
 struct QueryOptions {
-  double timeout_seconds = 120; // importing torch cold can take tens of seconds
+  double timeout_seconds = 120;                         // importing torch cold can take tens of seconds
   std::map<std::string, std::string> extra_environment; // e.g. a Jupyter kernel's "env"
 };
 

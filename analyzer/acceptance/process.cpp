@@ -55,7 +55,8 @@ std::vector<std::string> child_environment(const std::map<std::string, std::stri
   std::vector<std::string> block;
   for (char **entry = environ; entry && *entry; ++entry) {
     const char *equals = std::strchr(*entry, '=');
-    const std::string name = equals ? std::string(*entry, static_cast<std::size_t>(equals - *entry)) : std::string(*entry);
+    const std::string name =
+        equals ? std::string(*entry, static_cast<std::size_t>(equals - *entry)) : std::string(*entry);
     if (!extra.count(name))
       block.emplace_back(*entry);
   }
@@ -150,10 +151,9 @@ ProcessResult run_process(const ProcessRequest &request) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    result.launch = exec_error == ENOENT || exec_error == ENOTDIR ? "not-found"
-                    : exec_error == EACCES || exec_error == ENOEXEC || exec_error == EPERM
-                        ? "not-executable"
-                        : "spawn-failed";
+    result.launch = exec_error == ENOENT || exec_error == ENOTDIR                          ? "not-found"
+                    : exec_error == EACCES || exec_error == ENOEXEC || exec_error == EPERM ? "not-executable"
+                                                                                           : "spawn-failed";
     result.launch_error = std::strerror(exec_error);
     return result;
   }
@@ -161,8 +161,8 @@ ProcessResult run_process(const ProcessRequest &request) {
 
   ::fcntl(out.read_end, F_SETFL, ::fcntl(out.read_end, F_GETFL) | O_NONBLOCK);
   ::fcntl(err.read_end, F_SETFL, ::fcntl(err.read_end, F_GETFL) | O_NONBLOCK);
-  const auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(request.timeout_seconds));
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(request.timeout_seconds));
   bool out_open = true, err_open = true;
   for (;;) {
     const auto now = Clock::now();
@@ -191,7 +191,8 @@ ProcessResult run_process(const ProcessRequest &request) {
     // Exited? WNOWAIT leaves the child a zombie, which keeps its process
     // group ID reserved for the kill below.
     siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid) {
       // A grandchild may still hold the pipes open; what was written is read.
       if (out_open)
         drain(out.read_end, result.out, request.max_output_bytes, result.output_truncated);

@@ -11,9 +11,9 @@
 namespace mpsaudit::acceptance {
 
 struct ProcessRequest {
-  std::vector<std::string> argv;                    // argv[0] is looked up on PATH when it has no '/'
+  std::vector<std::string> argv;                        // argv[0] is looked up on PATH when it has no '/'
   std::map<std::string, std::string> extra_environment; // added to (or replacing in) ours
-  std::string working_directory;                    // empty: keep ours
+  std::string working_directory;                        // empty: keep ours
   double timeout_seconds = 120;
   std::size_t max_output_bytes = 64u << 20; // per stream; the rest is discarded
 };
@@ -23,9 +23,9 @@ struct ProcessResult {
   std::string launch = "spawn-failed";
   std::string launch_error; // strerror text when it did not start
   bool timed_out = false;
-  bool exited = false;   // normal exit (exit_status valid)
+  bool exited = false; // normal exit (exit_status valid)
   int exit_status = -1;
-  int signal = 0;        // terminating signal when !exited
+  int signal = 0; // terminating signal when !exited
   std::string out, err;
   bool output_truncated = false;
   double seconds = 0;

@@ -26,7 +26,8 @@ constexpr std::size_t kMaxFiles = 20000;
 constexpr int kMaxDepth = 8;
 
 // Step keys in order of preference: the first one a log has is its step.
-const std::vector<std::string> kStepKeys{"step", "global_step", "_step", "iteration", "iter", "it", "epoch", "batch"};
+const std::vector<std::string> kStepKeys{"step", "global_step", "_step", "iteration",
+                                         "iter", "it",          "epoch", "batch"};
 
 std::string lower(std::string text) {
   for (char &c : text)
@@ -43,7 +44,8 @@ std::string trim(const std::string &text) {
 }
 
 bool ends_with(const std::string &text, const std::string &suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A number as a metric log writes it: 0.5, 1e-3, nan, inf, "0.5". False for
@@ -123,7 +125,8 @@ void flatten_json(const json &value, const std::string &prefix, std::map<std::st
   }
 }
 
-void flatten_yaml(const YAML::Node &node, const std::string &prefix, std::map<std::string, std::string> &out) {
+void flatten_yaml(const YAML::Node &node, const std::string &prefix,
+                  std::map<std::string, std::string> &out) {
   switch (node.Type()) {
   case YAML::NodeType::Map:
     for (const auto &entry : node) {
@@ -380,7 +383,8 @@ void flatten_config(const std::string &text, const std::string &name, RunDirecto
   if (extension == ".json") {
     json parsed = json::parse(text, nullptr, false);
     if (parsed.is_discarded()) {
-      note(run, DiagnosticLevel::Warning, name, 0, "config-parse-error", "not valid JSON; not read as config");
+      note(run, DiagnosticLevel::Warning, name, 0, "config-parse-error",
+           "not valid JSON; not read as config");
       return;
     }
     flatten_json(parsed, "", flat);
@@ -396,7 +400,8 @@ void flatten_config(const std::string &text, const std::string &name, RunDirecto
     const std::string seed = trim(text);
     double value = 0;
     if (!parse_number(seed, value)) {
-      note(run, DiagnosticLevel::Warning, name, 1, "seed-not-a-number", "a seed file should hold one integer");
+      note(run, DiagnosticLevel::Warning, name, 1, "seed-not-a-number",
+           "a seed file should hold one integer");
       return;
     }
     flat["seed"] = seed;
@@ -436,7 +441,8 @@ RunDirectory read_run_directory(const std::string &path) {
     }
   }
   if (error)
-    note(run, DiagnosticLevel::Warning, path, 0, "walk-error", "could not list every file: " + error.message());
+    note(run, DiagnosticLevel::Warning, path, 0, "walk-error",
+         "could not list every file: " + error.message());
   std::sort(files.begin(), files.end());
 
   std::vector<std::string> env_candidates;

@@ -44,7 +44,7 @@ struct RunDirectory {
   std::map<std::string, MetricSeries> metrics;
   std::vector<std::string> metric_files;
   std::map<std::string, std::string> metric_sources; // metric name -> the file it came from
-  std::string step_column; // the step key the logs use: step, global_step, iteration, ...
+  std::string step_column;                   // the step key the logs use: step, global_step, iteration, ...
   std::map<std::string, std::string> config; // flattened "a.b.c" -> value as text
   std::vector<std::string> config_files;
   std::vector<FallbackEvidence> fallbacks;

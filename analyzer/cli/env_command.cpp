@@ -28,21 +28,22 @@ bool read_file(const std::string &path, std::string &text) {
 }
 
 void env_help() {
-  std::cout << "Usage: mpsaudit env [--python PATH]... [--kernel NAME]... [--import FILE]... [options]\n\n"
-               "Records what each Python interpreter sees: its torch build, MPS built/available, CUDA,\n"
-               "the PYTORCH_ENABLE_MPS_FALLBACK and PYTORCH_MPS_* variables, installed packages, and on\n"
-               "macOS the OS version, chip and Rosetta. Without --python/--kernel/--import it asks the\n"
-               "python3 on PATH. The query imports torch only, never the repository's code.\n\n"
-               "  --python PATH         an interpreter (repeatable)\n"
-               "  --kernel NAME         a Jupyter kernel: its interpreter and the env its kernel.json sets\n"
-               "  --import FILE         a record the query script printed elsewhere (a notebook cell)\n"
-               "  --print-script        print the query script (run it in a notebook to --import its output)\n"
-               "  --probe-report FILE   mpsaudit-probe's JSON report: flag disagreements with its LibTorch\n"
-               "  --timeout SECONDS     per interpreter (default 120)\n"
-               "  --format text|json    stdout format (default text)\n"
-               "  -o, --output FILE     also write the JSON record to FILE (e.g. runs/mac/env.json)\n\n"
-               "Exit codes: 0 every interpreter answered with torch, 2 usage error,\n"
-               "3 an interpreter could not be queried or cannot import torch.\n";
+  std::cout
+      << "Usage: mpsaudit env [--python PATH]... [--kernel NAME]... [--import FILE]... [options]\n\n"
+         "Records what each Python interpreter sees: its torch build, MPS built/available, CUDA,\n"
+         "the PYTORCH_ENABLE_MPS_FALLBACK and PYTORCH_MPS_* variables, installed packages, and on\n"
+         "macOS the OS version, chip and Rosetta. Without --python/--kernel/--import it asks the\n"
+         "python3 on PATH. The query imports torch only, never the repository's code.\n\n"
+         "  --python PATH         an interpreter (repeatable)\n"
+         "  --kernel NAME         a Jupyter kernel: its interpreter and the env its kernel.json sets\n"
+         "  --import FILE         a record the query script printed elsewhere (a notebook cell)\n"
+         "  --print-script        print the query script (run it in a notebook to --import its output)\n"
+         "  --probe-report FILE   mpsaudit-probe's JSON report: flag disagreements with its LibTorch\n"
+         "  --timeout SECONDS     per interpreter (default 120)\n"
+         "  --format text|json    stdout format (default text)\n"
+         "  -o, --output FILE     also write the JSON record to FILE (e.g. runs/mac/env.json)\n\n"
+         "Exit codes: 0 every interpreter answered with torch, 2 usage error,\n"
+         "3 an interpreter could not be queried or cannot import torch.\n";
 }
 
 } // namespace
@@ -93,7 +94,8 @@ int command_env(const Invocation &invocation) {
     if (!read_file(probe_path, text))
       return usage_error("cannot read the probe report " + probe_path);
     nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
-    const nlohmann::json *environment = parsed.is_discarded() ? nullptr : acceptance::probe_environment_of(parsed);
+    const nlohmann::json *environment =
+        parsed.is_discarded() ? nullptr : acceptance::probe_environment_of(parsed);
     if (!environment)
       return usage_error(probe_path + " is not a probe report (no \"environment\" object)");
     probe = *environment;

@@ -59,7 +59,8 @@ TEST_CASE("identical runs: native, with the expected platform differences as evi
   CHECK(evidence_contains(comparison.checks[0], "cuda:0 vs mps"));
   CHECK(evidence_contains(comparison.checks[1], "same seeds: seed=1234"));
   CHECK(evidence_contains(comparison.checks[1], "device: cuda -> mps"));
-  CHECK(evidence_contains(comparison.checks[2], "not compared (timing and memory differ by platform): step_time"));
+  CHECK(evidence_contains(comparison.checks[2],
+                          "not compared (timing and memory differ by platform): step_time"));
   CHECK(evidence_contains(comparison.checks[3], "MPS built and available on Apple M2 Pro"));
   CHECK(comparison.diagnostics.empty());
 }
@@ -118,7 +119,8 @@ TEST_CASE("mismatched checkpoint keys: stopped", "[compare]") {
   CHECK(statuses(comparison) == Statuses{"fail", "pass", "pass", "pass"});
   CHECK(comparison.verdict == Verdict::Stopped);
   CHECK(evidence_contains(comparison.checks[0], "2 keys only in the reference: fc.bias, fc.weight"));
-  CHECK(evidence_contains(comparison.checks[0], "3 keys only in the Mac run: head.bias, head.weight, norm.weight"));
+  CHECK(evidence_contains(comparison.checks[0],
+                          "3 keys only in the Mac run: head.bias, head.weight, norm.weight"));
 }
 
 TEST_CASE("a float64 tensor stored as float32 on the Mac: dual, not a failure", "[compare]") {
@@ -162,8 +164,8 @@ TEST_CASE("empty run directories: every check lacks evidence, nothing crashes", 
   ScratchDirectory scratch;
   std::filesystem::create_directories(scratch.path() / "a");
   std::filesystem::create_directories(scratch.path() / "b");
-  const Comparison comparison =
-      compare_runs(read_run_directory((scratch.path() / "a").string()), read_run_directory((scratch.path() / "b").string()));
+  const Comparison comparison = compare_runs(read_run_directory((scratch.path() / "a").string()),
+                                             read_run_directory((scratch.path() / "b").string()));
   CHECK(statuses(comparison) == Statuses{"skipped", "skipped", "skipped", "caveat"});
   CHECK(comparison.verdict == Verdict::Dual);
   CHECK(comparison.roles_from.find("argument order") != std::string::npos);
@@ -228,9 +230,11 @@ TEST_CASE("two logs with the same column keep them apart", "[compare][readers]")
 TEST_CASE("fallback warnings and MPS errors are found in logs", "[compare][readers]") {
   const std::string log =
       "step 1\n"
-      "UserWarning: The operator 'aten::isin.Tensor_Tensor_out' is not currently supported on the MPS backend "
+      "UserWarning: The operator 'aten::isin.Tensor_Tensor_out' is not currently supported on the MPS "
+      "backend "
       "and will fall back to run on the CPU. This may have performance implications.\n"
-      "UserWarning: The operator 'aten::isin.Tensor_Tensor_out' is not currently supported on the MPS backend "
+      "UserWarning: The operator 'aten::isin.Tensor_Tensor_out' is not currently supported on the MPS "
+      "backend "
       "and will fall back to run on the CPU. This may have performance implications.\n"
       "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. "
       "Please use float32 instead.\n";
@@ -245,7 +249,8 @@ TEST_CASE("fallback warnings and MPS errors are found in logs", "[compare][reade
 
 TEST_CASE("configs flatten from JSON, YAML and seed files", "[compare][readers]") {
   RunDirectory run;
-  flatten_config("{\"optimizer\": {\"lr\": 0.001, \"betas\": [0.9, 0.999]}, \"name\": \"x\"}", "config.json", run);
+  flatten_config("{\"optimizer\": {\"lr\": 0.001, \"betas\": [0.9, 0.999]}, \"name\": \"x\"}", "config.json",
+                 run);
   flatten_config("trainer:\n  accelerator: mps\n  precision: 32\n", "hparams.yaml", run);
   flatten_config("1234\n", "seed", run);
   CHECK(run.config.at("optimizer.lr") == "0.001");
@@ -277,4 +282,18 @@ TEST_CASE("the comparison's JSON names the verdict and every check", "[compare]"
   REQUIRE(json["checks"].size() == 4);
   CHECK(json["checks"][3]["status"] == "caveat");
   CHECK(comparison_text(compare_case("identical")).find("Verdict: native") != std::string::npos);
+}
+
+TEST_CASE("different torch releases in the two runs are a caveat, different builds are not", "[compare]") {
+  const RunDirectory linux_run = read_run_directory(compare_fixture("identical", "linux"));
+  RunDirectory mac_run = read_run_directory(compare_fixture("identical", "mac"));
+  CHECK(evidence_contains(compare_runs(linux_run, mac_run).checks[1],
+                          "same torch release: 2.4.0+cu121 vs 2.4.0"));
+  REQUIRE(mac_run.env);
+  mac_run.env->interpreters[0].torch.version = "2.1.0";
+  const Comparison comparison = compare_runs(linux_run, mac_run);
+  CHECK(comparison.checks[1].status == CheckStatus::Caveat);
+  CHECK(
+      evidence_contains(comparison.checks[1], "different torch releases: 2.4.0+cu121 (reference) vs 2.1.0"));
+  CHECK(comparison.verdict == Verdict::Dual);
 }

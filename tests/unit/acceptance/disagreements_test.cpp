@@ -9,8 +9,9 @@ using nlohmann::json;
 
 namespace {
 
-InterpreterRecord interpreter(const std::string &executable, const std::string &system, const std::string &version,
-                              std::optional<bool> mps_built, std::optional<bool> mps_available) {
+InterpreterRecord interpreter(const std::string &executable, const std::string &system,
+                              const std::string &version, std::optional<bool> mps_built,
+                              std::optional<bool> mps_available) {
   InterpreterRecord record;
   record.requested = executable;
   record.executable = executable;
@@ -40,16 +41,20 @@ const Disagreement &find(const std::vector<Disagreement> &disagreements, const s
 }
 
 json probe_report(bool built, bool available, const std::string &version) {
-  return json{{"environment", {{"libtorch_version", version}, {"mps_built", built}, {"mps_available", available},
-                               {"variables", json::object()}}}};
+  return json{{"environment",
+               {{"libtorch_version", version},
+                {"mps_built", built},
+                {"mps_available", available},
+                {"variables", json::object()}}}};
 }
 
 } // namespace
 
-TEST_CASE("the probe says MPS is available but the notebook's torch was built without it", "[disagreements]") {
+TEST_CASE("the probe says MPS is available but the notebook's torch was built without it",
+          "[disagreements]") {
   const json probe = probe_report(true, true, "2.4.0");
-  const auto found =
-      find_disagreements({interpreter("/Users/lab/notebook/bin/python", "Darwin", "2.4.0", false, false)}, &probe);
+  const auto found = find_disagreements(
+      {interpreter("/Users/lab/notebook/bin/python", "Darwin", "2.4.0", false, false)}, &probe);
   const Disagreement &d = find(found, "mps-not-built");
   CHECK(d.severity == "error");
   CHECK(d.message.find("the probe's LibTorch 2.4.0 says MPS is available") != std::string::npos);
@@ -86,7 +91,8 @@ TEST_CASE("two interpreters with different torch versions", "[disagreements]") {
   // The probe's LibTorch counts as one more torch.
   const json probe = probe_report(true, true, "2.6.0");
   const auto with_probe = find_disagreements({interpreter("/a", "Darwin", "2.4.0", true, true)}, &probe);
-  CHECK(find(with_probe, "torch-version-differs").message.find("LibTorch 2.6.0 (the probe)") != std::string::npos);
+  CHECK(find(with_probe, "torch-version-differs").message.find("LibTorch 2.6.0 (the probe)") !=
+        std::string::npos);
 }
 
 TEST_CASE("the MPS fallback variable is flagged as PyTorch reads it", "[disagreements]") {

@@ -24,7 +24,8 @@ constexpr const char *kTorchPython = "/usr/bin/python3"; // Debian python3 + pyt
 // interpreter that cannot import torch.
 std::string make_venv_without_torch(const ScratchDirectory &scratch) {
   const std::string venv = (scratch.path() / "venv").string();
-  const std::string command = std::string(kTorchPython) + " -m venv --without-pip " + venv + " >/dev/null 2>&1";
+  const std::string command =
+      std::string(kTorchPython) + " -m venv --without-pip " + venv + " >/dev/null 2>&1";
   REQUIRE(std::system(command.c_str()) == 0);
   return venv + "/bin/python";
 }
@@ -128,14 +129,15 @@ TEST_CASE("an interpreter that hangs is stopped at the time limit", "[env]") {
 
 TEST_CASE("interpreters that fail or answer nonsense get an error naming them", "[env]") {
   ScratchDirectory scratch;
-  const std::string failing = scratch.write("bin/failing", "#!/bin/sh\necho 'SyntaxError: invalid syntax' >&2\nexit 1\n", true);
+  const std::string failing =
+      scratch.write("bin/failing", "#!/bin/sh\necho 'SyntaxError: invalid syntax' >&2\nexit 1\n", true);
   const InterpreterRecord failed = query_interpreter(failing);
   CHECK(failed.status == "failed");
   CHECK(failed.error.find("exited with status 1") != std::string::npos);
   CHECK(failed.error.find("SyntaxError") != std::string::npos);
 
-  const std::string garbled =
-      scratch.write("bin/garbled", "#!/bin/sh\necho MPSAUDIT-ENV-BEGIN\necho '{not json'\necho MPSAUDIT-ENV-END\n", true);
+  const std::string garbled = scratch.write(
+      "bin/garbled", "#!/bin/sh\necho MPSAUDIT-ENV-BEGIN\necho '{not json'\necho MPSAUDIT-ENV-END\n", true);
   const InterpreterRecord bad = query_interpreter(garbled);
   CHECK(bad.status == "bad-output");
   CHECK(bad.error.find(garbled) != std::string::npos);
@@ -194,7 +196,8 @@ TEST_CASE("the env record round-trips through JSON", "[env]") {
 
   CHECK_FALSE(env_record_from_json(nlohmann::json{{"schema", "something-else"}}, error));
   CHECK(error.find("not an environment record") != std::string::npos);
-  CHECK_FALSE(env_record_from_json(nlohmann::json{{"schema", "mpsaudit-env-record"}, {"schema_version", 99}}, error));
+  CHECK_FALSE(
+      env_record_from_json(nlohmann::json{{"schema", "mpsaudit-env-record"}, {"schema_version", 99}}, error));
   CHECK(error.find("newer") != std::string::npos);
 }
 
