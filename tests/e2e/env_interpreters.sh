@@ -79,6 +79,28 @@ cmp -s "$work/query.py" "$root/analyzer/acceptance/env_query.py" || fail "--prin
 validate "$work/imported.json"
 [[ $(field "$work/imported.json" 'd["interpreters"][0]["source"]') == imported ]] || fail "import source"
 
+# The macOS branch of the script, on this Linux machine: platform and sysctl
+# answers of an x86_64 Python under Rosetta on an M1, with the ctypes call
+# (darwin_sysctl) replaced. The real call is exercised only on a Mac.
+"$torch_python" - "$work/query.py" <<'PY' || fail "the script's macOS branch"
+import contextlib, io, platform, sys
+namespace = {"__name__": "env_query"}
+with contextlib.redirect_stdout(io.StringIO()):
+    exec(open(sys.argv[1]).read(), namespace)  # runs main() once; its output is dropped
+answers = {"machdep.cpu.brand_string": "Apple M1", "sysctl.proc_translated": 1, "hw.optional.arm64": 1}
+namespace["darwin_sysctl"] = lambda name, integer: answers[name]
+platform.system = lambda: "Darwin"
+platform.machine = lambda: "x86_64"
+platform.mac_ver = lambda: ("14.4.1", ("", "", ""), "x86_64")
+facts = namespace["platform_facts"]()
+assert facts == {"system": "Darwin", "machine": "x86_64", "native_machine": "arm64", "os_version": "14.4.1",
+                 "chip": "Apple M1", "rosetta": True, "errors": []}, facts
+answers["sysctl.proc_translated"] = None  # Intel Mac: the call fails, no translation exists
+answers["hw.optional.arm64"] = None
+facts = namespace["platform_facts"]()
+assert facts["rosetta"] is False and facts["native_machine"] == "x86_64", facts
+PY
+
 status=0; "$binary" env --timeout zero >/dev/null 2>&1 || status=$?
 [[ $status -eq 2 ]] || fail "a bad --timeout exits $status, want 2"
 echo "env interpreters: ok"
