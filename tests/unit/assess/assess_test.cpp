@@ -1,0 +1,391 @@
+// The assessment as a pure function: roles, effort, decision, acceptance.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "assess/decision.h"
+#include "../test_support.h"
+
+using namespace mpsaudit;
+
+namespace {
+
+struct SourceText {
+  std::string path;
+  std::string text;
+  FileKind kind = FileKind::Python;
+};
+
+// A scan of in-memory files: facts and findings as the scan makes them.
+ScanResult scan_of(const std::vector<SourceText> &sources) {
+  ScanResult scan;
+  scan.root = ".";
+  for (const auto &source : sources) {
+    scan.files.push_back({source.path, source.kind, "ast", source.text.size(), 1});
+    scan.project_files.push_back({source.path, source.kind, testing::extract(source.kind, source.text, source.path)});
+    for (auto &finding : testing::findings_for(source.kind, source.text, source.path))
+      scan.findings.push_back(std::move(finding));
+  }
+  std::sort(scan.findings.begin(), scan.findings.end(), finding_less);
+  return scan;
+}
+
+EffortModel repository_model() {
+  std::vector<Diagnostic> diagnostics;
+  EffortModel model = load_effort_model(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/effort.toml", diagnostics);
+  REQUIRE(diagnostics.empty());
+  return model;
+}
+
+Assessment assess_scan(const ScanResult &scan, DecisionThresholds thresholds = {}) {
+  AssessmentInput input;
+  input.scan = &scan;
+  input.model = repository_model();
+  input.thresholds = std::move(thresholds);
+  return assess(input);
+}
+
+const std::string kModel = R"(import torch.nn as nn
+from flash_attn import flash_attn_func
+
+
+class Attention(nn.Module):
+    def forward(self, q, k, v):
+        return flash_attn_func(q, k, v)
+)";
+
+const std::string kPortableModel = R"(import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Attention(nn.Module):
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v)
+)";
+
+const std::string kTrain = R"(import torch
+from torch.utils.data import DataLoader
+
+
+def main(model, data):
+    model = model.cuda()
+    optimizer = torch.optim.AdamW(model.parameters())
+    for x in DataLoader(data):
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        optimizer.step()
+)";
+
+Role role_of(const Assessment &assessment, const std::string &path) {
+  for (const auto &role : assessment.roles)
+    if (role.path == path)
+      return role.role;
+  FAIL("no role for " << path);
+  return Role::Tooling;
+}
+
+} // namespace
+
+TEST_CASE("roles come from content first, then paths, and overrides win", "[assess][roles]") {
+  const ScanResult scan = scan_of({{"net.py", kPortableModel},
+                                   {"run.py", kTrain},
+                                   {"datasets/folder.py", "import os\n"},
+                                   {"scripts/evaluate.py", "import torch\nwith torch.no_grad():\n    pass\n"},
+                                   {"tests/test_net.py", kPortableModel},
+                                   {"examples/demo.py", kTrain},
+                                   {"misc.py", "print(1)\n"}});
+  const Assessment assessment = assess_scan(scan);
+  CHECK(role_of(assessment, "net.py") == Role::Model);
+  CHECK(role_of(assessment, "run.py") == Role::Training);
+  CHECK(role_of(assessment, "datasets/folder.py") == Role::Data);
+  CHECK(role_of(assessment, "scripts/evaluate.py") == Role::Inference); // content outweighs scripts/
+  CHECK(role_of(assessment, "tests/test_net.py") == Role::Tests);
+  CHECK(role_of(assessment, "examples/demo.py") == Role::Docs);
+  CHECK(role_of(assessment, "misc.py") == Role::Tooling);
+
+  const auto overridden = classify_roles(scan.project_files, {{"run.py", Role::Inference}});
+  CHECK(overridden[1].role == Role::Inference);
+  CHECK(overridden[1].reasons.front() == "override: run.py");
+}
+
+TEST_CASE("path globs: * stays in a component, ** crosses them", "[assess][roles]") {
+  CHECK(path_glob_match("src/*.py", "src/a.py"));
+  CHECK_FALSE(path_glob_match("src/*.py", "src/x/a.py"));
+  CHECK(path_glob_match("src/**", "src/x/a.py"));
+  CHECK(path_glob_match("**/test_*.py", "test_a.py"));
+  CHECK(path_glob_match("**/test_*.py", "a/b/test_a.py"));
+  CHECK_FALSE(path_glob_match("a?.py", "a/.py"));
+}
+
+TEST_CASE("the effort model file loads and matches HAZARDS.md section 8", "[assess][effort]") {
+  const EffortModel model = repository_model();
+  CHECK(model.trivial_per_site.low == Approx(0.1));
+  CHECK(model.trivial_per_site.high == Approx(0.25));
+  CHECK(model.trivial_file_cap == Approx(1.0));
+  CHECK(model.small_per_fix.low == Approx(2));
+  CHECK(model.small_per_fix.high == Approx(8));
+  CHECK(model.medium_per_fix.high == Approx(40));
+  CHECK(model.kernel_tensor_core.high == Approx(240));
+  CHECK(model.one_offs.size() == 3);
+  for (const auto &[section, source] : model.sources)
+    CHECK(source.find("HAZARDS.md") != std::string::npos);
+
+  std::vector<Diagnostic> diagnostics;
+  const std::string bad = std::string(MPSAUDIT_SOURCE_DIR) + "/tests/unit/assess/bad-effort.toml";
+  const EffortModel fallback = load_effort_model(bad, diagnostics);
+  REQUIRE(diagnostics.size() == 2);
+  CHECK(diagnostics[0].path == bad);
+  CHECK(diagnostics[0].line > 0);
+  CHECK(fallback.small_per_fix.high == Approx(8)); // the bad value is not taken
+}
+
+TEST_CASE("a hundred .cuda() calls are one helper plus a capped edit per file", "[assess][effort]") {
+  std::string many = "import torch\nx = torch.zeros(1)\n";
+  for (int i = 0; i < 100; ++i)
+    many += "y" + std::to_string(i) + " = x.cuda()\n";
+  const ScanResult scan = scan_of({{"a.py", many}, {"b.py", "import torch\nz = torch.ones(1).cuda()\n"}});
+  const EffortEstimate effort = estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  REQUIRE(effort.open_findings == 101);
+  const auto item = std::find_if(effort.items.begin(), effort.items.end(),
+                                 [](const EffortItem &i) { return i.rule_id == "MPS201"; });
+  REQUIRE(item != effort.items.end());
+  CHECK(item->sites == 101);
+  CHECK(item->files.size() == 2);
+  // a.py: 100 x 0.1-0.25 h capped at 1 h; b.py: one site.
+  CHECK(item->hours.low == Approx(1.0 + 0.1));
+  CHECK(item->hours.high == Approx(1.0 + 0.25));
+  CHECK(item->basis.find("capped") != std::string::npos);
+  const auto helper = std::find_if(effort.items.begin(), effort.items.end(),
+                                   [](const EffortItem &i) { return i.key == "one-off:device-helper"; });
+  REQUIRE(helper != effort.items.end());
+  CHECK(effort.items.front().key == "one-off:device-helper"); // first in the plan
+  CHECK(effort.total.low == Approx(1.1 + 1));
+  CHECK(effort.total.high == Approx(1.25 + 2));
+}
+
+TEST_CASE("small fixes count once per repository, guarded and info findings cost nothing", "[assess][effort]") {
+  const ScanResult scan =
+      scan_of({{"a.py", "from flash_attn import flash_attn_func\n"},
+               {"b.py", "from flash_attn import flash_attn_func\n"},
+               {"c.py", "try:\n    import triton\nexcept ImportError:\n    triton = None\n"}});
+  const EffortEstimate effort = estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  REQUIRE(effort.items.size() == 1);
+  CHECK(effort.items[0].rule_id == "MPS402");
+  CHECK(effort.items[0].sites == 2);
+  CHECK(effort.items[0].hours.low == Approx(2));
+  CHECK(effort.items[0].hours.high == Approx(8));
+  CHECK(effort.guarded_findings == 1);
+  // Each file carries half of the shared fix in the roll-ups.
+  REQUIRE(effort.by_file.size() == 2);
+  CHECK(effort.by_file[0].hours.high == Approx(4));
+  REQUIRE(effort.by_category.size() == 1);
+  CHECK(effort.by_category[0].name == "library");
+}
+
+TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess][effort]") {
+  auto kernel = [](const std::string &name, const std::string &lines, const std::string &tensor_core) {
+    Fact fact;
+    fact.kind = "cuda-kernel";
+    fact.name = name;
+    fact.span.line = 3;
+    fact.set_attribute("device_lines", lines);
+    fact.set_attribute("shared_memory", "2");
+    fact.set_attribute("warp_intrinsics", "0");
+    fact.set_attribute("atomics", "1");
+    fact.set_attribute("tensor_core", tensor_core);
+    fact.set_attribute("launches", "1");
+    return fact;
+  };
+  ScanResult scan;
+  ProjectFile plain{"csrc/plain.cu", FileKind::Cuda, {}};
+  plain.facts.facts.push_back(kernel("scale", "300", "0"));
+  ProjectFile gemm{"csrc/gemm.cu", FileKind::Cuda, {}};
+  gemm.facts.facts.push_back(kernel("mma_gemm", "80", "4"));
+  scan.project_files = {plain, gemm};
+  const EffortModel model = repository_model();
+  EffortEstimate effort = estimate_effort(scan, classify_roles(scan.project_files, {}), model);
+  REQUIRE(effort.items.size() == 2);
+  auto find = [&](const std::string &name) {
+    return *std::find_if(effort.items.begin(), effort.items.end(),
+                         [&](const EffortItem &i) { return i.key.find(name) != std::string::npos; });
+  };
+  // scale: base 16-40 + 2 x (8-16) for 200 lines over 100 + shared 2-8 + atomics 2-8 + glue 8-16.
+  CHECK(find("scale").hours.low == Approx(16 + 16 + 2 + 2 + 8));
+  CHECK(find("scale").hours.high == Approx(40 + 32 + 8 + 8 + 16));
+  // mma_gemm: tensor-core 80-240 + shared + atomics + glue.
+  CHECK(find("mma_gemm").hours.low == Approx(80 + 2 + 2 + 8));
+
+  Fact registration;
+  registration.kind = "op-registration";
+  registration.name = "ns::scale";
+  registration.set_attribute("backend", "CUDA");
+  registration.set_attribute("fallbacks", "cpu");
+  scan.project_files[0].facts.facts.push_back(registration);
+  Fact critical = registration; // the GEMM's op has no fallback: its port stays
+  critical.name = "ns::gemm";
+  critical.set_attribute("fallbacks", "none");
+  scan.project_files[1].facts.facts.push_back(critical);
+  effort = estimate_effort(scan, classify_roles(scan.project_files, {}), model);
+  CHECK(find("scale").hours.high == Approx(model.kernel_with_fallback.high));
+  CHECK(find("scale").deferred.high == Approx(40 + 32 + 8 + 8 + 16));
+  CHECK(effort.deferred.high == Approx(find("scale").deferred.high));
+  CHECK(find("mma_gemm").deferred.high == 0);
+  CHECK(find("mma_gemm").hours.low == Approx(80 + 2 + 2 + 8));
+}
+
+TEST_CASE("a CUDA-only library in the model's forward path keeps Linux GPUs", "[assess][decision]") {
+  const ScanResult scan = scan_of({{"model/attn.py", kModel}, {"train.py", kTrain}});
+  const Assessment assessment = assess_scan(scan);
+  const Decision &decision = assessment.decision;
+  CHECK(decision.outcome == Outcome::KeepLinuxGpu);
+  REQUIRE_FALSE(decision.deciding.empty());
+  CHECK(decision.deciding[0].kind == "critical-blocker");
+  CHECK(decision.deciding[0].rule_id == "MPS402");
+  CHECK(decision.deciding[0].path == "model/attn.py");
+  REQUIRE(decision.if_resolved);
+  CHECK(*decision.if_resolved == Outcome::Adapt);
+  REQUIRE_FALSE(decision.what_would_change.empty());
+  const std::string &change = decision.what_would_change[0];
+  CHECK(change.find("model/attn.py:2") != std::string::npos);
+  CHECK(change.find("scaled_dot_product_attention") != std::string::npos);
+  CHECK(change.find("becomes ADAPT") != std::string::npos);
+
+  // Resolving it for real gives what the report predicted.
+  const Assessment after = assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", kTrain}}));
+  CHECK(after.decision.outcome == *decision.if_resolved);
+}
+
+TEST_CASE("the same blocker confined to training code is DUAL; in tests it does not decide", "[assess][decision]") {
+  const std::string training_blocker = kTrain + "\nfrom flash_attn import flash_attn_func\n";
+  const Assessment dual = assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", training_blocker}}));
+  CHECK(dual.decision.outcome == Outcome::Dual);
+  CHECK(dual.decision.deciding[0].kind == "training-blocker");
+
+  const Assessment peripheral = assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"tests/test_attn.py", kModel}}));
+  CHECK(peripheral.decision.outcome == Outcome::Adapt);
+
+  DecisionThresholds strict;
+  strict.peripheral_roles.clear(); // tunable: tests may decide too
+  const Assessment strict_result =
+      assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"tests/test_attn.py", kModel}}), strict);
+  CHECK(strict_result.decision.outcome == Outcome::Dual);
+}
+
+TEST_CASE("distributed training and kernels with a fallback make DUAL", "[assess][decision]") {
+  const std::string distributed = kTrain + "\nimport torch.distributed as dist\ndist.init_process_group(\"nccl\")\n";
+  const Assessment dual = assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", distributed}}));
+  CHECK(dual.decision.outcome == Outcome::Dual);
+  CHECK(dual.decision.deciding[0].kind == "training-scale");
+  CHECK(dual.decision.if_resolved == Outcome::Adapt);
+
+  const std::string fallback = "try:\n    import triton\nexcept ImportError:\n    triton = None\n";
+  const Assessment guarded = assess_scan(scan_of({{"model/kernels.py", fallback}}));
+  CHECK(guarded.decision.outcome == Outcome::Dual);
+  CHECK(guarded.decision.deciding[0].kind == "fallback-item");
+}
+
+TEST_CASE("effort thresholds decide when no finding does", "[assess][decision]") {
+  const ScanResult scan = scan_of({{"train.py", kTrain}});
+  CHECK(assess_scan(scan).decision.outcome == Outcome::Adapt);
+  DecisionThresholds tight;
+  tight.adapt_max_hours = 1;
+  const Assessment dual = assess_scan(scan, tight);
+  CHECK(dual.decision.outcome == Outcome::Dual);
+  CHECK(dual.decision.deciding[0].kind == "effort-dual");
+  CHECK_FALSE(dual.decision.if_resolved);
+  tight.keep_min_hours = 0.5;
+  CHECK(assess_scan(scan, tight).decision.outcome == Outcome::KeepLinuxGpu);
+}
+
+TEST_CASE("memory fit decides: training that fits no Mac is DUAL, inference that fits none is KEEP", "[assess][decision]") {
+  auto config_of = [](const std::string &parameters) {
+    ScanResult scan = scan_of({{"model/net.py", kPortableModel}});
+    ProjectFile config{"config.json", FileKind::ModelConfig, {}};
+    Fact fact;
+    fact.kind = "model-config";
+    fact.name = "config.json";
+    fact.set_attribute("parameters", parameters);
+    fact.set_attribute("dtype", "float16");
+    config.facts.facts.push_back(fact);
+    scan.project_files.push_back(config);
+    return scan;
+  };
+  const Assessment training = assess_scan(config_of("10000000000")); // 10B: 24 GB to run, 192 GB to train
+  CHECK(training.decision.outcome == Outcome::Dual);
+  CHECK(training.decision.deciding[0].kind == "memory-training");
+  const Assessment inference = assess_scan(config_of("200000000000")); // 200B
+  CHECK(inference.decision.outcome == Outcome::KeepLinuxGpu);
+  CHECK(inference.decision.deciding[0].kind == "memory-inference");
+  DecisionThresholds ignore_memory;
+  ignore_memory.memory_decides = false;
+  CHECK(assess_scan(config_of("200000000000"), ignore_memory).decision.outcome == Outcome::Adapt);
+}
+
+TEST_CASE("acceptance levels: not yet confirmed without a probe, from the verdicts with one", "[assess][probe]") {
+  const ScanResult scan = scan_of({{"train.py", kTrain}});
+  const Assessment without = assess_scan(scan);
+  REQUIRE(without.acceptance.size() == 3);
+  for (const auto &level : without.acceptance)
+    CHECK(level.status == "not-yet-confirmed");
+
+  const auto verdict_json = nlohmann::json::parse(R"({
+    "schema_version": 1, "tool": "mpsaudit-probe", "target": "mps", "coverage_table": "2.6.0",
+    "environment": {"libtorch_version": "2.6.0", "mps_built": true, "mps_available": true,
+                    "os": {"name": "macOS", "version": "15.1"}, "arch": "arm64", "warnings": []},
+    "operators": [
+      {"name": "torch.nn.functional.grid_sample", "uses": [{"path": "train.py", "line": 4, "count": 1}],
+       "mps": {"outcome": "missing", "evidence": "coverage-table@2.6.0", "reason": "no MPS kernel"},
+       "live": {"evidence": "live-mps", "results": [{"outcome": "not-implemented"}]}},
+      {"name": "torch.matmul", "mps": {"outcome": "native", "evidence": "live-mps"},
+       "live": {"evidence": "live-mps", "results": [{"outcome": "ok"}]}}
+    ],
+    "downcast": [{"name": "torch.linalg.solve", "outcome": "measured", "max_relative_error": 0.2}],
+    "findings": [{"confirms": true}]
+  })");
+  std::vector<Diagnostic> diagnostics;
+  AssessmentInput input;
+  input.scan = &scan;
+  input.model = repository_model();
+  input.probe = parse_probe_verdicts(verdict_json, "verdicts.json", diagnostics);
+  CHECK(diagnostics.empty());
+  REQUIRE(input.probe.present);
+  CHECK(input.probe.operators[0].path == "train.py");
+  CHECK(input.probe.findings_confirmed == 1);
+  const Assessment with = assess(input);
+  CHECK(with.acceptance[0].status == "confirmed");
+  CHECK(with.acceptance[0].evidence.find("macOS 15.1 arm64") != std::string::npos);
+  CHECK(with.acceptance[1].status == "refuted");
+  CHECK(with.acceptance[1].evidence.find("grid_sample") != std::string::npos);
+  CHECK(with.acceptance[2].status == "refuted");
+
+  diagnostics.clear();
+  const ProbeVerdicts wrong = parse_probe_verdicts(nlohmann::json::parse(R"({"tool": "other"})"), "x.json", diagnostics);
+  CHECK_FALSE(wrong.present);
+  REQUIRE(diagnostics.size() == 1);
+  CHECK(diagnostics[0].path == "x.json");
+}
+
+TEST_CASE("the action plan puts mechanical fixes first, with counts", "[assess][plan]") {
+  const ScanResult scan = scan_of({{"model/attn.py", kModel}, {"train.py", kTrain}});
+  const Assessment assessment = assess_scan(scan);
+  REQUIRE(assessment.plan.size() >= 3);
+  CHECK(assessment.plan[0].title.find("device/dtype helper") != std::string::npos);
+  CHECK(assessment.plan[1].effort == "trivial");
+  CHECK(assessment.plan[1].count == 2); // the two .cuda() calls
+  int previous = 0;
+  for (const auto &step : assessment.plan) {
+    CHECK(step.order == ++previous);
+  }
+  CHECK(assessment.plan.back().effort == "small"); // flash-attn after the mechanical edits
+}
+
+TEST_CASE("hours read as hours, days or weeks", "[assess][effort]") {
+  CHECK(format_hours({0, 0}) == "0 h");
+  CHECK(format_hours({0.1, 0.25}) == "0.1–0.2 h");
+  CHECK(format_hours({2, 8}) == "2–8 h");
+  CHECK(format_hours({16, 40}) == "2–5 d");
+  CHECK(format_hours({80, 240}) == "2–6 wk");
+  CHECK(format_hours({8, 8}) == "8 h");
+}
