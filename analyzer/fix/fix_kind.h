@@ -108,6 +108,7 @@ const FixRegistry &fix_registry();
 // Registration functions, one per unit in fix/kinds/.
 void register_device_selection_fix(FixRegistry &registry);
 void register_dot_cuda_fix(FixRegistry &registry);
+void register_hard_coded_device_fix(FixRegistry &registry);
 void register_amp_fixes(FixRegistry &registry);
 void register_torch_load_fix(FixRegistry &registry);
 void register_cuda_runtime_fixes(FixRegistry &registry);

@@ -21,6 +21,7 @@ const FixRegistry &fix_registry() {
     FixRegistry built;
     register_device_selection_fix(built);
     register_dot_cuda_fix(built);
+    register_hard_coded_device_fix(built);
     register_amp_fixes(built);
     register_torch_load_fix(built);
     register_cuda_runtime_fixes(built);

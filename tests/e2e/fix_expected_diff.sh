@@ -52,7 +52,8 @@ for marker in 'torch.backends.mps.is_available() else' 'elif torch.backends.mps.
   'torch.mps.synchronize()' 'torch.mps.empty_cache()' 'torch.manual_seed(0)' \
   'pin_memory=(device.type == "cuda")' 'device=x.device' 'sys_platform != "darwin"' \
   'sys_platform == "darwin"' 'mpsaudit: ignore[MPS702]' '+--extra-index-url' \
-  'torch.accelerator.synchronize()' 'torch.accelerator.current_accelerator()'; do
+  'torch.accelerator.synchronize()' 'torch.accelerator.current_accelerator()' \
+  'torch.device("cuda:0" if torch.cuda.is_available() else'; do
   if ! grep -q -F -- "$marker" "$EXPECTED"/*.diff; then
     echo "FAIL: no expected diff shows '$marker'"
     status=1

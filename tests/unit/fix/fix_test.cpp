@@ -302,6 +302,23 @@ TEST_CASE(".cuda() becomes .to(device)", "[fix][MPS201]") {
   }
 }
 
+TEST_CASE("hard-coded CUDA devices become CUDA-first selections", "[fix][MPS202]") {
+  CHECK(fixed("import torch\ndev = torch.device(\"cuda:0\")\n") ==
+        "import torch\ndev = torch.device(\"cuda:0\" if torch.cuda.is_available() else \"mps\" if "
+        "torch.backends.mps.is_available() else \"cpu\")\n");
+  CHECK(fixed("import torch\ndef f(m, device='cuda'):\n    return m\n", target("2.6")) ==
+        "import torch\ndef f(m, device='cuda' if torch.cuda.is_available() else "
+        "torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else 'cpu'):\n"
+        "    return m\n");
+  // `.to("cuda")` takes the device in scope.
+  CHECK(fixed("import torch\nDEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\nx = y.to('cuda')\n",
+              FixOptions{{"MPS202"}, false, ""}) ==
+        "import torch\nDEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\nx = y.to(DEVICE)\n");
+  // Strings that are not device arguments are not findings, and stay.
+  const std::string prose = "import torch\nprint('cuda')\nif name == 'cuda':\n    pass\n";
+  CHECK(run_fix(prose, unsafe()).fixed == prose);
+}
+
 TEST_CASE("torch.cuda.amp becomes torch.amp", "[fix][MPS109]") {
   const std::string text = "import torch\n"
                            "from torch.cuda.amp import GradScaler, autocast\n"
