@@ -21,20 +21,33 @@ constexpr std::size_t kMaxSentence = 600;
 // A run of text to classify: a paragraph of prose or one line of code.
 struct Segment {
   std::string text;
-  std::vector<std::pair<std::size_t, std::uint32_t>> line_starts; // offset in text -> line
+  // Where each source line starts in `text`: offset, line, and the 1-based
+  // column of its first character in the file (lines are trimmed when joined).
+  struct LineStart {
+    std::size_t offset;
+    std::uint32_t line;
+    std::uint32_t column;
+  };
+  std::vector<LineStart> line_starts;
   bool code = false;
   bool requirement_section = false;
 };
 
-std::uint32_t line_at(const Segment &segment, std::size_t offset) {
-  std::uint32_t line = segment.line_starts.front().second;
-  for (const auto &[start, number] : segment.line_starts)
-    if (start <= offset)
-      line = number;
-  return line;
+// 1-based line and column of `offset` in the segment's text.
+std::pair<std::uint32_t, std::uint32_t> position_at(const Segment &segment, std::size_t offset) {
+  Segment::LineStart where = segment.line_starts.front();
+  for (const auto &start : segment.line_starts)
+    if (start.offset <= offset)
+      where = start;
+  return {where.line, where.column + static_cast<std::uint32_t>(offset - where.offset)};
 }
 
-// Compiled patterns, cached per thread by the address of their literal.
+// Column (1-based) of the first non-blank character of `raw`.
+std::uint32_t first_column(std::string_view raw) {
+  const std::size_t at = raw.find_first_not_of(" \t");
+  return static_cast<std::uint32_t>(at == std::string_view::npos ? 1 : at + 1);
+}
+
 const std::regex &icase(const char *pattern) {
   static thread_local std::deque<std::pair<const char *, std::regex>> cache; // stable addresses
   for (const auto &[key, compiled] : cache)
@@ -129,7 +142,7 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
       return;
     Segment segment;
     segment.text = std::string(line);
-    segment.line_starts.push_back({0, number});
+    segment.line_starts.push_back({0, number, 1});
     segment.code = true;
     segment.requirement_section = requirement_section();
     segments.push_back(std::move(segment));
@@ -216,7 +229,7 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
       in_rst_literal = true;
       if (!starts_with(line, ".. ")) { // "Install with::" is prose, then code follows
         paragraph.text = std::string(line.substr(0, line.size() - 1));
-        paragraph.line_starts.push_back({0, number});
+        paragraph.line_starts.push_back({0, number, first_column(raw)});
         flush();
       }
       continue;
@@ -234,7 +247,7 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
       flush();
     if (!paragraph.text.empty())
       paragraph.text.push_back(' ');
-    paragraph.line_starts.push_back({paragraph.text.size(), number});
+    paragraph.line_starts.push_back({paragraph.text.size(), number, first_column(raw)});
     paragraph.text.append(line);
     if (line.front() == '|')
       flush();
@@ -276,7 +289,8 @@ struct Match {
   std::string klass;
   std::string value;
   std::size_t offset = 0; // in the sentence
-  bool command = false;   // an install spec or index URL: counts inside `inline code` too
+  std::size_t length = 0;
+  bool command = false; // an install spec or index URL: counts inside `inline code` too
 };
 
 void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vector<Match> &out) {
@@ -287,7 +301,8 @@ void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vecto
            icase("\\b(cudatoolkit|cuda-toolkit|pytorch-cuda|cuda-version|cuda-runtime)\\s*(==|>=|=|~=)\\s*"
                  "['\"]?(\\d{1,2}\\.\\d{1,2})"));
        it != std::sregex_iterator(); ++it)
-    out.push_back({"cuda-toolkit", (*it)[3], static_cast<std::size_t>(it->position(0)), true});
+    out.push_back({"cuda-toolkit", (*it)[3], static_cast<std::size_t>(it->position(0)),
+                   static_cast<std::size_t>(it->length(0)), true});
   if (code || !context)
     return;
   for (auto it = std::sregex_iterator(
@@ -299,7 +314,7 @@ void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vecto
     if (major < 7 || major > 13) // CUDA releases run from 7.0 to 13.x
       continue;
     out.push_back({"cuda-toolkit", std::string((*it)[4]) + std::string((*it)[5]),
-                   static_cast<std::size_t>(it->position(0))});
+                   static_cast<std::size_t>(it->position(0)), static_cast<std::size_t>(it->length(0))});
   }
 }
 
@@ -307,7 +322,8 @@ void find_driver(const std::string &s, bool code, std::vector<Match> &out) {
   if (code) {
     std::smatch m;
     if (std::regex_search(s, m, icase("nvidia-driver-(\\d{3})\\b")))
-      out.push_back({"nvidia-driver", m[1], static_cast<std::size_t>(m.position(0))});
+      out.push_back({"nvidia-driver", m[1], static_cast<std::size_t>(m.position(0)),
+                     static_cast<std::size_t>(m.length(0))});
     return;
   }
   std::smatch m;
@@ -316,7 +332,8 @@ void find_driver(const std::string &s, bool code, std::vector<Match> &out) {
           icase("\\b(nvidia\\s+)?(gpu\\s+)?drivers?(\\s+version)?\\s*(>=|>|==|=|≥|:|of|version)?\\s*"
                 "(r|v)?(\\d{3}(\\.\\d{1,3}){0,2})\\b")) &&
       (m[1].matched || search(s, icase("nvidia|cuda|gpu"))))
-    out.push_back({"nvidia-driver", m[6], static_cast<std::size_t>(m.position(0))});
+    out.push_back({"nvidia-driver", m[6], static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0))});
 }
 
 void find_gpu_model(const std::string &s, bool code, bool context, std::vector<Match> &out) {
@@ -325,17 +342,19 @@ void find_gpu_model(const std::string &s, bool code, bool context, std::vector<M
   std::smatch m;
   // Architecture flags and compute capability are requirements by themselves.
   if (std::regex_search(s, m, exact("\\b(sm_\\d{2,3}a?|compute_\\d{2,3})\\b")))
-    out.push_back({"gpu-model", m[1], static_cast<std::size_t>(m.position(0))});
-  if (std::regex_search(s, m, icase("compute capabilit(y|ies)\\s*(of|>=|≥|:)?\\s*(\\d{1,2}\\.\\d)")))
     out.push_back(
-        {"gpu-model", "compute capability " + std::string(m[3]), static_cast<std::size_t>(m.position(0))});
+        {"gpu-model", m[1], static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0))});
+  if (std::regex_search(s, m, icase("compute capabilit(y|ies)\\s*(of|>=|≥|:)?\\s*(\\d{1,2}\\.\\d)")))
+    out.push_back({"gpu-model", "compute capability " + std::string(m[3]),
+                   static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0))});
   if (!context)
     return;
   if (std::regex_search(
           s, m,
           exact("\\b(A100|A800|H100|H800|H200|B100|B200|GB200|V100|P100|P40|T4|A10G?|A30|A40|A6000|L4|L40S?|"
                 "RTX ?A?\\d{4}( ?Ti)?|GTX ?\\d{3,4}( ?Ti)?|TITAN ?(RTX|Xp|X|V)|Titan ?(RTX|Xp|X|V))\\b")))
-    out.push_back({"gpu-model", m[1], static_cast<std::size_t>(m.position(0))});
+    out.push_back(
+        {"gpu-model", m[1], static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0))});
 }
 
 void find_vram(const std::string &s, bool code, bool context, std::vector<Match> &out) {
@@ -357,7 +376,7 @@ void find_vram(const std::string &s, bool code, bool context, std::vector<Match>
       continue;
     if (!context && !search(s, icase("\\buses?|\\bconsum|\\btakes?\\b|\\boccup")))
       continue;
-    out.push_back({"vram", std::string((*it)[1]) + " GB", at});
+    out.push_back({"vram", std::string((*it)[1]) + " GB", at, static_cast<std::size_t>(it->length(0))});
     break;
   }
 }
@@ -365,10 +384,12 @@ void find_vram(const std::string &s, bool code, bool context, std::vector<Match>
 void find_cuda_index(const std::string &s, std::vector<Match> &out) {
   std::smatch m;
   if (std::regex_search(s, m, icase("download\\.pytorch\\.org/whl/(nightly/)?(cu\\d{2,3})\\b")))
-    out.push_back({"cuda-index", m[2], static_cast<std::size_t>(m.position(0)), true});
+    out.push_back({"cuda-index", m[2], static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0)), true});
   else if (search(s, icase("pip3? install|index-url|find-links|\\s-f\\s|/whl/")) &&
            std::regex_search(s, m, icase("[+/](cu\\d{2,3})\\b")))
-    out.push_back({"cuda-index", m[1], static_cast<std::size_t>(m.position(0)), true});
+    out.push_back({"cuda-index", m[1], static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0)), true});
 }
 
 void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
@@ -379,14 +400,16 @@ void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
           s, m,
           icase("\\blinux[- ]only\\b|\\bonly (been )?(supported|tested|works?|runs?|available|"
                 "supports?)( on| under)? linux\\b|\\brequires? (a )?linux\\b|\\blinux is required")))
-    out.push_back({"linux-only", "Linux only", static_cast<std::size_t>(m.position(0))});
+    out.push_back({"linux-only", "Linux only", static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0))});
   else if (std::regex_search(
                s, m,
                icase("(not|n't|never)( been| be| yet)? (officially )?(supported|work|run|tested|available)"
                      "( on| under| for| with)? (mac ?os|os ?x|macs?|apple|windows (or|and|/) mac ?os)\\b|"
                      "\\b(mac ?os|os ?x|macs?|apple silicon)( and windows)?( is| are)? (not|un)supported|"
                      "\\bno (mac ?os|mac) support")))
-    out.push_back({"linux-only", "macOS not supported", static_cast<std::size_t>(m.position(0))});
+    out.push_back({"linux-only", "macOS not supported", static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0))});
 }
 
 // True when `offset` lies inside "double quotes" or `inline code` in prose:
@@ -422,6 +445,7 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
   FileFacts facts;
   facts.mode = "lexical";
   const bool changelog_file = is_changelog_file(path);
+  const LineIndex file_lines(text);
   std::set<std::tuple<std::string, std::string, std::uint32_t>> seen;
   for (const Segment &segment : segment_text(text, changelog_file)) {
     const auto ranges = segment.code
@@ -442,15 +466,19 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       for (const Match &match : matches) {
         if (!segment.code && !match.command && inside_quotation(sentence, match.offset))
           continue;
-        const std::uint32_t line = line_at(segment, begin + match.offset);
+        const auto [line, column] = position_at(segment, begin + match.offset);
         if (!seen.insert({match.klass, match.value, line}).second)
           continue;
         Fact fact;
         fact.kind = "doc-requirement";
         fact.name = match.klass;
         fact.span.line = line;
-        fact.span.column = 1;
+        fact.span.column = column;
         fact.span.end_line = line;
+        // A match that runs past its line (a sentence joined from several) ends
+        // at the end of the line.
+        fact.span.end_column = std::min(column + static_cast<std::uint32_t>(match.length),
+                                        static_cast<std::uint32_t>(file_lines.line_text(line).size() + 1));
         fact.set_attribute("value", match.value);
         fact.set_attribute("sentence", quote(sentence));
         fact.set_attribute("in_code", segment.code ? "true" : "false");

@@ -59,6 +59,8 @@ TEST_CASE("the quoted sentence is the sentence, not the paragraph", "[prose]") {
   REQUIRE(facts.facts.size() == 1);
   CHECK(*facts.facts.front().attribute("sentence") == "Training requires an A100 GPU.");
   CHECK(facts.facts.front().span.line == 2);
+  CHECK(facts.facts.front().span.column == 22); // "Training requires an " is 21 bytes
+  CHECK(facts.facts.front().span.end_column == 26);
 }
 
 TEST_CASE("decoys: mentions that are not requirements", "[prose][precision]") {
