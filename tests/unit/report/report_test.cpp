@@ -1,0 +1,140 @@
+// Report writers over a small scan with an assessment: Markdown, HTML, SARIF,
+// JSON and the text summary agree on the decision and escape what they quote.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "../test_support.h"
+#include "report/report.h"
+
+using namespace mpsaudit;
+
+namespace {
+
+struct Fixture {
+  ScanResult scan;
+  Assessment assessment;
+  ReportContext context{"9.9.9", &testing::repository_catalog()};
+
+  Fixture() {
+    scan.root = ".";
+    const std::string model = "import torch.nn as nn\nfrom flash_attn import flash_attn_func  # <script>x|y</script>\n";
+    const std::string train =
+        "import torch\nx = torch.zeros(1).cuda()  # mpsaudit: ignore[MPS201] cluster only\ny = x.cuda()\n";
+    for (const auto &[path, text] : {std::pair<std::string, std::string>{"model/attn.py", model}, {"train.py", train}}) {
+      scan.files.push_back({path, FileKind::Python, "ast", text.size(), 2});
+      scan.project_files.push_back({path, FileKind::Python, testing::extract(FileKind::Python, text, path)});
+      for (auto &finding : testing::findings_for(FileKind::Python, text, path))
+        scan.findings.push_back(std::move(finding));
+    }
+    std::sort(scan.findings.begin(), scan.findings.end(), finding_less);
+    AssessmentInput input;
+    input.scan = &scan;
+    assessment = assess(input);
+    context.assessment = &assessment;
+  }
+};
+
+} // namespace
+
+TEST_CASE("the fixture has an open blocker and a suppressed finding", "[report]") {
+  const Fixture fixture;
+  REQUIRE(fixture.assessment.decision.outcome == Outcome::KeepLinuxGpu);
+  REQUIRE(std::count_if(fixture.scan.findings.begin(), fixture.scan.findings.end(),
+                        [](const Finding &f) { return f.suppressed; }) == 1);
+}
+
+TEST_CASE("markdown: decision, effort, findings and plan, with table cells escaped", "[report][markdown]") {
+  const Fixture fixture;
+  std::ostringstream out;
+  write_markdown_report(out, fixture.scan, fixture.context);
+  const std::string md = out.str();
+  CHECK(md.find("## Decision: **KEEP_LINUX_GPU**") != std::string::npos);
+  CHECK(md.find("## Effort: " + format_hours(fixture.assessment.effort.total)) != std::string::npos);
+  CHECK(md.find("## Action plan") != std::string::npos);
+  CHECK(md.find("| MPS402 | error |") != std::string::npos);
+  CHECK(md.find("<script>") == std::string::npos);
+  CHECK(md.find("becomes ADAPT") != std::string::npos);
+}
+
+TEST_CASE("html: self-contained, counts as data attributes, snippets escaped", "[report][html]") {
+  const Fixture fixture;
+  std::ostringstream out;
+  write_html_report(out, fixture.scan, fixture.context);
+  const std::string html = out.str();
+  CHECK(html.find("data-outcome=\"KEEP_LINUX_GPU\"") != std::string::npos);
+  CHECK(html.find("id=\"count-findings\" data-count=\"2\"") != std::string::npos);
+  CHECK(html.find("id=\"count-suppressed\" data-count=\"1\"") != std::string::npos);
+  CHECK(html.find("&lt;script&gt;x|y&lt;/script&gt;") != std::string::npos);
+  CHECK(html.find("<script>x") == std::string::npos);
+  CHECK(html.find("Content-Security-Policy") != std::string::npos);
+  CHECK(html.find("src=\"http") == std::string::npos);
+  std::size_t rows = 0;
+  for (std::size_t at = html.find("<tr class=\"finding\""); at != std::string::npos;
+       at = html.find("<tr class=\"finding\"", at + 1))
+    ++rows;
+  CHECK(rows == 2);
+}
+
+TEST_CASE("sarif: rules, relative URIs, fingerprints, levels and suppressions", "[report][sarif]") {
+  const Fixture fixture;
+  const nlohmann::json sarif = report_to_sarif(fixture.scan, fixture.context);
+  CHECK(sarif["version"] == "2.1.0");
+  const auto &run = sarif["runs"][0];
+  CHECK(run["originalUriBaseIds"]["SRCROOT"]["uri"].get<std::string>().rfind("file:///", 0) == 0);
+  const auto &rules = run["tool"]["driver"]["rules"];
+  REQUIRE(rules.size() == 2);
+  CHECK(rules[0]["id"] == "MPS201");
+  CHECK_FALSE(rules[1]["help"]["markdown"].get<std::string>().empty());
+  const auto &results = run["results"];
+  REQUIRE(results.size() == 3);
+  CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "model/attn.py");
+  CHECK(results[0]["level"] == "error");
+  CHECK(results[0]["ruleIndex"] == 1);
+  int suppressed = 0;
+  for (const auto &result : results)
+    if (result.contains("suppressions")) {
+      ++suppressed;
+      CHECK(result["suppressions"][0]["kind"] == "inSource");
+      CHECK(result["suppressions"][0]["justification"] == "cluster only");
+    }
+  CHECK(suppressed == 1);
+  CHECK(run["properties"]["decision"] == "KEEP_LINUX_GPU");
+}
+
+TEST_CASE("line hashes ignore indentation and moves, not the rule or the code", "[report][sarif]") {
+  CHECK(line_hash("MPS201", "    x = y.cuda()") == line_hash("MPS201", "x = y.cuda()"));
+  CHECK(line_hash("MPS201", "x = y.cuda()") != line_hash("MPS202", "x = y.cuda()"));
+  CHECK(line_hash("MPS201", "x = y.cuda()") != line_hash("MPS201", "x = z.cuda()"));
+  CHECK(line_hash("MPS201", "x").size() == 16);
+}
+
+TEST_CASE("json carries the assessment; text ends with the decision summary", "[report][json][text]") {
+  const Fixture fixture;
+  const nlohmann::json report = report_to_json(fixture.scan, fixture.context);
+  REQUIRE(report.contains("assessment"));
+  CHECK(report["assessment"]["decision"]["outcome"] == "KEEP_LINUX_GPU");
+  CHECK(report["assessment"]["decision"]["if_resolved"] == "ADAPT");
+  CHECK(report["assessment"]["acceptance"].size() == 3);
+  CHECK(report["assessment"]["effort"]["suppressed_findings"] == 1);
+  std::ostringstream out;
+  write_text_report(out, fixture.scan, fixture.context, TextOptions{});
+  const std::string text = out.str();
+  CHECK(text.find("Decision: KEEP_LINUX_GPU - ") != std::string::npos);
+  CHECK(text.find("Effort: " + format_hours(fixture.assessment.effort.total)) != std::string::npos);
+  CHECK(text.find("\033[") == std::string::npos); // no colour unless asked
+  std::ostringstream coloured;
+  write_text_report(coloured, fixture.scan, fixture.context, TextOptions{true});
+  CHECK(coloured.str().find("\033[1;31mKEEP_LINUX_GPU\033[0m") != std::string::npos);
+}
+
+TEST_CASE("output formats follow the file extension", "[report]") {
+  CHECK(format_for_extension("r.json") == "json");
+  CHECK(format_for_extension("out/r.MD") == "md");
+  CHECK(format_for_extension("r.html") == "html");
+  CHECK(format_for_extension("r.sarif") == "sarif");
+  CHECK(format_for_extension("r.txt") == "text");
+  CHECK(format_for_extension("report") == "");
+  CHECK(format_for_extension("dir.d/report") == "");
+}
