@@ -107,11 +107,18 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   FixContext context(path, kind, text, facts, target);
   std::vector<TextEdit> accepted;
   bool torch_import = false, module_device = false;
+  // tree-sitter recovers from syntax errors, but where it puts the nodes
+  // around an error is a guess: fix edits only files that parse.
+  const bool unparsable = kind == FileKind::Python && context.python().has_error();
   for (const Finding &finding : findings) {
     std::size_t unfixable = 0;
     const FixDefinition *definition = select_fix(finding, catalog, options, target, out.skipped, unfixable);
     if (!definition)
       continue;
+    if (unparsable) {
+      out.skipped.push_back({finding, "the file has syntax errors; fix edits only files that parse", false});
+      continue;
+    }
     const FixKindEntry *entry = fix_registry().find(definition->kind);
     FixOutcome outcome;
     try {

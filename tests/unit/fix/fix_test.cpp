@@ -493,6 +493,14 @@ TEST_CASE("fix never touches strings, comments or guarded code", "[fix][negative
         "x = y.to(device)  # not z.cuda()\nmsg = 'w.cuda()'\n");
 }
 
+TEST_CASE("files with syntax errors are not edited", "[fix][negative]") {
+  const std::string text = "import torch\nx = y.cuda()\ndef broken(:\n    pass\n";
+  const SourceFix result = run_fix(text, unsafe());
+  CHECK(result.fixed == text);
+  REQUIRE(result.skipped.size() == 1);
+  CHECK(result.skipped.front().reason.find("syntax errors") != std::string::npos);
+}
+
 TEST_CASE("--rule limits the fixes", "[fix]") {
   const std::string text = "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n";
   FixOptions options;
