@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/text.h"
 #include "assess/decision.h"
+#include "core/text.h"
 #include "workflow/baseline.h"
 #include "workflow/git_changes.h"
 
@@ -57,9 +57,10 @@ bool explicit_file_list(const std::vector<std::string> &paths, std::set<std::str
   for (const auto &path : paths) {
     if (!fs::is_regular_file(path, error))
       return false;
-    const std::string relative = fs::path(path).lexically_normal().lexically_relative(fs::current_path(error))
-                                     .generic_string();
-    const std::string local = fs::path(path).is_absolute() ? relative : fs::path(path).lexically_normal().generic_string();
+    const std::string relative =
+        fs::path(path).lexically_normal().lexically_relative(fs::current_path(error)).generic_string();
+    const std::string local =
+        fs::path(path).is_absolute() ? relative : fs::path(path).lexically_normal().generic_string();
     if (local.empty() || starts_with(local, ".."))
       return false;
     files.insert(local);
@@ -146,7 +147,8 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
     fail_on = config.fail_on.value;
 
   // The baseline: --baseline, else the config's (relative to the config file).
-  if (workflow.baseline_path.empty() && !config.baseline.value.empty() && workflow.write_baseline_path.empty()) {
+  if (workflow.baseline_path.empty() && !config.baseline.value.empty() &&
+      workflow.write_baseline_path.empty()) {
     const fs::path path = fs::path(config.directory) / config.baseline.value;
     std::error_code error;
     if (fs::is_regular_file(path, error)) {
@@ -169,7 +171,8 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
     const ChangedFiles files =
         workflow.staged ? staged_files(scan_root) : changed_since(scan_root, workflow.changed_since);
     if (!files.ok) {
-      std::cerr << "mpsaudit: " << (workflow.staged ? "--staged" : "--changed-since") << ": " << files.error << "\n";
+      std::cerr << "mpsaudit: " << (workflow.staged ? "--staged" : "--changed-since") << ": " << files.error
+                << "\n";
       return false;
     }
     changed = files.paths;
@@ -210,7 +213,8 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
     const auto before = result.findings.size();
     result.findings.erase(std::remove_if(result.findings.begin(), result.findings.end(),
                                          [&](const Finding &finding) {
-                                           return finding.rule && paths.ignored(finding.path, *finding.rule, catalog);
+                                           return finding.rule &&
+                                                  paths.ignored(finding.path, *finding.rule, catalog);
                                          }),
                           result.findings.end());
     summary.path_ignored = static_cast<std::uint32_t>(before - result.findings.size());
@@ -274,18 +278,20 @@ void print_workflow_notes(const ScanResult &result) {
     std::cerr << "mpsaudit: partial scan: " << summary.partial_scan
               << "; decision and effort cover these files only\n";
   if (!summary.baseline_file.empty())
-    std::cerr << "mpsaudit: " << summary.baseline_known << " known finding" << (summary.baseline_known == 1 ? "" : "s")
-              << " from the baseline " << summary.baseline_file << " not shown"
-              << (summary.baseline_fixed ? "; " + std::to_string(summary.baseline_fixed) + " recorded no longer found"
-                                         : std::string())
+    std::cerr << "mpsaudit: " << summary.baseline_known << " known finding"
+              << (summary.baseline_known == 1 ? "" : "s") << " from the baseline " << summary.baseline_file
+              << " not shown"
+              << (summary.baseline_fixed
+                      ? "; " + std::to_string(summary.baseline_fixed) + " recorded no longer found"
+                      : std::string())
               << "\n";
   if (summary.path_ignored)
     std::cerr << "mpsaudit: " << summary.path_ignored << " finding" << (summary.path_ignored == 1 ? "" : "s")
               << " dropped by per-path-ignores in " << summary.config_file << "\n";
   if (summary.suppressions.without_reason)
-    std::cerr << "mpsaudit: " << summary.suppressions.without_reason << " of " << summary.suppressions.directives
-              << " inline suppression" << (summary.suppressions.directives == 1 ? "" : "s")
-              << " give no reason\n";
+    std::cerr << "mpsaudit: " << summary.suppressions.without_reason << " of "
+              << summary.suppressions.directives << " inline suppression"
+              << (summary.suppressions.directives == 1 ? "" : "s") << " give no reason\n";
 }
 
 std::string repository_prefix(const std::string &scan_root) {
@@ -304,7 +310,8 @@ DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const Sc
       if (const auto parsed = effort_from_string(setting->value))
         slot = *parsed;
   };
-  const auto roles = [](const std::optional<Setting<std::vector<std::string>>> &setting, std::vector<Role> &slot) {
+  const auto roles = [](const std::optional<Setting<std::vector<std::string>>> &setting,
+                        std::vector<Role> &slot) {
     if (!setting)
       return;
     slot.clear();

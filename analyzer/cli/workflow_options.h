@@ -19,8 +19,8 @@ struct DecisionThresholds;
 namespace mpsaudit::cli {
 
 struct WorkflowOptions {
-  std::string config_path; // --config FILE
-  bool no_config = false;  // --no-config
+  std::string config_path;   // --config FILE
+  bool no_config = false;    // --no-config
   std::string baseline_path; // --baseline FILE (or the config's `baseline`)
   bool baseline_from_config = false;
   std::string write_baseline_path; // `baseline write FILE`

@@ -67,17 +67,19 @@ public:
       } else if (name == "target-torch") {
         read_string(node, name, config.target_torch, [&](const std::string &value) {
           const bool ok = !value.empty() && value.find_first_not_of("0123456789.") == std::string::npos &&
-                          value.front() != '.' && value.back() != '.' && value.find("..") == std::string::npos;
+                          value.front() != '.' && value.back() != '.' &&
+                          value.find("..") == std::string::npos;
           if (!ok)
-            error(node, "`" + key_name(name) + "` must be a release such as \"2.6\" or \"2.6.0\", not \"" + value +
-                            "\"");
+            error(node, "`" + key_name(name) + "` must be a release such as \"2.6\" or \"2.6.0\", not \"" +
+                            value + "\"");
           return ok;
         });
       } else if (name == "fail-on") {
         read_string(node, name, config.fail_on, [&](const std::string &value) {
           const bool ok = value == "never" || severity_from_string(value).has_value();
           if (!ok)
-            error(node, "`" + key_name(name) + "` must be error, warning, info or never, not \"" + value + "\"");
+            error(node,
+                  "`" + key_name(name) + "` must be error, warning, info or never, not \"" + value + "\"");
           return ok;
         });
       } else if (name == "baseline") {
@@ -91,16 +93,18 @@ public:
       } else if (name == "assess") {
         read_assess(node, config);
       } else {
-        error(node, "unknown key `" + key_name(name) +
-                        "` (known: include, exclude, target-torch, fail-on, baseline, rules, per-path-ignores, "
-                        "assess, roles)");
+        error(node,
+              "unknown key `" + key_name(name) +
+                  "` (known: include, exclude, target-torch, fail-on, baseline, rules, per-path-ignores, "
+                  "assess, roles)");
       }
     }
   }
 
 private:
   template <typename Validate>
-  void read_string(const toml::node &node, std::string_view key, Setting<std::string> &setting, Validate valid) {
+  void read_string(const toml::node &node, std::string_view key, Setting<std::string> &setting,
+                   Validate valid) {
     const auto *text = node.as_string();
     if (!text) {
       error(node, "`" + key_name(key) + "` must be a string");
@@ -131,7 +135,8 @@ private:
     }
   }
 
-  void read_path_table(const toml::node &node, std::string_view key, std::vector<PathSetting> &out, bool roles) {
+  void read_path_table(const toml::node &node, std::string_view key, std::vector<PathSetting> &out,
+                       bool roles) {
     const toml::table *table = node.as_table();
     if (!table) {
       error(node, "`" + key_name(key) + "` must be a table of \"glob\" = " +
@@ -149,12 +154,12 @@ private:
       }
       if (roles) {
         const auto *role = value.as_string();
-        const bool known =
-            role && std::find(std::begin(kComponentRoles), std::end(kComponentRoles), role->get()) !=
-                        std::end(kComponentRoles);
+        const bool known = role && std::find(std::begin(kComponentRoles), std::end(kComponentRoles),
+                                             role->get()) != std::end(kComponentRoles);
         if (!known) {
-          error(value, "`" + key_name(full) + "` must be one of model, training, data, inference, tooling, "
-                                              "tests, docs");
+          error(value, "`" + key_name(full) +
+                           "` must be one of model, training, data, inference, tooling, "
+                           "tests, docs");
           continue;
         }
         setting.values.push_back(role->get());
@@ -191,7 +196,8 @@ private:
                  name == "training-scale-min-effort") {
         const auto *text = value.as_string();
         if (!text || !effort_from_string(text->get())) {
-          error(value, "`" + key_name(full) + "` must be an effort class: trivial, small, medium, large or blocker");
+          error(value,
+                "`" + key_name(full) + "` must be an effort class: trivial, small, medium, large or blocker");
           continue;
         }
         auto &slot = name == "blocker-min-effort"         ? assess.blocker_min_effort
@@ -253,7 +259,9 @@ private:
   std::vector<Diagnostic> &diagnostics_;
 };
 
-bool is_pyproject(const std::string &path) { return fs::path(path).filename() == "pyproject.toml"; }
+bool is_pyproject(const std::string &path) {
+  return fs::path(path).filename() == "pyproject.toml";
+}
 
 std::string read_file(const std::string &path, bool &ok) {
   std::ifstream in(path, std::ios::binary);
@@ -278,7 +286,8 @@ bool pyproject_has_table(const std::string &path) {
 
 } // namespace
 
-ConfigLoad load_config_text(std::string_view text, const std::string &path, std::vector<Diagnostic> &diagnostics) {
+ConfigLoad load_config_text(std::string_view text, const std::string &path,
+                            std::vector<Diagnostic> &diagnostics) {
   ConfigLoad load;
   load.config.file = path;
   load.config.directory = fs::path(path).parent_path().string();
@@ -287,8 +296,9 @@ ConfigLoad load_config_text(std::string_view text, const std::string &path, std:
   try {
     document = toml::parse(text, path);
   } catch (const toml::parse_error &error) {
-    diagnostics.push_back({DiagnosticLevel::Error, path, static_cast<std::uint32_t>(error.source().begin.line),
-                           "invalid-config", std::string(error.description())});
+    diagnostics.push_back({DiagnosticLevel::Error, path,
+                           static_cast<std::uint32_t>(error.source().begin.line), "invalid-config",
+                           std::string(error.description())});
     return load;
   }
   // Tables iterate in key order; report problems in the file's line order.
@@ -383,9 +393,9 @@ void apply_rule_selection(const Config &config, RuleCatalog &catalog, std::vecto
         return selector_specificity(selector, rule, catalog) >= 0;
       });
       if (!selects)
-        diagnostics.push_back({DiagnosticLevel::Error, setting->source.file, setting->source.line,
-                               "invalid-config",
-                               "rule selector `" + selector + "` matches no rule ID, ID prefix or family name"});
+        diagnostics.push_back(
+            {DiagnosticLevel::Error, setting->source.file, setting->source.line, "invalid-config",
+             "rule selector `" + selector + "` matches no rule ID, ID prefix or family name"});
     }
   }
   const auto best = [&](const std::vector<std::string> &selectors, const Rule &rule) {
@@ -464,7 +474,8 @@ bool ConfigPaths::keep(const std::string &relative_path) const {
   return !any(config_.exclude.value);
 }
 
-bool ConfigPaths::ignored(const std::string &relative_path, const Rule &rule, const RuleCatalog &catalog) const {
+bool ConfigPaths::ignored(const std::string &relative_path, const Rule &rule,
+                          const RuleCatalog &catalog) const {
   const std::string path = in_config_terms(relative_path);
   for (const auto &setting : config_.per_path_ignores) {
     if (!path_pattern_match(setting.pattern, path))
@@ -489,8 +500,9 @@ std::string root_prefix_for(const Config &config, const std::string &scan_root) 
   if (config.directory.empty() && config.file.empty())
     return {};
   std::error_code error;
-  const fs::path config_dir = fs::absolute(config.directory.empty() ? fs::path(".") : fs::path(config.directory), error)
-                                  .lexically_normal();
+  const fs::path config_dir =
+      fs::absolute(config.directory.empty() ? fs::path(".") : fs::path(config.directory), error)
+          .lexically_normal();
   fs::path root = fs::absolute(scan_root, error).lexically_normal();
   if (!fs::is_directory(root, error))
     root = root.parent_path();
@@ -533,7 +545,8 @@ std::string describe_config(const Config &config) {
   row("include", quoted_list(config.include.value), config.include.source);
   row("exclude", quoted_list(config.exclude.value), config.exclude.source);
   row("target-torch",
-      config.target_torch.value.empty() ? "\"\"  (newest coverage table)" : "\"" + config.target_torch.value + "\"",
+      config.target_torch.value.empty() ? "\"\"  (newest coverage table)"
+                                        : "\"" + config.target_torch.value + "\"",
       config.target_torch.source);
   row("fail-on", "\"" + (config.fail_on.value.empty() ? std::string("warning") : config.fail_on.value) + "\"",
       config.fail_on.source);
@@ -559,7 +572,8 @@ std::string describe_config(const Config &config) {
     else
       row(key, "(assessment default)", ValueSource{});
   };
-  const auto list_row = [&](const char *key, const std::optional<Setting<std::vector<std::string>>> &setting) {
+  const auto list_row = [&](const char *key,
+                            const std::optional<Setting<std::vector<std::string>>> &setting) {
     if (setting)
       row(key, quoted_list(setting->value), setting->source);
     else

@@ -52,18 +52,18 @@ template <typename T> struct Setting {
 };
 
 // Component roles (issue 6): what a part of the repository is for.
-inline constexpr std::string_view kComponentRoles[] = {"model", "training", "data", "inference",
-                                                       "tooling", "tests", "docs"};
+inline constexpr std::string_view kComponentRoles[] = {"model",   "training", "data", "inference",
+                                                       "tooling", "tests",    "docs"};
 
 // The [assess] table: the effort model and the decision's knobs
 // (DecisionThresholds in assess/decision.h, docs/decision.md). Values are
 // validated here and copied into the assessment by the CLI.
 struct AssessSettings {
-  std::optional<Setting<double>> adapt_max_hours;  // ADAPT only while the high effort estimate stays below
-  std::optional<Setting<double>> keep_min_hours;   // KEEP_LINUX_GPU once the low estimate exceeds
-  std::optional<Setting<std::string>> blocker_min_effort;        // effort class
-  std::optional<Setting<std::string>> fallback_item_min_effort;  // effort class
-  std::optional<Setting<std::string>> training_scale_min_effort; // effort class
+  std::optional<Setting<double>> adapt_max_hours; // ADAPT only while the high effort estimate stays below
+  std::optional<Setting<double>> keep_min_hours;  // KEEP_LINUX_GPU once the low estimate exceeds
+  std::optional<Setting<std::string>> blocker_min_effort;                   // effort class
+  std::optional<Setting<std::string>> fallback_item_min_effort;             // effort class
+  std::optional<Setting<std::string>> training_scale_min_effort;            // effort class
   std::optional<Setting<std::vector<std::string>>> training_scale_families; // family names
   std::optional<Setting<std::vector<std::string>>> training_scale_rules;    // rule IDs
   std::optional<Setting<std::vector<std::string>>> critical_roles;          // roles
@@ -101,7 +101,8 @@ struct ConfigLoad {
 ConfigLoad load_config_file(const std::string &path, std::vector<Diagnostic> &diagnostics);
 // The same from text (tests); `path` names the origin in messages and decides
 // the layout (a file named pyproject.toml is read for [tool.mpsaudit]).
-ConfigLoad load_config_text(std::string_view text, const std::string &path, std::vector<Diagnostic> &diagnostics);
+ConfigLoad load_config_text(std::string_view text, const std::string &path,
+                            std::vector<Diagnostic> &diagnostics);
 
 // Walks up from `scan_path` (a file or directory) to the first directory
 // holding mpsaudit.toml, or a pyproject.toml with [tool.mpsaudit]; stops after

@@ -46,8 +46,12 @@ std::string escape(std::string_view text, bool property) {
 
 } // namespace
 
-std::string github_escape_data(std::string_view text) { return escape(text, false); }
-std::string github_escape_property(std::string_view text) { return escape(text, true); }
+std::string github_escape_data(std::string_view text) {
+  return escape(text, false);
+}
+std::string github_escape_property(std::string_view text) {
+  return escape(text, true);
+}
 
 void write_github_report(std::ostream &out, const ScanResult &result, const ReportContext &,
                          const std::string &path_prefix) {
@@ -74,8 +78,8 @@ void write_github_report(std::ostream &out, const ScanResult &result, const Repo
     out << ",title=" << github_escape_property(title) << "::";
     std::string message = finding.message;
     if (finding.cell >= 0)
-      message = "cell " + std::to_string(finding.cell + 1) + ", line " + std::to_string(finding.cell_line) + ": " +
-                message;
+      message = "cell " + std::to_string(finding.cell + 1) + ", line " + std::to_string(finding.cell_line) +
+                ": " + message;
     if (finding.guard != Guard::None)
       message += " [guarded: " + std::string(to_string(finding.guard)) + "]";
     if (finding.rule && !finding.rule->replacement.empty())

@@ -63,9 +63,13 @@ std::string normalized_code(const Finding &finding) {
   return out;
 }
 
-std::string code_hash(const Finding &finding) { return hex64(fnv1a(normalized_code(finding))); }
+std::string code_hash(const Finding &finding) {
+  return hex64(fnv1a(normalized_code(finding)));
+}
 
-BaselineKey baseline_key(const Finding &finding) { return {finding.rule_id, finding.path, code_hash(finding)}; }
+BaselineKey baseline_key(const Finding &finding) {
+  return {finding.rule_id, finding.path, code_hash(finding)};
+}
 
 Baseline make_baseline(const std::vector<Finding> &findings) {
   Baseline baseline;
@@ -88,7 +92,8 @@ void write_baseline(std::ostream &out, const Baseline &baseline) {
         << "\n";
 }
 
-Baseline parse_baseline(std::string_view text, const std::string &path, std::vector<Diagnostic> &diagnostics) {
+Baseline parse_baseline(std::string_view text, const std::string &path,
+                        std::vector<Diagnostic> &diagnostics) {
   Baseline baseline;
   std::uint32_t line_number = 0;
   std::size_t start = 0;

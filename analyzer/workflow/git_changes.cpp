@@ -73,8 +73,8 @@ ChangedFiles changed_since(const std::string &root, const std::string &revision)
   }
   std::string output;
   // Verify first so that a typo is reported as such, not as "no changes".
-  if (!run_git("-C " + directory + " rev-parse --verify --quiet " + shell_quote(revision + "^{commit}"), output,
-               changed.error)) {
+  if (!run_git("-C " + directory + " rev-parse --verify --quiet " + shell_quote(revision + "^{commit}"),
+               output, changed.error)) {
     changed.error = "git does not know the revision '" + revision + "'" +
                     (changed.error.empty() || changed.error == "git failed" ? "" : ": " + changed.error);
     return changed;

@@ -8,7 +8,7 @@ namespace mpsaudit {
 
 struct ChangedFiles {
   bool ok = false;
-  std::string error;          // why git could not answer
+  std::string error;           // why git could not answer
   std::set<std::string> paths; // relative to the scan root, '/'-separated
 };
 

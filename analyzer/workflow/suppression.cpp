@@ -26,7 +26,9 @@ std::string upper(std::string_view text) {
   return out;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
 // A code is "MPS" followed by up to three digits.
 bool valid_code(std::string_view code) {
@@ -48,22 +50,22 @@ std::string clean_reason(std::string_view reason) {
 
 struct LineContext {
   const std::string &path;
-  std::uint32_t line;        // file line (for diagnostics and findings)
-  int cell;                  // -1 outside notebooks
+  std::uint32_t line; // file line (for diagnostics and findings)
+  int cell;           // -1 outside notebooks
   std::uint32_t cell_line;
 };
 
 // Parses a directive from one line that contains the marker at `marker`.
 // Returns false when the marker is not in a comment (code, prose).
-bool parse_line(std::string_view line, std::size_t marker, const LineContext &where,
-                FileSuppressions &out) {
+bool parse_line(std::string_view line, std::size_t marker, const LineContext &where, FileSuppressions &out) {
   // What precedes the marker must be a comment introducer, then spaces.
   std::size_t before = marker;
   while (before > 0 && is_space(line[before - 1]))
     --before;
   std::size_t comment_start = std::string_view::npos;
   for (std::string_view introducer : kCommentIntroducers) {
-    if (before >= introducer.size() && line.substr(before - introducer.size(), introducer.size()) == introducer) {
+    if (before >= introducer.size() &&
+        line.substr(before - introducer.size(), introducer.size()) == introducer) {
       comment_start = before - introducer.size();
       break;
     }
@@ -85,9 +87,9 @@ bool parse_line(std::string_view line, std::size_t marker, const LineContext &wh
   directive.own_line = own_line;
   directive.text = std::string(line);
   const auto invalid = [&](const std::string &message) {
-    out.diagnostics.push_back({DiagnosticLevel::Warning, where.path, where.line, "invalid-suppression",
-                               (where.cell >= 0 ? "cell " + std::to_string(where.cell + 1) + ": " : std::string()) +
-                                   message});
+    out.diagnostics.push_back(
+        {DiagnosticLevel::Warning, where.path, where.line, "invalid-suppression",
+         (where.cell >= 0 ? "cell " + std::to_string(where.cell + 1) + ": " : std::string()) + message});
     return true;
   };
   if (starts_with(rest, "ignore-file")) {
@@ -122,7 +124,8 @@ bool parse_line(std::string_view line, std::size_t marker, const LineContext &wh
       start = end + 1;
     }
     if (directive.codes.empty())
-      return invalid("empty suppression code list `[]`; name rules, or drop the brackets to ignore every rule");
+      return invalid(
+          "empty suppression code list `[]`; name rules, or drop the brackets to ignore every rule");
   }
   directive.reason = clean_reason(rest);
   directive.code_used.assign(directive.codes.size(), false);
@@ -142,11 +145,13 @@ void scan_text(std::string_view text, const LineContext &base, FileSuppressions 
     if (!hit)
       break;
     const std::size_t marker = static_cast<std::size_t>(static_cast<const char *>(hit) - text.data());
-    const std::size_t line_start = text.rfind('\n', marker) == std::string_view::npos ? 0 : text.rfind('\n', marker) + 1;
+    const std::size_t line_start =
+        text.rfind('\n', marker) == std::string_view::npos ? 0 : text.rfind('\n', marker) + 1;
     std::size_t line_end = text.find('\n', marker);
     if (line_end == std::string_view::npos)
       line_end = text.size();
-    line_number += static_cast<std::uint32_t>(std::count(text.begin() + counted_to, text.begin() + line_start, '\n'));
+    line_number +=
+        static_cast<std::uint32_t>(std::count(text.begin() + counted_to, text.begin() + line_start, '\n'));
     counted_to = line_start;
     std::string_view line = text.substr(line_start, line_end - line_start);
     if (!line.empty() && line.back() == '\r')
@@ -247,7 +252,8 @@ Fact unused_fact(const SuppressionDirective &directive, const std::string &code)
   fact.kind = std::string(kUnusedSuppressionFact);
   fact.name = code.empty() ? "*" : code;
   const std::uint32_t column = 1;
-  fact.span = Span{directive.line, column, directive.line, static_cast<std::uint32_t>(directive.text.size() + 1)};
+  fact.span =
+      Span{directive.line, column, directive.line, static_cast<std::uint32_t>(directive.text.size() + 1)};
   fact.cell = directive.cell;
   fact.cell_line = directive.cell_line;
   fact.set_attribute("directive", directive.file_level ? "ignore-file" : "ignore");
@@ -306,7 +312,8 @@ SuppressionCounts apply_suppressions(FileSuppressions &suppressions, std::vector
   if (unused.facts.empty())
     return counts;
   counts.unused = static_cast<std::uint32_t>(unused.facts.size());
-  std::vector<Finding> meta = engine.evaluate(path, kind, unused, [](std::uint32_t) { return std::string(); });
+  std::vector<Finding> meta =
+      engine.evaluate(path, kind, unused, [](std::uint32_t) { return std::string(); });
   // An unused-suppression finding can be silenced by naming MPS001 itself
   // (never by a blanket directive, which would hide its own report).
   for (Finding &finding : meta)

@@ -39,11 +39,11 @@ inline constexpr std::string_view kUnusedSuppressionFact = "unused-suppression";
 inline constexpr std::string_view kSuppressionMarker = "mpsaudit:";
 
 struct SuppressionDirective {
-  std::uint32_t line = 0;      // 1-based line of the .ipynb / source file
-  int cell = -1;               // notebook code cell (0-based), or -1
-  std::uint32_t cell_line = 0; // 1-based line in the cell
-  bool file_level = false;     // ignore-file
-  bool own_line = false;       // the comment is alone on its line: covers the next line
+  std::uint32_t line = 0;         // 1-based line of the .ipynb / source file
+  int cell = -1;                  // notebook code cell (0-based), or -1
+  std::uint32_t cell_line = 0;    // 1-based line in the cell
+  bool file_level = false;        // ignore-file
+  bool own_line = false;          // the comment is alone on its line: covers the next line
   std::vector<std::string> codes; // upper case; empty: every rule
   std::string reason;             // empty when none was given
   std::string text;               // the line, for snippets

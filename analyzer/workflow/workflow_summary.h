@@ -16,11 +16,11 @@ struct WorkflowSummary {
   // file list): only those files were read, so the decision and effort
   // cover only them. E.g. "files changed since origin/main".
   std::string partial_scan;
-  std::string config_file;           // the config in effect, "" for none
-  std::uint32_t path_ignored = 0;    // findings dropped by per-path-ignores
-  std::string baseline_file;         // the baseline compared against, "" for none
-  std::uint32_t baseline_known = 0;  // findings already in it, not reported
-  std::uint32_t baseline_fixed = 0;  // baseline entries no longer found
+  std::string config_file;          // the config in effect, "" for none
+  std::uint32_t path_ignored = 0;   // findings dropped by per-path-ignores
+  std::string baseline_file;        // the baseline compared against, "" for none
+  std::uint32_t baseline_known = 0; // findings already in it, not reported
+  std::uint32_t baseline_fixed = 0; // baseline entries no longer found
   // The probe's coverage table version chosen by the config's target-torch
   // (e.g. "2.6.0"); empty when not set.
   std::string target_torch;

@@ -134,7 +134,8 @@ TEST_CASE("unknown keys are errors naming the key and the line", "[config]") {
   CHECK(errors[0].path == "mpsaudit.toml");
   CHECK(errors[0].message.find("`exlcude`") != std::string::npos);
 
-  errors = load_errors("[rules]\nenabled = [\"MPS1\"]\n[assess]\n\nadapt-hours = 3\n[per-path-ignores]\n\"a\" = [\"MPS1\"]\n");
+  errors = load_errors(
+      "[rules]\nenabled = [\"MPS1\"]\n[assess]\n\nadapt-hours = 3\n[per-path-ignores]\n\"a\" = [\"MPS1\"]\n");
   REQUIRE(errors.size() == 2);
   CHECK(errors[0].line == 2);
   CHECK(errors[0].message.find("`rules.enabled`") != std::string::npos);
@@ -170,8 +171,9 @@ TEST_CASE("wrong values are errors with their line", "[config]") {
 
 TEST_CASE("[tool.mpsaudit] in pyproject.toml, with its own line numbers", "[config]") {
   std::vector<Diagnostic> diagnostics;
-  const ConfigLoad load = load_config_text("[project]\nname = \"x\"\n\n[tool.mpsaudit]\nexclude = [\"docs\"]\nbogus = 1\n",
-                                           "repo/pyproject.toml", diagnostics);
+  const ConfigLoad load =
+      load_config_text("[project]\nname = \"x\"\n\n[tool.mpsaudit]\nexclude = [\"docs\"]\nbogus = 1\n",
+                       "repo/pyproject.toml", diagnostics);
   CHECK(load.has_table);
   CHECK(load.config.from_pyproject);
   CHECK(load.config.exclude.value == std::vector<std::string>{"docs"});
@@ -293,7 +295,8 @@ TEST_CASE("target-torch picks a coverage table; unknown releases are errors", "[
     tree.write(std::string("coverage/") + version + ".tsv", "");
   std::vector<Diagnostic> diagnostics;
   Config config;
-  CHECK(resolve_target_torch(config, (tree.root / "coverage").string(), diagnostics) == "2.11.0"); // newest, numerically
+  CHECK(resolve_target_torch(config, (tree.root / "coverage").string(), diagnostics) ==
+        "2.11.0"); // newest, numerically
   config.target_torch.value = "2.6";
   CHECK(resolve_target_torch(config, (tree.root / "coverage").string(), diagnostics) == "2.6.0");
   CHECK(diagnostics.empty());
@@ -305,8 +308,9 @@ TEST_CASE("target-torch picks a coverage table; unknown releases are errors", "[
 }
 
 TEST_CASE("config --show text names every value's source", "[config]") {
-  const Config config = load_ok("exclude = [\"docs\"]\n[assess]\nadapt-max-hours = 40\n[roles]\n\"tools/**\" = \"tooling\"\n",
-                                "mpsaudit.toml");
+  const Config config =
+      load_ok("exclude = [\"docs\"]\n[assess]\nadapt-max-hours = 40\n[roles]\n\"tools/**\" = \"tooling\"\n",
+              "mpsaudit.toml");
   const std::string shown = describe_config(config);
   CHECK(shown.find("# config file: mpsaudit.toml") != std::string::npos);
   CHECK(shown.find("exclude = [\"docs\"]") != std::string::npos);

@@ -11,7 +11,8 @@ using namespace mpsaudit;
 
 namespace {
 
-Finding finding(const std::string &rule, const std::string &path, std::uint32_t line, const std::string &snippet) {
+Finding finding(const std::string &rule, const std::string &path, std::uint32_t line,
+                const std::string &snippet) {
   Finding f;
   f.rule_id = rule;
   f.path = path;
@@ -36,13 +37,16 @@ const auto all_exist = [](const std::string &) { return true; };
 TEST_CASE("whitespace does not change the code hash; code does", "[baseline]") {
   CHECK(code_hash(finding("MPS201", "a.py", 1, "x = y.cuda()")) ==
         code_hash(finding("MPS201", "a.py", 9, "    x  =  y.cuda( )\t")));
-  CHECK(code_hash(finding("MPS201", "a.py", 1, "x = y.cuda()")) != code_hash(finding("MPS201", "a.py", 1, "x = z.cuda()")));
+  CHECK(code_hash(finding("MPS201", "a.py", 1, "x = y.cuda()")) !=
+        code_hash(finding("MPS201", "a.py", 1, "x = z.cuda()")));
   CHECK(code_hash(finding("MPS201", "a.py", 1, "x")).size() == 16);
 }
 
 TEST_CASE("findings that only moved to other lines stay known", "[baseline]") {
-  const Baseline baseline = round_trip({finding("MPS201", "a.py", 3, "m.cuda()"), finding("MPS101", "a.py", 7, "torch.cuda.synchronize()")});
-  std::vector<Finding> now{finding("MPS201", "a.py", 40, "m.cuda()"), finding("MPS101", "a.py", 2, "  torch.cuda.synchronize()")};
+  const Baseline baseline = round_trip(
+      {finding("MPS201", "a.py", 3, "m.cuda()"), finding("MPS101", "a.py", 7, "torch.cuda.synchronize()")});
+  std::vector<Finding> now{finding("MPS201", "a.py", 40, "m.cuda()"),
+                           finding("MPS101", "a.py", 2, "  torch.cuda.synchronize()")};
   const BaselineFilter filter = filter_by_baseline(now, baseline, all_exist);
   CHECK(now.empty());
   CHECK(filter.known == 2);
@@ -51,7 +55,8 @@ TEST_CASE("findings that only moved to other lines stay known", "[baseline]") {
 
 TEST_CASE("a second copy of a recorded line in the same file is new", "[baseline]") {
   const Baseline baseline = round_trip({finding("MPS201", "a.py", 3, "m.cuda()")});
-  std::vector<Finding> now{finding("MPS201", "a.py", 3, "m.cuda()"), finding("MPS201", "a.py", 9, "m.cuda()")};
+  std::vector<Finding> now{finding("MPS201", "a.py", 3, "m.cuda()"),
+                           finding("MPS201", "a.py", 9, "m.cuda()")};
   const BaselineFilter filter = filter_by_baseline(now, baseline, all_exist);
   REQUIRE(now.size() == 1);
   CHECK(now.front().span.line == 9);
@@ -59,17 +64,20 @@ TEST_CASE("a second copy of a recorded line in the same file is new", "[baseline
 }
 
 TEST_CASE("recorded duplicates are counted", "[baseline]") {
-  const Baseline baseline = round_trip({finding("MPS201", "a.py", 3, "m.cuda()"), finding("MPS201", "a.py", 4, "m.cuda()")});
+  const Baseline baseline =
+      round_trip({finding("MPS201", "a.py", 3, "m.cuda()"), finding("MPS201", "a.py", 4, "m.cuda()")});
   REQUIRE(baseline.entries.size() == 1);
   CHECK(baseline.entries.begin()->second.count == 2);
-  std::vector<Finding> now{finding("MPS201", "a.py", 5, "m.cuda()"), finding("MPS201", "a.py", 6, "m.cuda()")};
+  std::vector<Finding> now{finding("MPS201", "a.py", 5, "m.cuda()"),
+                           finding("MPS201", "a.py", 6, "m.cuda()")};
   filter_by_baseline(now, baseline, all_exist);
   CHECK(now.empty());
 }
 
 TEST_CASE("the same code in another existing file is new", "[baseline]") {
   const Baseline baseline = round_trip({finding("MPS201", "a.py", 3, "m.cuda()")});
-  std::vector<Finding> now{finding("MPS201", "a.py", 3, "m.cuda()"), finding("MPS201", "b.py", 3, "m.cuda()")};
+  std::vector<Finding> now{finding("MPS201", "a.py", 3, "m.cuda()"),
+                           finding("MPS201", "b.py", 3, "m.cuda()")};
   filter_by_baseline(now, baseline, all_exist);
   REQUIRE(now.size() == 1);
   CHECK(now.front().path == "b.py");
@@ -78,7 +86,8 @@ TEST_CASE("the same code in another existing file is new", "[baseline]") {
 TEST_CASE("a renamed file keeps its findings known; copies beyond the record are new", "[baseline]") {
   const Baseline baseline = round_trip({finding("MPS201", "old/name.py", 3, "m.cuda()")});
   const auto only_new_exists = [](const std::string &path) { return path != "old/name.py"; };
-  std::vector<Finding> now{finding("MPS201", "new/name.py", 3, "m.cuda()"), finding("MPS201", "new/name.py", 8, "m.cuda()")};
+  std::vector<Finding> now{finding("MPS201", "new/name.py", 3, "m.cuda()"),
+                           finding("MPS201", "new/name.py", 8, "m.cuda()")};
   const BaselineFilter filter = filter_by_baseline(now, baseline, only_new_exists);
   CHECK(filter.known == 1);
   REQUIRE(now.size() == 1);
@@ -101,7 +110,8 @@ TEST_CASE("fixed findings are counted; suppressed findings are neither recorded 
 }
 
 TEST_CASE("the file is sorted, tab-separated and stable", "[baseline]") {
-  const std::vector<Finding> findings{finding("MPS301", "b.py", 1, "x.double()"), finding("MPS201", "z.py", 2, "m.cuda()"),
+  const std::vector<Finding> findings{finding("MPS301", "b.py", 1, "x.double()"),
+                                      finding("MPS201", "z.py", 2, "m.cuda()"),
                                       finding("MPS201", "a.py", 2, "n.cuda()\tx")};
   std::ostringstream first, second;
   write_baseline(first, make_baseline(findings));
@@ -121,7 +131,9 @@ TEST_CASE("the file is sorted, tab-separated and stable", "[baseline]") {
 
 TEST_CASE("malformed baseline lines are errors naming the line", "[baseline]") {
   std::vector<Diagnostic> diagnostics;
-  parse_baseline("# header\nMPS201\ta.py\n\nMPS201\ta.py\tnothex\t1\tx\nMPS201\ta.py\t0123456789abcdef\tmany\tx\n", "base", diagnostics);
+  parse_baseline(
+      "# header\nMPS201\ta.py\n\nMPS201\ta.py\tnothex\t1\tx\nMPS201\ta.py\t0123456789abcdef\tmany\tx\n",
+      "base", diagnostics);
   REQUIRE(diagnostics.size() == 3);
   CHECK(diagnostics[0].line == 2);
   CHECK(diagnostics[1].line == 4);

@@ -40,10 +40,12 @@ TEST_CASE("one annotation per open finding, severities mapped, suppressed left o
   for (std::string line; std::getline(lines, line);)
     commands.push_back(line);
   REQUIRE(commands.size() == 3);
-  CHECK(commands[0].rfind("::warning file=sub/dir/train.py,line=12,col=5,endLine=12,endColumn=17,title=MPS201 dot-cuda::"
-                          "`.cuda()` needs CUDA%0AFix: ",
+  CHECK(commands[0].rfind(
+            "::warning file=sub/dir/train.py,line=12,col=5,endLine=12,endColumn=17,title=MPS201 dot-cuda::"
+            "`.cuda()` needs CUDA%0AFix: ",
+            0) == 0);
+  CHECK(commands[1].rfind("::notice file=sub/dir/train.py,line=20,col=1,endLine=21,title=MPS201 dot-cuda::",
                           0) == 0);
-  CHECK(commands[1].rfind("::notice file=sub/dir/train.py,line=20,col=1,endLine=21,title=MPS201 dot-cuda::", 0) == 0);
   CHECK(commands[1].find("[guarded: cuda-check]") != std::string::npos);
   CHECK(commands[2].rfind("::notice title=mpsaudit::", 0) == 0);
   CHECK(commands[2].find("partial scan: staged files only (1)") != std::string::npos);

@@ -58,8 +58,9 @@ TEST_CASE("files without the marker cost nothing and yield no directives", "[sup
 }
 
 TEST_CASE("a trailing # directive suppresses its own line with its reason", "[suppression]") {
-  const auto applied = apply(FileKind::Python, "a\nx.cuda()  # mpsaudit: ignore[MPS201] cluster only\ny.cuda()\n",
-                             {finding_at("MPS201", 2), finding_at("MPS201", 3)});
+  const auto applied =
+      apply(FileKind::Python, "a\nx.cuda()  # mpsaudit: ignore[MPS201] cluster only\ny.cuda()\n",
+            {finding_at("MPS201", 2), finding_at("MPS201", 3)});
   REQUIRE(find(applied.findings, "MPS201", 2));
   CHECK(find(applied.findings, "MPS201", 2)->suppressed);
   CHECK(find(applied.findings, "MPS201", 2)->suppression_reason == "cluster only");
@@ -70,8 +71,9 @@ TEST_CASE("a trailing # directive suppresses its own line with its reason", "[su
 }
 
 TEST_CASE("a directive alone on its line covers the line below", "[suppression]") {
-  const auto applied = apply(FileKind::Python, "    # mpsaudit: ignore[MPS101]\n    torch.cuda.synchronize()\nz()\n",
-                             {finding_at("MPS101", 2), finding_at("MPS101", 3)});
+  const auto applied =
+      apply(FileKind::Python, "    # mpsaudit: ignore[MPS101]\n    torch.cuda.synchronize()\nz()\n",
+            {finding_at("MPS101", 2), finding_at("MPS101", 3)});
   CHECK(find(applied.findings, "MPS101", 2)->suppressed);
   CHECK_FALSE(find(applied.findings, "MPS101", 3)->suppressed);
   CHECK(applied.counts.without_reason == 1); // allowed, but counted
@@ -104,9 +106,9 @@ TEST_CASE("every comment form is understood, language-agnostically", "[suppressi
 }
 
 TEST_CASE("codes select by ID and by ID prefix; other rules stay", "[suppression]") {
-  const auto applied = apply(FileKind::Python, "x  # mpsaudit: ignore[mps2, MPS101] both\n",
-                             {finding_at("MPS201", 1), finding_at("MPS209", 1), finding_at("MPS101", 1),
-                              finding_at("MPS102", 1)});
+  const auto applied = apply(
+      FileKind::Python, "x  # mpsaudit: ignore[mps2, MPS101] both\n",
+      {finding_at("MPS201", 1), finding_at("MPS209", 1), finding_at("MPS101", 1), finding_at("MPS102", 1)});
   CHECK(find(applied.findings, "MPS201", 1)->suppressed);
   CHECK(find(applied.findings, "MPS209", 1)->suppressed);
   CHECK(find(applied.findings, "MPS101", 1)->suppressed);
@@ -115,7 +117,8 @@ TEST_CASE("codes select by ID and by ID prefix; other rules stay", "[suppression
 }
 
 TEST_CASE("a directive without codes covers every rule on its line", "[suppression]") {
-  const auto applied = apply(FileKind::Python, "x  # mpsaudit: ignore\n", {finding_at("MPS201", 1), finding_at("MPS301", 1)});
+  const auto applied =
+      apply(FileKind::Python, "x  # mpsaudit: ignore\n", {finding_at("MPS201", 1), finding_at("MPS301", 1)});
   CHECK(find(applied.findings, "MPS201", 1)->suppressed);
   CHECK(find(applied.findings, "MPS301", 1)->suppressed);
 }
@@ -132,7 +135,8 @@ TEST_CASE("the file-level form covers the whole file, by family prefix", "[suppr
 TEST_CASE("a finding spanning several lines is covered by a directive on any of them", "[suppression]") {
   Finding call = finding_at("MPS205", 2);
   call.span.end_line = 4;
-  const auto applied = apply(FileKind::Python, "a\nstate = torch.load(\n  path,\n)  # mpsaudit: ignore[MPS205] cpu\n", {call});
+  const auto applied =
+      apply(FileKind::Python, "a\nstate = torch.load(\n  path,\n)  # mpsaudit: ignore[MPS205] cpu\n", {call});
   CHECK(applied.findings.front().suppressed);
 }
 
@@ -183,10 +187,10 @@ TEST_CASE("malformed directives are warnings naming the line, never crashes", "[
 }
 
 TEST_CASE("through the Python front end and the rules, end to end", "[suppression]") {
-  const auto findings = testing::findings_for(FileKind::Python,
-                                              "import torch\n"
-                                              "m = torch.nn.Linear(2, 2).cuda()  # mpsaudit: ignore[MPS201] on the cluster\n"
-                                              "torch.cuda.synchronize()\n");
+  const auto findings = testing::findings_for(
+      FileKind::Python, "import torch\n"
+                        "m = torch.nn.Linear(2, 2).cuda()  # mpsaudit: ignore[MPS201] on the cluster\n"
+                        "torch.cuda.synchronize()\n");
   bool saw_suppressed = false, saw_open = false;
   for (const auto &finding : findings) {
     if (finding.rule_id == "MPS201") {
@@ -197,7 +201,8 @@ TEST_CASE("through the Python front end and the rules, end to end", "[suppressio
   }
   CHECK(saw_suppressed);
   CHECK(saw_open);
-  CHECK(std::none_of(findings.begin(), findings.end(), [](const Finding &f) { return f.rule_id == "MPS001"; }));
+  CHECK(
+      std::none_of(findings.begin(), findings.end(), [](const Finding &f) { return f.rule_id == "MPS001"; }));
 }
 
 TEST_CASE("in notebooks a directive applies within its own code cell", "[suppression][notebook]") {
