@@ -66,8 +66,7 @@ public:
 private:
   std::uint32_t column() const {
     const auto start = text_.rfind('\n', position_ == 0 ? 0 : position_ - 1);
-    const std::size_t line_start =
-        (start == std::string_view::npos || position_ == 0) ? 0 : start + 1;
+    const std::size_t line_start = (start == std::string_view::npos || position_ == 0) ? 0 : start + 1;
     return static_cast<std::uint32_t>(position_ - line_start + 1);
   }
 
@@ -188,8 +187,7 @@ private:
       } else {
         while (position_ < text_.size()) {
           const char d = text_[position_];
-          if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '(' || d == ')' || d == '#' ||
-              d == '"')
+          if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '(' || d == ')' || d == '#' || d == '"')
             break;
           if (d == '\\' && position_ + 1 < text_.size()) {
             argument.text.push_back(text_[position_ + 1]);
@@ -279,9 +277,8 @@ FileFacts extract_cmake(std::string_view text, const std::string &path) {
       const std::string lower = to_lower(argument.text);
       if (ends_with(lower, ".cu") || ends_with(lower, ".cuh"))
         cuda_sources.push_back(argument.text);
-      if (starts_with(argument.text, "CUDA::") ||
-          (argument.text.find("${CUDA_") != std::string::npos &&
-           argument.text.find("LIBRARIES") != std::string::npos))
+      if (starts_with(argument.text, "CUDA::") || (argument.text.find("${CUDA_") != std::string::npos &&
+                                                   argument.text.find("LIBRARIES") != std::string::npos))
         cuda_targets.push_back(argument.text);
     }
     if (!words.empty())

@@ -14,7 +14,9 @@ using namespace manifest;
 
 namespace {
 
-std::uint32_t line_of(const YAML::Node &node) { return static_cast<std::uint32_t>(node.Mark().line + 1); }
+std::uint32_t line_of(const YAML::Node &node) {
+  return static_cast<std::uint32_t>(node.Mark().line + 1);
+}
 std::uint32_t column_of(const YAML::Node &node) {
   return static_cast<std::uint32_t>(node.Mark().column + 1);
 }
@@ -102,8 +104,8 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path) {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception &error) {
     add_diagnostic(facts, DiagnosticLevel::Error, path,
-                   error.mark.is_null() ? 0 : static_cast<std::uint32_t>(error.mark.line + 1),
-                   "parse-error", "invalid YAML: " + error.msg);
+                   error.mark.is_null() ? 0 : static_cast<std::uint32_t>(error.mark.line + 1), "parse-error",
+                   "invalid YAML: " + error.msg);
     facts.mode = "error";
     return facts;
   }
@@ -119,9 +121,9 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path) {
       for (const auto &channel : channels) {
         if (!channel.IsScalar())
           continue;
-        Fact fact = make_fact(manifest_fact_kind::CondaChannel, channel.Scalar(), line_of(channel),
-                              value_column(channel, lines),
-                              static_cast<std::uint32_t>(channel.Scalar().size()));
+        Fact fact =
+            make_fact(manifest_fact_kind::CondaChannel, channel.Scalar(), line_of(channel),
+                      value_column(channel, lines), static_cast<std::uint32_t>(channel.Scalar().size()));
         fact.set_attribute("value", channel.Scalar());
         facts.facts.push_back(std::move(fact));
       }
@@ -144,8 +146,8 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path) {
         const std::uint32_t column =
             value_column(item, lines) +
             (spec.channel.empty() ? 0 : static_cast<std::uint32_t>(spec.channel.size() + 2));
-        Fact fact = make_fact(fact_kind::Dependency, normalize_package_name(spec.name), line_of(item),
-                              column, static_cast<std::uint32_t>(spec.name.size()));
+        Fact fact = make_fact(fact_kind::Dependency, normalize_package_name(spec.name), line_of(item), column,
+                              static_cast<std::uint32_t>(spec.name.size()));
         fact.set_attribute("value", item.Scalar());
         fact.set_attribute("source", "conda");
         if (!spec.version.empty())
@@ -163,8 +165,8 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path) {
     }
   } catch (const YAML::Exception &error) {
     add_diagnostic(facts, DiagnosticLevel::Warning, path,
-                   error.mark.is_null() ? 0 : static_cast<std::uint32_t>(error.mark.line + 1),
-                   "parse-error", "unexpected YAML structure: " + error.msg);
+                   error.mark.is_null() ? 0 : static_cast<std::uint32_t>(error.mark.line + 1), "parse-error",
+                   "unexpected YAML structure: " + error.msg);
   }
   return facts;
 }

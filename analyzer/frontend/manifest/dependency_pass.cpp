@@ -35,8 +35,8 @@ bool is_runtime_declaration(const Fact &fact) {
 // requirements-file form of a development group.
 bool is_development_file(const std::string &path) {
   static const std::set<std::string, std::less<>> words{
-      "dev",  "develop", "development", "test", "tests", "testing",    "lint",    "style",
-      "doc",  "docs",    "ci",          "bench", "benchmarks", "examples", "typing"};
+      "dev", "develop", "development", "test",  "tests",      "testing",  "lint",  "style",
+      "doc", "docs",    "ci",          "bench", "benchmarks", "examples", "typing"};
   const std::string lower = to_lower(path);
   std::size_t start = 0;
   for (std::size_t i = 0; i <= lower.size(); ++i)
@@ -48,7 +48,9 @@ bool is_development_file(const std::string &path) {
   return false;
 }
 
-std::string top_module(std::string_view name) { return std::string(name.substr(0, name.find('.'))); }
+std::string top_module(std::string_view name) {
+  return std::string(name.substr(0, name.find('.')));
+}
 
 } // namespace
 
@@ -68,7 +70,8 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
     std::size_t start = 0;
     while (start < path.size()) {
       const auto slash = path.find('/', start);
-      std::string_view part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+      std::string_view part =
+          path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
       const auto dot = part.find('.');
       local_modules.insert(std::string(part.substr(0, dot)));
       if (slash == std::string_view::npos)

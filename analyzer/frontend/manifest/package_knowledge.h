@@ -24,7 +24,7 @@ struct PackageEntry {
   std::string mac_since;            // version from which Mac support holds, if any
   std::string alternative;
   std::string effort;
-  std::string rule;                 // the dependency rule that reports it
+  std::string rule; // the dependency rule that reports it
   std::vector<std::string> sources;
 };
 

@@ -78,8 +78,8 @@ private:
     read_list(root["tool"]["uv"]["index"].as_array(), "uv-index");
   }
 
-  void read_requirement_array(const toml::array *list, std::string_view source,
-                              const std::string &extra, const std::string &group) {
+  void read_requirement_array(const toml::array *list, std::string_view source, const std::string &extra,
+                              const std::string &group) {
     if (!list)
       return;
     for (const auto &element : *list) {
@@ -155,8 +155,7 @@ private:
       const auto plus = version.find('+');
       if (plus != std::string::npos)
         requirement.local_version = version.substr(plus + 1);
-      Fact fact = dependency_fact(requirement, raw, "poetry", line_of(key.source()),
-                                  column_of(key.source()));
+      Fact fact = dependency_fact(requirement, raw, "poetry", line_of(key.source()), column_of(key.source()));
       if (!group.empty())
         fact.set_attribute("group", group);
       if (!source_name.empty()) {
@@ -238,9 +237,8 @@ FileFacts extract_pyproject(std::string_view text, const std::string &path) {
     const toml::table root = toml::parse(text, path);
     PyprojectReader(path, facts).read(root);
   } catch (const toml::parse_error &error) {
-    add_diagnostic(facts, DiagnosticLevel::Error, path,
-                   static_cast<std::uint32_t>(error.source().begin.line), "parse-error",
-                   "invalid TOML: " + std::string(error.description()));
+    add_diagnostic(facts, DiagnosticLevel::Error, path, static_cast<std::uint32_t>(error.source().begin.line),
+                   "parse-error", "invalid TOML: " + std::string(error.description()));
     facts.mode = "error";
   }
 #else
@@ -286,7 +284,8 @@ FileFacts extract_setup_cfg(std::string_view text, const std::string &path) {
         if (close == std::string_view::npos)
           add_diagnostic(facts, DiagnosticLevel::Warning, path, line_number, "parse-error",
                          "unterminated section header");
-        section = std::string(trim(stripped.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1)));
+        section = std::string(
+            trim(stripped.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1)));
         key.clear();
         continue;
       }

@@ -5,9 +5,8 @@ namespace mpsaudit {
 void register_manifest_frontends(ExtractorTable &table) {
   table.add(FileKind::Requirements, extract_requirements);
   const auto by_text = [](FileFacts (*extract)(std::string_view, const std::string &)) {
-    return [extract](const SourceFile &file, const ExtractOptions &) {
-      return extract(file.text, file.path);
-    };
+    return
+        [extract](const SourceFile &file, const ExtractOptions &) { return extract(file.text, file.path); };
   };
   table.add(FileKind::Pyproject, by_text(extract_pyproject));
   table.add(FileKind::SetupCfg, by_text(extract_setup_cfg));

@@ -78,8 +78,8 @@ public:
         i = end + 1;
       } else if (c == '=' || c == '!' || c == '<' || c == '>' || c == '~') {
         std::size_t j = i;
-        while (j < text_.size() && (text_[j] == '=' || text_[j] == '!' || text_[j] == '<' ||
-                                    text_[j] == '>' || text_[j] == '~'))
+        while (j < text_.size() &&
+               (text_[j] == '=' || text_[j] == '!' || text_[j] == '<' || text_[j] == '>' || text_[j] == '~'))
           ++j;
         out.push_back({MarkerToken::Op, std::string(text_.substr(i, j - i))});
         i = j;
@@ -203,8 +203,7 @@ private:
     return std::nullopt;
   }
 
-  static MarkerOutcome compare(const MarkerToken &left, const std::string &op,
-                               const MarkerToken &right) {
+  static MarkerOutcome compare(const MarkerToken &left, const std::string &op, const MarkerToken &right) {
     const auto l = value_of(left);
     const auto r = value_of(right);
     if (!l || !r)
@@ -249,9 +248,9 @@ std::optional<Requirement> parse_requirement(std::string_view text, std::string 
     ++i;
   const std::string_view rest = text.substr(i);
   // Direct references without a name: URLs, VCS links, local paths.
-  const bool looks_like_url = rest.find("://") != std::string_view::npos &&
-                              (rest.find("://") < rest.find_first_of(" ;@") ||
-                               rest.find_first_of(" ;@") == std::string_view::npos);
+  const bool looks_like_url =
+      rest.find("://") != std::string_view::npos &&
+      (rest.find("://") < rest.find_first_of(" ;@") || rest.find_first_of(" ;@") == std::string_view::npos);
   if (looks_like_url || starts_with(rest, ".") || starts_with(rest, "/") || starts_with(rest, "~")) {
     std::string_view url = rest.substr(0, rest.find_first_of(" \t"));
     requirement.url = std::string(url);
@@ -353,8 +352,8 @@ std::string cuda_tag_of(std::string_view url) {
     cleaned.replace(at, 3, "+");
   std::size_t start = 0;
   for (std::size_t k = 0; k <= cleaned.size(); ++k) {
-    const bool separator = k == cleaned.size() || std::string_view("/+-_.:=?&#").find(cleaned[k]) !=
-                                                      std::string_view::npos;
+    const bool separator =
+        k == cleaned.size() || std::string_view("/+-_.:=?&#").find(cleaned[k]) != std::string_view::npos;
     if (!separator)
       continue;
     const std::string_view token = std::string_view(cleaned).substr(start, k - start);
@@ -385,10 +384,10 @@ Fact make_fact(std::string_view kind, std::string name, std::uint32_t line, std:
   return fact;
 }
 
-Fact dependency_fact(const Requirement &requirement, std::string_view raw_text,
-                     std::string_view source, std::uint32_t line, std::uint32_t column) {
-  Fact fact = make_fact(fact_kind::Dependency, normalize_package_name(requirement.name), line,
-                        column, static_cast<std::uint32_t>(requirement.name.size()));
+Fact dependency_fact(const Requirement &requirement, std::string_view raw_text, std::string_view source,
+                     std::uint32_t line, std::uint32_t column) {
+  Fact fact = make_fact(fact_kind::Dependency, normalize_package_name(requirement.name), line, column,
+                        static_cast<std::uint32_t>(requirement.name.size()));
   fact.set_attribute("value", std::string(trim(raw_text)));
   fact.set_attribute("source", std::string(source));
   if (!requirement.specifier.empty())
@@ -419,8 +418,8 @@ Fact dependency_fact(const Requirement &requirement, std::string_view raw_text,
   return fact;
 }
 
-void add_diagnostic(FileFacts &facts, DiagnosticLevel level, const std::string &path,
-                    std::uint32_t line, std::string code, std::string message) {
+void add_diagnostic(FileFacts &facts, DiagnosticLevel level, const std::string &path, std::uint32_t line,
+                    std::string code, std::string message) {
   Diagnostic diagnostic;
   diagnostic.level = level;
   diagnostic.path = path;

@@ -13,14 +13,14 @@
 namespace mpsaudit::manifest {
 
 struct Requirement {
-  std::string name;          // as written
+  std::string name;            // as written
   std::size_t name_offset = 0; // byte offset of the name within the parsed text
-  std::string extras;        // comma-separated, as written
-  std::string specifier;     // ">=2.0,<3" or "==2.1.0+cu118" (whitespace removed)
-  std::string version;       // the pinned version of == / ===, else empty
-  std::string local_version; // the part after '+', e.g. cu118
-  std::string marker;        // the environment marker after ';'
-  std::string url;           // `name @ url`, or the direct/VCS URL
+  std::string extras;          // comma-separated, as written
+  std::string specifier;       // ">=2.0,<3" or "==2.1.0+cu118" (whitespace removed)
+  std::string version;         // the pinned version of == / ===, else empty
+  std::string local_version;   // the part after '+', e.g. cu118
+  std::string marker;          // the environment marker after ';'
+  std::string url;             // `name @ url`, or the direct/VCS URL
 };
 
 // Parses one requirement. Returns nullopt and sets `error` when the text is
@@ -44,11 +44,11 @@ Fact make_fact(std::string_view kind, std::string name, std::uint32_t line, std:
 
 // The `dependency` fact for a parsed requirement, with its attributes and a
 // platform guard when the marker excludes the Mac. `source` names the reader.
-Fact dependency_fact(const Requirement &requirement, std::string_view raw_text,
-                     std::string_view source, std::uint32_t line, std::uint32_t column);
+Fact dependency_fact(const Requirement &requirement, std::string_view raw_text, std::string_view source,
+                     std::uint32_t line, std::uint32_t column);
 
 // Adds a diagnostic at `line` of `path`.
-void add_diagnostic(FileFacts &facts, DiagnosticLevel level, const std::string &path,
-                    std::uint32_t line, std::string code, std::string message);
+void add_diagnostic(FileFacts &facts, DiagnosticLevel level, const std::string &path, std::uint32_t line,
+                    std::string code, std::string message);
 
 } // namespace mpsaudit::manifest

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/text.h"
+#include "frontend/manifest/logical_line.h"
 #include "frontend/manifest/manifest_frontend.h"
 #include "frontend/manifest/requirement.h"
-#include "frontend/manifest/logical_line.h"
 #include "frontend/manifest/requirements_reader.h"
 
 namespace mpsaudit {
@@ -44,9 +44,8 @@ constexpr OptionSpec kGlobalOptions[] = {
     {"", "--require-hashes", false}, {"", "--use-feature", true},
     {"-Z", "--always-unzip", false}, {"", "--config-settings", true},
 };
-constexpr std::string_view kPerRequirementOptions[] = {"--hash", "--global-option",
-                                                       "--install-option", "--config-settings",
-                                                       "--config_settings"};
+constexpr std::string_view kPerRequirementOptions[] = {"--hash", "--global-option", "--install-option",
+                                                       "--config-settings", "--config_settings"};
 
 std::vector<std::pair<std::string, std::size_t>> split_words(std::string_view text) {
   std::vector<std::pair<std::string, std::size_t>> words;
@@ -102,7 +101,8 @@ RequirementsParse parse_requirements_text(std::string_view text, const std::stri
         }
         const OptionSpec *spec = nullptr;
         for (const auto &candidate : kGlobalOptions) {
-          if (word == candidate.long_name || (!candidate.short_name.empty() && word == candidate.short_name)) {
+          if (word == candidate.long_name ||
+              (!candidate.short_name.empty() && word == candidate.short_name)) {
             spec = &candidate;
           } else if (!candidate.short_name.empty() && candidate.takes_value &&
                      starts_with(word, candidate.short_name) && word.size() > 2 && word[1] != '-') {
@@ -213,7 +213,9 @@ fs::path normalised(const fs::path &path) {
   return error ? path.lexically_normal() : canonical;
 }
 
-bool is_remote(std::string_view target) { return target.find("://") != std::string_view::npos; }
+bool is_remote(std::string_view target) {
+  return target.find("://") != std::string_view::npos;
+}
 
 // Depth-first walk of the include graph from `from`; returns the chain of
 // files back to `start` when one exists.
@@ -244,8 +246,7 @@ bool reaches(const fs::path &from, const fs::path &start, std::set<fs::path> &vi
 // Facts of an included file that discovery will not scan on its own (its
 // name is not a requirements name), placed at the include line.
 void inline_included(const fs::path &target, const manifest::RequirementsInclude &include,
-                     const std::string &via, std::set<fs::path> &visited, FileFacts &into,
-                     int depth) {
+                     const std::string &via, std::set<fs::path> &visited, FileFacts &into, int depth) {
   if (depth > 16 || !visited.insert(target).second)
     return;
   const auto text = read_file(target);
@@ -261,8 +262,8 @@ void inline_included(const fs::path &target, const manifest::RequirementsInclude
   }
   for (const auto &nested : parse.includes)
     if (!is_remote(nested.target))
-      inline_included(normalised(target.parent_path() / nested.target), include, via, visited,
-                      into, depth + 1);
+      inline_included(normalised(target.parent_path() / nested.target), include, via, visited, into,
+                      depth + 1);
 }
 
 } // namespace
@@ -274,20 +275,20 @@ FileFacts extract_requirements(const SourceFile &file, const ExtractOptions &opt
   FileFacts facts = std::move(parse.facts);
   facts.mode = "lexical";
 
-  fs::path self = !file.absolute_path.empty() ? fs::path(file.absolute_path)
-                                              : fs::path(options.root) / file.path;
+  fs::path self =
+      !file.absolute_path.empty() ? fs::path(file.absolute_path) : fs::path(options.root) / file.path;
   self = normalised(self);
   for (const auto &include : parse.includes) {
     if (is_remote(include.target)) {
-      manifest::add_diagnostic(facts, DiagnosticLevel::Note, file.path, include.line,
-                               "remote-include", "not following remote include '" + include.target + "'");
+      manifest::add_diagnostic(facts, DiagnosticLevel::Note, file.path, include.line, "remote-include",
+                               "not following remote include '" + include.target + "'");
       continue;
     }
     const fs::path target = normalised(self.parent_path() / include.target);
     std::error_code error;
     if (!fs::is_regular_file(target, error)) {
-      manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line,
-                               "missing-include", "included file '" + include.target + "' not found");
+      manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line, "missing-include",
+                               "included file '" + include.target + "' not found");
       continue;
     }
     std::set<fs::path> visited;
@@ -296,8 +297,8 @@ FileFacts extract_requirements(const SourceFile &file, const ExtractOptions &opt
       std::string cycle;
       for (const auto &link : chain)
         cycle += (cycle.empty() ? "" : " -> ") + link;
-      manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line,
-                               "include-cycle", "requirements include cycle: " + cycle);
+      manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line, "include-cycle",
+                               "requirements include cycle: " + cycle);
       continue;
     }
     // Files named like requirements are scanned on their own; others (say

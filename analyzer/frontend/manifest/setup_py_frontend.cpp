@@ -45,8 +45,8 @@ public:
       read_setup_call(call);
     bool has_cpu_extension = false;
     for (const Fact &fact : facts_.facts)
-      has_cpu_extension = has_cpu_extension ||
-                          (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CppExtension");
+      has_cpu_extension =
+          has_cpu_extension || (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CppExtension");
     for (Fact &fact : facts_.facts)
       if (fact.kind == manifest_fact_kind::CxxExtension && fact.name == "CUDAExtension")
         fact.set_attribute("cpu_fallback", has_cpu_extension ? "true" : "false");
@@ -114,14 +114,15 @@ private:
   // What an `if` condition says: the guard of its body and of its else.
   std::pair<Guard, Guard> condition_guard(TSNode condition) const {
     const std::string text = to_lower(text_of(condition));
-    const bool negated = starts_with(text, "not ") ||
-                         (text.find(" is none") != std::string::npos &&
-                          text.find(" is not none") == std::string::npos) ||
-                         text.find("== none") != std::string::npos;
+    const bool negated =
+        starts_with(text, "not ") ||
+        (text.find(" is none") != std::string::npos && text.find(" is not none") == std::string::npos) ||
+        text.find("== none") != std::string::npos;
     if (text.find("cuda") != std::string::npos || text.find("nvcc") != std::string::npos)
       return negated ? std::pair{Guard::None, Guard::CudaCheck} : std::pair{Guard::CudaCheck, Guard::None};
     if (text.find("darwin") != std::string::npos || text.find("macos") != std::string::npos) {
-      const bool equals = text.find("==") != std::string::npos || text.find("startswith") != std::string::npos;
+      const bool equals =
+          text.find("==") != std::string::npos || text.find("startswith") != std::string::npos;
       return equals != negated ? std::pair{Guard::None, Guard::PlatformCheck}
                                : std::pair{Guard::PlatformCheck, Guard::None};
     }
@@ -294,8 +295,9 @@ private:
       // One past the opening quote (and any r/u prefix).
       const std::string literal_text = text_of(node);
       const auto quote = literal_text.find_first_of("'\"");
-      Fact fact = dependency_fact(*requirement, *literal, source, line_of(node),
-                                  column_of(node) + static_cast<std::uint32_t>(quote + 1 + requirement->name_offset));
+      Fact fact =
+          dependency_fact(*requirement, *literal, source, line_of(node),
+                          column_of(node) + static_cast<std::uint32_t>(quote + 1 + requirement->name_offset));
       if (fact.guard == Guard::None)
         fact.guard = guard;
       if (!extra.empty()) {
@@ -358,8 +360,8 @@ private:
       else if (keyword == "extras_require")
         read_extras(value, 0);
       else if (keyword == "cmdclass" && text_of(value).find("BuildExtension") != std::string::npos) {
-        Fact fact = make_fact(manifest_fact_kind::Build, "cmdclass", line_of(argument),
-                              column_of(argument), static_cast<std::uint32_t>(keyword.size()));
+        Fact fact = make_fact(manifest_fact_kind::Build, "cmdclass", line_of(argument), column_of(argument),
+                              static_cast<std::uint32_t>(keyword.size()));
         fact.set_attribute("value", text_of(value));
         fact.set_attribute("build_ext", "BuildExtension");
         facts_.facts.push_back(std::move(fact));

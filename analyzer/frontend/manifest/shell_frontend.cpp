@@ -139,11 +139,11 @@ public:
       }
   }
 
-  void env_var(const LogicalLine &line, const std::string &name, const std::string &value,
-               std::size_t offset, std::string_view how) {
+  void env_var(const LogicalLine &line, const std::string &name, const std::string &value, std::size_t offset,
+               std::string_view how) {
     const auto [line_no, column] = line.position(offset);
-    Fact fact = make_fact(manifest_fact_kind::EnvVar, name, line_no, column,
-                          static_cast<std::uint32_t>(name.size()));
+    Fact fact =
+        make_fact(manifest_fact_kind::EnvVar, name, line_no, column, static_cast<std::uint32_t>(name.size()));
     fact.set_attribute("value", value);
     fact.set_attribute("how", std::string(how));
     fact.set_attribute("line", std::string(trim(line.text)));
@@ -153,8 +153,8 @@ public:
 private:
   void simple_command(const LogicalLine &line, const std::string &whole, std::vector<Word> words) {
     static const std::vector<std::string_view> keywords = {
-        "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "!", "{", "}",
-        "sudo", "exec", "time", "nohup", "command", "builtin", "eval"};
+        "if", "then", "else", "elif", "fi",   "do",   "done",  "while",   "until",   "for",
+        "!",  "{",    "}",    "sudo", "exec", "time", "nohup", "command", "builtin", "eval"};
     std::size_t i = 0;
     bool assignments_only = true;
     std::vector<std::pair<std::string, std::pair<std::string, std::size_t>>> assignments;
@@ -236,16 +236,31 @@ private:
     else if (command == "uv" && rest + 1 < words.size() && words[rest].text == "pip" &&
              words[rest + 1].text == "install")
       pip_install(line, words, rest + 2);
-    else if ((command == "conda" || command == "mamba" || command == "micromamba") &&
-             rest < words.size() && words[rest].text == "install")
+    else if ((command == "conda" || command == "mamba" || command == "micromamba") && rest < words.size() &&
+             words[rest].text == "install")
       conda_install(line, words, rest + 1);
   }
 
   void pip_install(const LogicalLine &line, const std::vector<Word> &words, std::size_t from) {
-    static const std::vector<std::string_view> with_value = {
-        "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target",
-        "--python-version", "--platform", "--root", "--prefix", "--src", "--upgrade-strategy",
-        "--only-binary", "--no-binary", "--trusted-host", "--cache-dir", "--log"};
+    static const std::vector<std::string_view> with_value = {"-r",
+                                                             "--requirement",
+                                                             "-c",
+                                                             "--constraint",
+                                                             "-e",
+                                                             "--editable",
+                                                             "-t",
+                                                             "--target",
+                                                             "--python-version",
+                                                             "--platform",
+                                                             "--root",
+                                                             "--prefix",
+                                                             "--src",
+                                                             "--upgrade-strategy",
+                                                             "--only-binary",
+                                                             "--no-binary",
+                                                             "--trusted-host",
+                                                             "--cache-dir",
+                                                             "--log"};
     for (std::size_t k = from; k < words.size(); ++k) {
       std::string option = words[k].text, value;
       const auto equals = option.find('=');
@@ -267,7 +282,9 @@ private:
           const auto [line_no, column] = line.position(words[k].offset);
           Fact fact = make_fact(manifest_fact_kind::PackageIndex, value, line_no, column,
                                 static_cast<std::uint32_t>(value.size()));
-          const std::string long_name = option == "-i" ? "index-url" : option == "-f" ? "find-links" : option.substr(2);
+          const std::string long_name = option == "-i"   ? "index-url"
+                                        : option == "-f" ? "find-links"
+                                                         : option.substr(2);
           fact.set_attribute("option", long_name);
           fact.set_attribute("source", "shell");
           fact.set_attribute("value", std::string(trim(line.text)));
@@ -284,8 +301,7 @@ private:
       const auto requirement = parse_requirement(words[k].text, error);
       if (!requirement)
         continue;
-      const auto [line_no, column] =
-          line.position(words[k].offset + requirement->name_offset);
+      const auto [line_no, column] = line.position(words[k].offset + requirement->name_offset);
       facts_.facts.push_back(dependency_fact(*requirement, words[k].text, "shell", line_no, column));
     }
   }
@@ -365,12 +381,12 @@ void job_directive(const LogicalLine &line, std::string_view content, std::size_
     const bool gpu_option = option == "--gpus" || option == "-G" || starts_with(option, "--gpus-per-") ||
                             option == "--gpu-bind" || option == "--gpu-freq";
     const bool gres_gpu = option == "--gres" && value.find("gpu") != std::string::npos;
-    const bool constraint_gpu = (option == "--constraint" || option == "-C" || option == "--partition" ||
-                                 option == "-p") &&
-                                (to_lower(value).find("gpu") != std::string::npos ||
-                                 to_lower(value).find("a100") != std::string::npos ||
-                                 to_lower(value).find("v100") != std::string::npos ||
-                                 to_lower(value).find("h100") != std::string::npos);
+    const bool constraint_gpu =
+        (option == "--constraint" || option == "-C" || option == "--partition" || option == "-p") &&
+        (to_lower(value).find("gpu") != std::string::npos ||
+         to_lower(value).find("a100") != std::string::npos ||
+         to_lower(value).find("v100") != std::string::npos ||
+         to_lower(value).find("h100") != std::string::npos);
     if (gpu_option || gres_gpu || constraint_gpu)
       fact.set_attribute("gpus", value.empty() ? "true" : value);
     facts.facts.push_back(std::move(fact));
@@ -382,7 +398,8 @@ void job_directive(const LogicalLine &line, std::string_view content, std::size_
 FileFacts extract_shell(std::string_view text, const std::string &path) {
   FileFacts facts;
   facts.mode = "lexical";
-  const std::string name = to_lower(path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1));
+  const std::string name =
+      to_lower(path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1));
   const bool makefile = name == "makefile" || ends_with(name, ".mk") || name == "gnumakefile";
   ShellAnalyzer analyzer(path, makefile ? "makefile" : "shell", facts);
   for (const LogicalLine &line : logical_lines(text)) {
@@ -440,23 +457,22 @@ std::string substitute(std::string_view text, const std::map<std::string, std::s
         fallback = std::string(inner.substr(dash + 2));
       end = close + 1;
     } else {
-      while (end < text.size() &&
-             (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
         ++end;
       name = std::string(text.substr(i + 1, end - i - 1));
     }
     const auto found = values.find(name);
     out += found != values.end() && !found->second.empty() ? found->second
-           : !fallback.empty()                              ? fallback
-                                                            : std::string(text.substr(i, end - i));
+           : !fallback.empty()                             ? fallback
+                                                           : std::string(text.substr(i, end - i));
     i = end - 1;
   }
   return out;
 }
 
 constexpr std::string_view kInstructions[] = {
-    "from", "run", "cmd", "label", "maintainer", "expose", "env", "add", "copy", "entrypoint",
-    "volume", "user", "workdir", "arg", "onbuild", "stopsignal", "healthcheck", "shell"};
+    "from",       "run",    "cmd",  "label",   "maintainer", "expose",  "env",        "add",         "copy",
+    "entrypoint", "volume", "user", "workdir", "arg",        "onbuild", "stopsignal", "healthcheck", "shell"};
 
 } // namespace
 
@@ -484,7 +500,8 @@ FileFacts extract_dockerfile(std::string_view text, const std::string &path) {
       known = known || instruction == candidate;
     if (!known) {
       add_diagnostic(facts, DiagnosticLevel::Warning, path, line.first_line(), "unknown-instruction",
-                     "unknown Dockerfile instruction '" + std::string(content.substr(first, end - first)) + "'");
+                     "unknown Dockerfile instruction '" + std::string(content.substr(first, end - first)) +
+                         "'");
       continue;
     }
     if (instruction == "from") {
@@ -559,8 +576,8 @@ FileFacts extract_dockerfile(std::string_view text, const std::string &path) {
       while (command_offset < content.size() && starts_with(content.substr(command_offset), "--")) {
         // RUN --mount=... --network=...
         const auto space = content.find_first_of(" \t", command_offset);
-        command_offset = space == std::string_view::npos ? content.size()
-                                                         : content.find_first_not_of(" \t", space);
+        command_offset =
+            space == std::string_view::npos ? content.size() : content.find_first_not_of(" \t", space);
         if (command_offset == std::string_view::npos)
           command_offset = content.size();
       }

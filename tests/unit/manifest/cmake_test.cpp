@@ -19,7 +19,7 @@ target_link_libraries(kernels PRIVATE CUDA::cudart CUDA::cublas)
 message(STATUS [=[bracket ] argument]=])
 cuda_add_library(old src/d.cu)
 )",
-                                      "CMakeLists.txt");
+                                        "CMakeLists.txt");
   CHECK(facts.diagnostics.empty());
   const Fact *project = fact_of(facts, "build", "project");
   REQUIRE(project);
@@ -64,7 +64,7 @@ if(NOT APPLE)
 endif()
 enable_language(CUDA)
 )",
-                                      "CMakeLists.txt");
+                                        "CMakeLists.txt");
   const auto enables = facts_of(facts, "build", "enable_language");
   REQUIRE(enables.size() == 2);
   CHECK(enables[0]->guard == Guard::CudaCheck);
@@ -76,10 +76,9 @@ enable_language(CUDA)
   CHECK(fact_of(facts, "build", "find_package")->guard == Guard::PlatformCheck);
 }
 
-TEST_CASE("an unterminated CMake argument gives a diagnostic with its line",
-          "[manifest][cmake][malformed]") {
-  const FileFacts facts = extract_cmake("project(demo)\nfind_package(CUDA)\nset(X \"open\n\nadd_library(a b.cu)\n",
-                                      "CMakeLists.txt");
+TEST_CASE("an unterminated CMake argument gives a diagnostic with its line", "[manifest][cmake][malformed]") {
+  const FileFacts facts = extract_cmake(
+      "project(demo)\nfind_package(CUDA)\nset(X \"open\n\nadd_library(a b.cu)\n", "CMakeLists.txt");
   REQUIRE_FALSE(facts.diagnostics.empty());
   CHECK(facts.diagnostics[0].path == "CMakeLists.txt");
   CHECK(facts.diagnostics[0].line == 3);

@@ -55,7 +55,8 @@ dependencies:
 }
 
 TEST_CASE("YAML with tabs gives a diagnostic with its line", "[manifest][conda][malformed]") {
-  const FileFacts facts = extract_conda_env("name: demo\ndependencies:\n\t- pytorch-cuda=11.8\n", "environment.yml");
+  const FileFacts facts =
+      extract_conda_env("name: demo\ndependencies:\n\t- pytorch-cuda=11.8\n", "environment.yml");
   REQUIRE(facts.diagnostics.size() == 1);
   CHECK(facts.diagnostics[0].path == "environment.yml");
   CHECK(facts.diagnostics[0].line == 3);

@@ -43,10 +43,10 @@ ProjectFile requirements_file(const std::string &text) {
 TEST_CASE("declared but never imported, and imported but never declared", "[manifest][pass]") {
   std::vector<ProjectFile> files;
   files.push_back(requirements_file("torch\nopencv-python\nfaiss-gpu\nscipy\nninja\n"));
-  files.push_back(python_file("src/demo/train.py", {import_fact("torch.nn", 1), import_fact("cv2", 2),
-                                                    import_fact("flash_attn.flash_attn_interface", 3),
-                                                    import_fact("os", 4), import_fact("demo.model", 5),
-                                                    import_fact("faiss", 6)}));
+  files.push_back(python_file("src/demo/train.py",
+                              {import_fact("torch.nn", 1), import_fact("cv2", 2),
+                               import_fact("flash_attn.flash_attn_interface", 3), import_fact("os", 4),
+                               import_fact("demo.model", 5), import_fact("faiss", 6)}));
   cross_check_dependencies(files);
 
   const auto unused = facts_of(files[0].facts, "unused-dependency");
@@ -86,11 +86,12 @@ TEST_CASE("optional extras and included files count as declarations", "[manifest
   // triton is only in an extra: not reported although nothing imports it.
   CHECK(facts_of(files[0].facts, "unused-dependency").empty());
 
-  std::vector<ProjectFile> with_import{files[0], python_file("kernels.py", {import_fact("triton.language", 1)})};
-  with_import[0].facts.facts.erase(std::remove_if(with_import[0].facts.facts.begin(),
-                                                  with_import[0].facts.facts.end(),
-                                                  [](const Fact &f) { return f.kind == "unused-dependency"; }),
-                                   with_import[0].facts.facts.end());
+  std::vector<ProjectFile> with_import{files[0],
+                                       python_file("kernels.py", {import_fact("triton.language", 1)})};
+  with_import[0].facts.facts.erase(
+      std::remove_if(with_import[0].facts.facts.begin(), with_import[0].facts.facts.end(),
+                     [](const Fact &f) { return f.kind == "unused-dependency"; }),
+      with_import[0].facts.facts.end());
   cross_check_dependencies(with_import);
   // triton is declared through the extra, so its import is not undeclared.
   CHECK(facts_of(with_import[1].facts, "undeclared-import").empty());

@@ -109,7 +109,8 @@ torchvision = [{ index = "pytorch-cu121", marker = "sys_platform == 'linux'" }]
 }
 
 TEST_CASE("broken TOML gives a diagnostic with its line", "[manifest][pyproject][malformed]") {
-  const FileFacts facts = extract_pyproject("[project]\nname = \"x\"\ndependencies = [\"torch\",\n", "pyproject.toml");
+  const FileFacts facts =
+      extract_pyproject("[project]\nname = \"x\"\ndependencies = [\"torch\",\n", "pyproject.toml");
   REQUIRE(facts.diagnostics.size() == 1);
   CHECK(facts.diagnostics[0].path == "pyproject.toml");
   CHECK(facts.diagnostics[0].code == "parse-error");

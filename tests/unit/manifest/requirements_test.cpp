@@ -77,8 +77,8 @@ TEST_CASE("requirement strings are parsed as PEP 508 says", "[manifest][requirem
 }
 
 TEST_CASE("markers are evaluated for an Apple-Silicon Mac", "[manifest][requirements]") {
-  using manifest::MarkerOutcome;
   using manifest::evaluate_marker_on_mac;
+  using manifest::MarkerOutcome;
   CHECK(evaluate_marker_on_mac("sys_platform == 'linux'") == MarkerOutcome::False);
   CHECK(evaluate_marker_on_mac("sys_platform != \"darwin\"") == MarkerOutcome::False);
   CHECK(evaluate_marker_on_mac("platform_system == 'Linux' or platform_machine == 'x86_64'") ==
@@ -98,21 +98,21 @@ TEST_CASE("CUDA tags are found in index and wheel URLs", "[manifest][requirement
   CHECK(manifest::cuda_tag_of("https://data.pyg.org/whl/torch-2.0.0+cu118.html") == "cu118");
   CHECK(manifest::cuda_tag_of("https://download.pytorch.org/whl/cpu") == "");
   CHECK(manifest::cuda_tag_of("https://pypi.nvidia.com") == "nvidia");
-  CHECK(manifest::cuda_tag_of("https://storage.googleapis.com/jax-releases/jax_cuda_releases.html") == "cuda");
+  CHECK(manifest::cuda_tag_of("https://storage.googleapis.com/jax-releases/jax_cuda_releases.html") ==
+        "cuda");
   CHECK(manifest::cuda_tag_of("https://pypi.org/simple") == "");
 }
 
 TEST_CASE("requirements lines give dependency and index facts", "[manifest][requirements]") {
-  const FileFacts facts = read_requirements(
-      "# comment\n"
-      "--extra-index-url https://download.pytorch.org/whl/cu118\n"
-      "torch==2.1.0+cu118  # pinned\n"
-      "Flash_Attn>=2.0 ; sys_platform == 'linux'\n"
-      "numpy \\\n"
-      "    >=1.24 \\\n"
-      "    --hash=sha256:abc\n"
-      "-e git+https://github.com/org/repo.git#egg=my_pkg\n"
-      "-e .\n");
+  const FileFacts facts = read_requirements("# comment\n"
+                                            "--extra-index-url https://download.pytorch.org/whl/cu118\n"
+                                            "torch==2.1.0+cu118  # pinned\n"
+                                            "Flash_Attn>=2.0 ; sys_platform == 'linux'\n"
+                                            "numpy \\\n"
+                                            "    >=1.24 \\\n"
+                                            "    --hash=sha256:abc\n"
+                                            "-e git+https://github.com/org/repo.git#egg=my_pkg\n"
+                                            "-e .\n");
   CHECK(facts.diagnostics.empty());
   const Fact *index = fact_of(facts, "package-index", "https://download.pytorch.org/whl/cu118");
   REQUIRE(index);

@@ -19,7 +19,7 @@ python -m torch.distributed.launch \
 if [ -x "$(command -v nvidia-smi)" ]; then echo gpu; fi
 pip install torch --index-url https://download.pytorch.org/whl/cu121
 )sh",
-                                      "train.sh");
+                                        "train.sh");
   CHECK(facts.diagnostics.empty());
   const auto directives = facts_of(facts, "job-directive", "sbatch");
   REQUIRE(directives.size() == 3);
@@ -49,7 +49,8 @@ pip install torch --index-url https://download.pytorch.org/whl/cu121
   const Fact *launch = fact_of(facts, "shell", "python");
   REQUIRE(launch);
   // The continued command, blanks collapsed, without its trailing comment.
-  CHECK(attribute_or_empty(*launch, "line") == "python -m torch.distributed.launch --nproc_per_node 8 train.py");
+  CHECK(attribute_or_empty(*launch, "line") ==
+        "python -m torch.distributed.launch --nproc_per_node 8 train.py");
   CHECK(attribute_or_empty(*launch, "module") == "torch.distributed.launch");
   CHECK(launch->span.line == 8);
 
@@ -64,8 +65,8 @@ pip install torch --index-url https://download.pytorch.org/whl/cu121
 }
 
 TEST_CASE("Makefile recipes are read as shell, definitions are not", "[manifest][shell]") {
-  const FileFacts facts = extract_shell("NVCC ?= nvcc\nall: kernel.o\n\tnvcc -arch=sm_80 -c kernel.cu\n\t@nvidia-smi\n",
-                                      "Makefile");
+  const FileFacts facts = extract_shell(
+      "NVCC ?= nvcc\nall: kernel.o\n\tnvcc -arch=sm_80 -c kernel.cu\n\t@nvidia-smi\n", "Makefile");
   CHECK(fact_of(facts, "shell", "nvcc"));
   CHECK(fact_of(facts, "shell", "nvcc")->span.line == 3);
   CHECK(fact_of(facts, "shell", "nvidia-smi"));
@@ -83,7 +84,7 @@ RUN ["python", "-c", "import torch"]
 FROM build
 FROM python:3.11-slim
 )",
-                                           "Dockerfile");
+                                             "Dockerfile");
   CHECK(facts.diagnostics.empty());
   const auto images = facts_of(facts, "container-image");
   REQUIRE(images.size() == 2);
@@ -106,7 +107,8 @@ FROM python:3.11-slim
 }
 
 TEST_CASE("unknown Dockerfile instructions are diagnosed", "[manifest][dockerfile][malformed]") {
-  const FileFacts facts = extract_dockerfile("FROM nvidia/cuda:12.1.0-base\nFROMM x\nRUN nvidia-smi\n", "Dockerfile");
+  const FileFacts facts =
+      extract_dockerfile("FROM nvidia/cuda:12.1.0-base\nFROMM x\nRUN nvidia-smi\n", "Dockerfile");
   REQUIRE(facts.diagnostics.size() == 1);
   CHECK(facts.diagnostics[0].line == 2);
   CHECK(facts.diagnostics[0].code == "unknown-instruction");
