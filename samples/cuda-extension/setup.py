@@ -6,7 +6,7 @@ setup(
     version="0.1.0",
     packages=["fused_ops"],
     ext_modules=[
-        CUDAExtension(
+        CUDAExtension(   # expect: MPS601, MPS620
             name="fused_ops._C",
             sources=["csrc/fused_ops.cpp", "csrc/fused_ops_cuda.cu"],
             libraries=["cublas"],

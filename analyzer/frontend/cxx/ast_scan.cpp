@@ -27,6 +27,7 @@
 #include <clang/Tooling/JSONCompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/ADT/SmallString.h>
+#include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -428,6 +429,7 @@ struct Invocation {
 
 struct RunOutcome {
   bool ran = false; // the AST was built and visited
+  bool crashed = false;
   RecordingConsumer diagnostics;
 };
 
@@ -451,7 +453,19 @@ void run_clang(const Invocation &invocation, const std::string &main_path,
                                       std::make_unique<CollectAction>(model, outcome.ran),
                                       files.get(), pch_operations);
   tool.setDiagnosticConsumer(&outcome.diagnostics);
-  tool.run(); // false whenever the file has errors; `ran` says whether the AST was usable
+  // Bad input must not take the scan down: should clang crash on a file,
+  // the crash is contained to this call and the file falls back to tokens.
+  static const bool recovery_enabled = [] {
+    llvm::CrashRecoveryContext::Enable();
+    return true;
+  }();
+  (void)recovery_enabled;
+  llvm::CrashRecoveryContext recovery;
+  // run() is false whenever the file has errors; `ran` says whether the AST was built.
+  if (!recovery.RunSafely([&] { tool.run(); })) {
+    outcome.ran = false;
+    outcome.crashed = true;
+  }
 }
 
 std::string virtual_main_path(const SourceFile &file) {
@@ -549,7 +563,10 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
                (seen.missing_includes.empty() ? "" : " (missing headers may cause some)")});
 
     const std::uint32_t error_budget = std::max(kMinParseErrorsForFallback, line_count / 10);
-    if (!outcome.ran) {
+    if (outcome.crashed) {
+      result.unusable_reason = "clang crashed on this file";
+      model = FileModel();
+    } else if (!outcome.ran) {
       result.unusable_reason = "clang did not build an AST" +
                                (seen.first_error.empty() ? std::string()
                                                          : ": " + seen.first_error);

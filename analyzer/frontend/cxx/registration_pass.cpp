@@ -39,16 +39,42 @@ struct RegistrationIndex {
 
 // What the Python front end saw that can stand in for a compiled op.
 struct PythonFallbacks {
-  std::map<std::string, std::string> module_functions; // name -> "path:line"
+  // Module-level functions by name: (path, line), in scan order.
+  std::multimap<std::string, std::pair<std::string, std::uint32_t>> module_functions;
+  // (path, function) pairs whose body calls the compiled op of the same name
+  // (torch.ops.ns.op, ext._C.op): wrappers of the op, not replacements.
+  std::set<std::pair<std::string, std::string>> wrappers;
   // Modules imported inside try/except ImportError, with where.
   std::vector<std::pair<std::string, std::string>> guarded_imports;
 
   void add(const Fact &fact, const std::string &path) {
-    const std::string at = path + ":" + std::to_string(fact.span.line);
-    if (fact.kind == "function-def" && fact.scope.empty())
-      module_functions.emplace(fact.name, at);
-    else if (fact.kind == "import" && fact.guard == Guard::ImportFallback)
-      guarded_imports.emplace_back(fact.name, at);
+    if (fact.kind == "function-def" && fact.scope.empty()) {
+      module_functions.emplace(fact.name, std::make_pair(path, fact.span.line));
+    } else if (fact.kind == "import" && fact.guard == Guard::ImportFallback) {
+      guarded_imports.emplace_back(fact.name, path + ":" + std::to_string(fact.span.line));
+    } else if (fact.kind == "call" && !fact.scope.empty()) {
+      const std::string function = last_dotted(fact.scope);
+      const bool compiled = fact.name.find("torch.ops.") == 0 ||
+                            fact.name.find("_C.") != std::string::npos;
+      if (compiled && last_dotted(fact.name) == function)
+        wrappers.emplace(path, fact.scope);
+    }
+  }
+
+  // "def op at path:line" for a module-level function named `op` that is not
+  // a thin wrapper around the compiled op itself.
+  std::string replacement_for(const std::string &op) const {
+    const auto [begin, end] = module_functions.equal_range(op);
+    for (auto it = begin; it != end; ++it)
+      if (!wrappers.count({it->second.first, op}))
+        return "def " + op + " at " + it->second.first + ":" +
+               std::to_string(it->second.second);
+    return {};
+  }
+
+  static std::string last_dotted(const std::string &name) {
+    const auto dot = name.rfind('.');
+    return dot == std::string::npos ? name : name.substr(dot + 1);
   }
 
   // A guarded import of a module with a component named after the op's
@@ -89,9 +115,8 @@ void annotate(Fact &fact, const RegistrationIndex &index, const PythonFallbacks 
   std::string python_at;
   if (python) {
     const std::string op = attribute_or(fact, "op", last_component(fact.name));
-    if (auto found = python->module_functions.find(op); found != python->module_functions.end())
-      python_at = "def " + op + " at " + found->second;
-    else
+    python_at = python->replacement_for(op);
+    if (python_at.empty())
       python_at = python->guarded_import_for(attribute_or(fact, "namespace"));
   }
 

@@ -60,6 +60,7 @@ TEST_CASE("CUDA registrations learn about fallbacks in other files", "[cxx][pass
                            "  m.impl(\"b\", &b_cuda);\n"
                            "  m.impl(\"c\", TORCH_FN(c_cuda));\n"
                            "  m.impl(\"d\", &d_cuda);\n"
+                           "  m.impl(\"e\", &e_cuda);\n"
                            "}\n"
                            "void launch() { k<<<1, 1>>>(nullptr); }\n"));
   files.push_back(cxx_file("csrc/ops_cpu.cpp", "TORCH_LIBRARY_IMPL(myops, CPU, m) {\n"
@@ -78,6 +79,9 @@ TEST_CASE("CUDA registrations learn about fallbacks in other files", "[cxx][pass
   python.kind = FileKind::Python;
   python.facts.facts.push_back(python_fact("function-def", "c", 3));
   python.facts.facts.push_back(python_fact("function-def", "d", 9, Guard::None, "Module"));
+  // e() only forwards to the compiled op: a wrapper, not a fallback.
+  python.facts.facts.push_back(python_fact("function-def", "e", 12));
+  python.facts.facts.push_back(python_fact("call", "torch.ops.myops.e", 13, Guard::None, "e"));
   files.push_back(python);
 
   // Before the pass each file only knows itself.
@@ -107,6 +111,10 @@ TEST_CASE("CUDA registrations learn about fallbacks in other files", "[cxx][pass
   CHECK(attribute(d, "has_python_fallback") == "false");
   CHECK(attribute(d, "fallbacks") == "none");
   CHECK(attribute(d, "critical_path") == "true");
+
+  const Fact &e = registration(files[0], "myops::e");
+  CHECK(attribute(e, "has_python_fallback") == "false");
+  CHECK(attribute(e, "critical_path") == "true");
 
   // Launches are counted across files.
   for (const auto &fact : files[0].facts.facts)
