@@ -50,8 +50,9 @@ std::string coverage_directory(const Invocation &invocation) {
 }
 
 // pre-commit passes the staged files as arguments. When every path is a file
-// inside the current directory, scan from "." and keep just those files, so
-// paths (and baseline keys) are the same as in a full scan of the repository.
+// inside the current directory, and that directory is in a git work tree
+// (listing it is cheap), scan from "." and keep just those files, so paths
+// (and baseline keys) are the same as in a full scan of the repository.
 bool explicit_file_list(const std::vector<std::string> &paths, std::set<std::string> &files) {
   std::error_code error;
   for (const auto &path : paths) {
@@ -65,7 +66,7 @@ bool explicit_file_list(const std::vector<std::string> &paths, std::set<std::str
       return false;
     files.insert(local);
   }
-  return !files.empty();
+  return !files.empty() && inside_git_work_tree(".");
 }
 
 } // namespace

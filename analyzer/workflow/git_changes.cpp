@@ -114,4 +114,11 @@ std::string git_show_prefix(const std::string &root) {
   return output;
 }
 
+bool inside_git_work_tree(const std::string &directory) {
+  std::string output, error;
+  return run_git("-C " + shell_quote(work_directory(directory)) + " rev-parse --is-inside-work-tree", output,
+                 error) &&
+         output.rfind("true", 0) == 0;
+}
+
 } // namespace mpsaudit

@@ -24,4 +24,7 @@ ChangedFiles staged_files(const std::string &root);
 // top, or outside a work tree).
 std::string git_show_prefix(const std::string &root);
 
+// True when `directory` is inside a git work tree.
+bool inside_git_work_tree(const std::string &directory);
+
 } // namespace mpsaudit
