@@ -73,14 +73,14 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
       std::string_view part =
           path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
       const auto dot = part.find('.');
-      local_modules.insert(std::string(part.substr(0, dot)));
+      local_modules.insert(to_lower(part.substr(0, dot)));
       if (slash == std::string_view::npos)
         break;
       start = slash + 1;
     }
     for (const Fact &fact : file.facts.facts)
       if (fact.kind == fact_kind::Import && !starts_with(fact.name, "."))
-        imported.insert(top_module(fact.name));
+        imported.insert(to_lower(top_module(fact.name)));
   }
 
   std::set<std::string> declared_modules;
@@ -92,7 +92,7 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
       if (is_runtime_declaration(fact)) {
         has_declarations = true;
         for (const auto &module : knowledge.imports_of(fact.name))
-          declared_modules.insert(module);
+          declared_modules.insert(to_lower(module));
       }
   }
   if (!has_code || !has_declarations)
@@ -114,7 +114,7 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
         bool used = false;
         std::string expected;
         for (const auto &module : modules) {
-          used = used || imported.count(module) > 0;
+          used = used || imported.count(to_lower(module)) > 0;
           expected += (expected.empty() ? "" : ", ") + module;
         }
         if (used)
@@ -133,14 +133,17 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
         if (fact.kind != fact_kind::Import || starts_with(fact.name, "."))
           continue;
         const std::string module = top_module(fact.name);
-        if (reported.count(module) || local_modules.count(module) || declared_modules.count(module))
+        // Module names compare case-insensitively: tensorboardx provides
+        // tensorboardX, and declared names are lower case after PEP 503.
+        const std::string lower = to_lower(module);
+        if (reported.count(module) || local_modules.count(lower) || declared_modules.count(lower))
           continue;
         // Only modules the knowledge base can attribute to a distribution:
         // anything else may be the standard library or a local module.
         const manifest::PackageEntry *provider = nullptr;
         for (const auto &entry : knowledge.packages)
           for (const auto &provided : entry.imports)
-            if (provided == module && !provider && entry.name.find('*') == std::string::npos)
+            if (to_lower(provided) == lower && !provider && entry.name.find('*') == std::string::npos)
               provider = &entry;
         if (!provider)
           continue;

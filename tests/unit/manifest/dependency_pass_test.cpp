@@ -113,3 +113,16 @@ TEST_CASE("development requirements files are not checked for unused packages", 
     CHECK(facts_of(files[i].facts, "unused-dependency").empty());
   CHECK(facts_of(files[3].facts, "unused-dependency").size() == 1);
 }
+
+TEST_CASE("import names are matched through the knowledge base, case-insensitively", "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(requirements_file("hydra-core\ntensorboardX\nattrs\n"));
+  files.push_back(python_file("train.py", {import_fact("hydra", 1), import_fact("tensorboardX", 2),
+                                           import_fact("attr", 3), import_fact("cv2", 4)}));
+  cross_check_dependencies(files);
+  CHECK(facts_of(files[0].facts, "unused-dependency").empty());
+  const auto undeclared = facts_of(files[1].facts, "undeclared-import");
+  REQUIRE(undeclared.size() == 1);
+  CHECK(undeclared[0]->name == "cv2");
+  CHECK(attribute_or_empty(*undeclared[0], "distribution") == "opencv-python");
+}
