@@ -11,7 +11,9 @@
 // requirements/test.txt), build requirements, constraints, conda packages and
 // tools without modules are left out; optional extras count as declared but
 // are not reported as unused; nothing is reported unless the project declares
-// dependencies and has Python code. Register it in scan/project_pass.cpp.
+// dependencies and has Python code. It is listed among the project passes
+// (scan/project_pass.h): it reads `dependency` and `import` facts and writes
+// `unused-dependency` and `undeclared-import` facts.
 #pragma once
 
 #include <vector>
