@@ -53,8 +53,7 @@ struct MissingInclude {
 // Collects clang's diagnostics instead of printing them.
 class RecordingConsumer : public clang::DiagnosticConsumer {
 public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic &info) override {
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error)
       return;
@@ -77,8 +76,8 @@ public:
       if (fatal_message.empty())
         fatal_message = std::string(message.str());
     }
-    const llvm::StringRef category = clang::DiagnosticIDs::getCategoryNameFromID(
-        clang::DiagnosticIDs::getCategoryNumberForDiag(id));
+    const llvm::StringRef category =
+        clang::DiagnosticIDs::getCategoryNameFromID(clang::DiagnosticIDs::getCategoryNumberForDiag(id));
     if (category == "Parse Issue" || category == "Lexical or Preprocessor Issue") {
       ++parse_errors;
       if (first_parse_error.empty()) {
@@ -181,8 +180,7 @@ public:
     region.line = sources_.getExpansionLineNumber(location);
     region.column = sources_.getExpansionColumnNumber(location);
     region.end_column = region.column + static_cast<std::uint32_t>(region.name.size());
-    const clang::CharSourceRange body =
-        sources_.getExpansionRange(function->getBody()->getSourceRange());
+    const clang::CharSourceRange body = sources_.getExpansionRange(function->getBody()->getSourceRange());
     region.body_begin_line = sources_.getExpansionLineNumber(body.getBegin());
     region.body_end_line = sources_.getExpansionLineNumber(body.getEnd());
     region.origin = "ast";
@@ -276,8 +274,7 @@ protected:
                             clang::SourceLocation());
     return true;
   }
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
-                                                        llvm::StringRef) override {
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
     return std::make_unique<CollectorConsumer>(model_, ran_);
   }
 
@@ -292,8 +289,7 @@ private:
 class CompilationDatabases {
 public:
   std::vector<clang::tooling::CompileCommand> commands_for(const std::string &directory,
-                                                           const std::string &path,
-                                                           std::string &error) {
+                                                           const std::string &path, std::string &error) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = cache_.find(directory);
     if (found == cache_.end()) {
@@ -368,8 +364,7 @@ void append_common_flags(std::vector<std::string> &arguments) {
 // system headers (results do not depend on what the scanning machine has
 // installed, and parses stay small), the shim, the scan root on the path.
 std::vector<std::string> fixed_command(SourceLanguage language, const std::string &main_path,
-                                       const std::string &root,
-                                       const std::vector<std::string> &extra_flags) {
+                                       const std::string &root, const std::vector<std::string> &extra_flags) {
   std::vector<std::string> arguments{"clang"};
   for (auto &flag : language_flags(language))
     arguments.push_back(std::move(flag));
@@ -433,8 +428,8 @@ struct RunOutcome {
   RecordingConsumer diagnostics;
 };
 
-void run_clang(const Invocation &invocation, const std::string &main_path,
-               const std::string &text, FileModel &model, RunOutcome &outcome) {
+void run_clang(const Invocation &invocation, const std::string &main_path, const std::string &text,
+               FileModel &model, RunOutcome &outcome) {
   // createPhysicalFileSystem, not getRealFileSystem: the latter is shared by
   // the process and changing its working directory would chdir every thread.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
@@ -442,16 +437,13 @@ void run_clang(const Invocation &invocation, const std::string &main_path,
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   overlay->pushOverlay(memory);
   memory->addFile(main_path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, main_path));
-  memory->addFile(kShimPath, 0,
-                  llvm::MemoryBuffer::getMemBuffer(cuda_shim_text(), kShimPath));
+  memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(cuda_shim_text(), kShimPath));
   if (!invocation.working_directory.empty())
     overlay->setCurrentWorkingDirectory(invocation.working_directory);
-  auto files =
-      llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
   static const auto pch_operations = std::make_shared<clang::PCHContainerOperations>();
-  clang::tooling::ToolInvocation tool(invocation.arguments,
-                                      std::make_unique<CollectAction>(model, outcome.ran),
-                                      files.get(), pch_operations);
+  clang::tooling::ToolInvocation tool(
+      invocation.arguments, std::make_unique<CollectAction>(model, outcome.ran), files.get(), pch_operations);
   tool.setDiagnosticConsumer(&outcome.diagnostics);
   // Bad input must not take the scan down: should clang crash on a file,
   // the crash is contained to this call and the file falls back to tokens.
@@ -477,8 +469,8 @@ std::string virtual_main_path(const SourceFile &file) {
 
 } // namespace
 
-AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
-                       const ExtractOptions &options, std::uint32_t line_count) {
+AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
+                       std::uint32_t line_count) {
   AstScanResult result;
   const std::string main_path = virtual_main_path(file);
 
@@ -493,8 +485,7 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
     const auto commands = databases().commands_for(database_directory, main_path, error);
     if (!error.empty() && !options.compile_commands_dir.empty())
       result.diagnostics.push_back({DiagnosticLevel::Warning, file.path, 0, "compile-commands",
-                                    "cannot read " + database_directory +
-                                        "/compile_commands.json: " + error +
+                                    "cannot read " + database_directory + "/compile_commands.json: " + error +
                                         "; using the fixed command line"});
     if (!commands.empty()) {
       const auto &command = commands.front();
@@ -519,8 +510,8 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
             extra.emplace_back(kShimPath);
           }
         }
-        arguments = getInsertArgumentAdjuster(extra, ArgumentInsertPosition::END)(
-            arguments, command.Filename);
+        arguments =
+            getInsertArgumentAdjuster(extra, ArgumentInsertPosition::END)(arguments, command.Filename);
         attempts.push_back({std::move(arguments), command.Directory, "compile_commands.json"});
       }
     }
@@ -546,20 +537,18 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
                  " more headers not found"});
         break;
       }
-      result.diagnostics.push_back(
-          {DiagnosticLevel::Warning, file.path, missing.line, "missing-include",
-           "'" + missing.header + "' not found (" + attempt.source +
-               " command line); analysis continued without it"});
+      result.diagnostics.push_back({DiagnosticLevel::Warning, file.path, missing.line, "missing-include",
+                                    "'" + missing.header + "' not found (" + attempt.source +
+                                        " command line); analysis continued without it"});
     }
     // With headers missing, syntax errors are mostly their echo (an unknown
     // macro such as TORCH_LIBRARY_IMPL reads as a malformed declaration):
     // a note then, a warning when every header was found.
     if (seen.parse_errors > 0)
       result.diagnostics.push_back(
-          {seen.missing_includes.empty() ? DiagnosticLevel::Warning : DiagnosticLevel::Note,
-           file.path, seen.first_parse_error_line, "parse-error",
-           std::to_string(seen.parse_errors) + " syntax error(s); first: " +
-               seen.first_parse_error +
+          {seen.missing_includes.empty() ? DiagnosticLevel::Warning : DiagnosticLevel::Note, file.path,
+           seen.first_parse_error_line, "parse-error",
+           std::to_string(seen.parse_errors) + " syntax error(s); first: " + seen.first_parse_error +
                (seen.missing_includes.empty() ? "" : " (missing headers may cause some)")});
 
     const std::uint32_t error_budget = std::max(kMinParseErrorsForFallback, line_count / 10);
@@ -567,9 +556,8 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
       result.unusable_reason = "clang crashed on this file";
       model = FileModel();
     } else if (!outcome.ran) {
-      result.unusable_reason = "clang did not build an AST" +
-                               (seen.first_error.empty() ? std::string()
-                                                         : ": " + seen.first_error);
+      result.unusable_reason =
+          "clang did not build an AST" + (seen.first_error.empty() ? std::string() : ": " + seen.first_error);
     } else if (seen.fatal) {
       result.unusable_reason = "fatal error: " + seen.fatal_message;
     } else if (seen.parse_errors > error_budget) {

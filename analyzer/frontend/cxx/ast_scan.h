@@ -24,8 +24,8 @@ struct AstScanResult {
   std::vector<Diagnostic> diagnostics; // missing-include, parse-error
 };
 
-AstScanResult scan_ast(const SourceFile &file, SourceLanguage language,
-                       const ExtractOptions &options, std::uint32_t line_count);
+AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
+                       std::uint32_t line_count);
 
 // The shim header's text, as embedded at build time.
 const char *cuda_shim_text();

@@ -23,15 +23,13 @@ bool has_suffix(const std::string &path, std::string_view suffix) {
   if (path.size() < suffix.size())
     return false;
   for (std::size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(path[path.size() - suffix.size() + i])) !=
-        suffix[i])
+    if (std::tolower(static_cast<unsigned char>(path[path.size() - suffix.size() + i])) != suffix[i])
       return false;
   return true;
 }
 
 SourceLanguage language_of(const SourceFile &file) {
-  if (file.kind == FileKind::Cuda || has_suffix(file.path, ".cu") ||
-      has_suffix(file.path, ".cuh"))
+  if (file.kind == FileKind::Cuda || has_suffix(file.path, ".cu") || has_suffix(file.path, ".cuh"))
     return SourceLanguage::Cuda;
   if (file.kind == FileKind::Metal)
     return SourceLanguage::Metal;
@@ -40,8 +38,7 @@ SourceLanguage language_of(const SourceFile &file) {
   if (has_suffix(file.path, ".c"))
     return SourceLanguage::C;
   // Headers shared with .cu files often hold kernels: parse those as CUDA.
-  if (file.text.find("__global__") != std::string::npos ||
-      file.text.find("<<<") != std::string::npos)
+  if (file.text.find("__global__") != std::string::npos || file.text.find("<<<") != std::string::npos)
     return SourceLanguage::Cuda;
   return SourceLanguage::Cxx;
 }
@@ -113,8 +110,8 @@ std::string first_mnemonic(const std::string &text) {
           text[begin] == '\\' || (text[begin] == 'n' && begin > 0 && text[begin - 1] == '\\')))
     ++begin;
   std::size_t end = begin;
-  while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) &&
-         text[end] != ';' && text[end] != '\\')
+  while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) && text[end] != ';' &&
+         text[end] != '\\')
     ++end;
   return end > begin ? text.substr(begin, end - begin) : "asm";
 }
@@ -164,8 +161,7 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
     fact.set_attribute("origin", site.origin);
     facts.push_back(std::move(fact));
     if (tensor) {
-      Fact core = make_fact(kind::TensorCore, "ptx:" + mnemonic, site.line, site.column,
-                            site.end_column);
+      Fact core = make_fact(kind::TensorCore, "ptx:" + mnemonic, site.line, site.column, site.end_column);
       core.set_attribute("via", "inline-ptx");
       facts.push_back(std::move(core));
       tensor_lines.push_back(site.line);
@@ -177,8 +173,7 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
   std::map<std::string, std::size_t> launches_by_kernel;
   for (const auto &launch : model.launches) {
     ++launches_by_kernel[last_component(launch.kernel)];
-    Fact fact = make_fact(kind::KernelLaunch, launch.kernel, launch.line, launch.column,
-                          launch.end_column);
+    Fact fact = make_fact(kind::KernelLaunch, launch.kernel, launch.line, launch.column, launch.end_column);
     fact.set_attribute("via", launch.via);
     if (!launch.config.empty())
       fact.set_attribute("config", launch.config);
@@ -203,8 +198,7 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
     fact.set_attribute("tensor_core", std::to_string(count_in(tensor_lines, first, last)));
     fact.set_attribute("inline_ptx", std::to_string(count_in(asm_lines, first, last)));
     // The declaration line counts too: double parameters.
-    fact.set_attribute("has_double",
-                       count_in(model.double_lines, region.line, last) > 0 ? "true" : "false");
+    fact.set_attribute("has_double", count_in(model.double_lines, region.line, last) > 0 ? "true" : "false");
     fact.set_attribute("template", region.is_template ? "true" : "false");
     if (region.is_kernel) {
       const auto found = launches_by_kernel.find(region.name);
@@ -222,16 +216,14 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
       fact.set_attribute("library", fact.name);
       if (!fact.attribute("function"))
         fact.set_attribute("function", "<" + attribute_or(fact, "header", fact.name) + ">");
-    }
-    else if (fact.kind == kind::CooperativeGroups && !fact.attribute("grid_sync"))
+    } else if (fact.kind == kind::CooperativeGroups && !fact.attribute("grid_sync"))
       fact.set_attribute("grid_sync", "false");
   }
 
   // One fact per kind, name and line: `thrust::sort(thrust::device, ...)` is
   // one use of thrust.
   std::stable_sort(facts.begin(), facts.end(), [](const Fact &a, const Fact &b) {
-    return std::tie(a.span.line, a.span.column, a.kind) <
-           std::tie(b.span.line, b.span.column, b.kind);
+    return std::tie(a.span.line, a.span.column, a.kind) < std::tie(b.span.line, b.span.column, b.kind);
   });
   std::set<std::tuple<std::string, std::string, std::uint32_t>> seen;
   std::vector<Fact> unique;
@@ -244,8 +236,7 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
 
 } // namespace
 
-FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options,
-                           CxxParseMode mode) {
+FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options, CxxParseMode mode) {
   FileFacts result;
   result.mode = "lexical";
   try {
@@ -255,11 +246,10 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
     if (mode == CxxParseMode::Lexical) {
       // Asked for: no diagnostic.
     } else if (file.text.size() > kCxxAstByteLimit) {
-      result.diagnostics.push_back(
-          {DiagnosticLevel::Note, file.path, 0, "lexical-fallback",
-           std::to_string(file.text.size()) + " bytes is over the " +
-               std::to_string(kCxxAstByteLimit) +
-               "-byte limit for a clang parse; matched with clang's raw lexer"});
+      result.diagnostics.push_back({DiagnosticLevel::Note, file.path, 0, "lexical-fallback",
+                                    std::to_string(file.text.size()) + " bytes is over the " +
+                                        std::to_string(kCxxAstByteLimit) +
+                                        "-byte limit for a clang parse; matched with clang's raw lexer"});
     } else {
       cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count);
       for (auto &diagnostic : ast.diagnostics)
@@ -268,9 +258,9 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
         merge_ast_into(model, std::move(ast.model));
         result.mode = "ast";
       } else {
-        result.diagnostics.push_back({DiagnosticLevel::Warning, file.path, 0, "lexical-fallback",
-                                      "clang's AST is unusable (" + ast.unusable_reason +
-                                          "); matched with clang's raw lexer"});
+        result.diagnostics.push_back(
+            {DiagnosticLevel::Warning, file.path, 0, "lexical-fallback",
+             "clang's AST is unusable (" + ast.unusable_reason + "); matched with clang's raw lexer"});
       }
     }
     result.facts = build_facts(scan, model);

@@ -54,8 +54,7 @@ struct PythonFallbacks {
       guarded_imports.emplace_back(fact.name, path + ":" + std::to_string(fact.span.line));
     } else if (fact.kind == "call" && !fact.scope.empty()) {
       const std::string function = last_dotted(fact.scope);
-      const bool compiled = fact.name.find("torch.ops.") == 0 ||
-                            fact.name.find("_C.") != std::string::npos;
+      const bool compiled = fact.name.find("torch.ops.") == 0 || fact.name.find("_C.") != std::string::npos;
       if (compiled && last_dotted(fact.name) == function)
         wrappers.emplace(path, fact.scope);
     }
@@ -67,8 +66,7 @@ struct PythonFallbacks {
     const auto [begin, end] = module_functions.equal_range(op);
     for (auto it = begin; it != end; ++it)
       if (!wrappers.count({it->second.first, op}))
-        return "def " + op + " at " + it->second.first + ":" +
-               std::to_string(it->second.second);
+        return "def " + op + " at " + it->second.first + ":" + std::to_string(it->second.second);
     return {};
   }
 
@@ -121,8 +119,7 @@ void annotate(Fact &fact, const RegistrationIndex &index, const PythonFallbacks 
   }
 
   std::string fallbacks;
-  auto note = [&](const std::string &where, const char *label, const char *has_key,
-                  const char *at_key) {
+  auto note = [&](const std::string &where, const char *label, const char *has_key, const char *at_key) {
     fact.set_attribute(has_key, where.empty() ? "false" : "true");
     if (where.empty())
       return;

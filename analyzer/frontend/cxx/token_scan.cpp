@@ -64,20 +64,34 @@ std::string_view string_contents(std::string_view literal) {
 
 // Identifiers that can precede '(' in a declaration without naming it.
 bool is_declaration_noise(std::string_view name) {
-  static constexpr std::array<std::string_view, 22> noise{
-      "__launch_bounds__", "__attribute__",  "__declspec",          "alignas",
-      "decltype",          "__align__",      "C10_LAUNCH_BOUNDS_0", "C10_LAUNCH_BOUNDS_1",
-      "C10_LAUNCH_BOUNDS_2", "__device__",   "__host__",            "__global__",
-      "__forceinline__",   "mutable",        "noexcept",            "sizeof",
-      "if",                "for",            "while",               "switch",
-      "return",            "C10_HOST_DEVICE"};
+  static constexpr std::array<std::string_view, 22> noise{"__launch_bounds__",
+                                                          "__attribute__",
+                                                          "__declspec",
+                                                          "alignas",
+                                                          "decltype",
+                                                          "__align__",
+                                                          "C10_LAUNCH_BOUNDS_0",
+                                                          "C10_LAUNCH_BOUNDS_1",
+                                                          "C10_LAUNCH_BOUNDS_2",
+                                                          "__device__",
+                                                          "__host__",
+                                                          "__global__",
+                                                          "__forceinline__",
+                                                          "mutable",
+                                                          "noexcept",
+                                                          "sizeof",
+                                                          "if",
+                                                          "for",
+                                                          "while",
+                                                          "switch",
+                                                          "return",
+                                                          "C10_HOST_DEVICE"};
   return std::find(noise.begin(), noise.end(), name) != noise.end();
 }
 
 class Scanner {
 public:
-  Scanner(std::string_view text, SourceLanguage language)
-      : buffer_(text), language_(language) {}
+  Scanner(std::string_view text, SourceLanguage language) : buffer_(text), language_(language) {}
 
   TokenScanResult run() {
     lex();
@@ -163,8 +177,7 @@ private:
           skip_macro_name = false;
         else
           macro_tokens_.push_back(t);
-      }
-      else if (directive == Directive::None)
+      } else if (directive == Directive::None)
         tokens_.push_back(t);
       if (at_end)
         break;
@@ -173,9 +186,7 @@ private:
     result_.line_count = line;
   }
 
-  std::string_view text(const Tok &t) const {
-    return std::string_view(buffer_).substr(t.offset, t.length);
-  }
+  std::string_view text(const Tok &t) const { return std::string_view(buffer_).substr(t.offset, t.length); }
 
   void record_include(const Tok &directive_token) {
     const std::size_t from = directive_token.offset + directive_token.length;
@@ -194,8 +205,8 @@ private:
       return;
     const std::string header(rest.substr(1, end - 1));
     const std::uint32_t column = directive_token.column;
-    Fact include = make_fact(kind::Include, header, directive_token.line, column,
-                             column + directive_token.length);
+    Fact include =
+        make_fact(kind::Include, header, directive_token.line, column, column + directive_token.length);
     include.set_attribute("system", open == '<' ? "true" : "false");
     result_.facts.push_back(std::move(include));
 
@@ -207,15 +218,15 @@ private:
       result_.facts.push_back(std::move(fact));
     }
     if (is_aten_cuda_header(header)) {
-      Fact fact = make_fact(kind::AtenCuda, header, directive_token.line, column,
-                            column + directive_token.length);
+      Fact fact =
+          make_fact(kind::AtenCuda, header, directive_token.line, column, column + directive_token.length);
       fact.set_attribute("category", "glue");
       fact.set_attribute("via", "include");
       result_.facts.push_back(std::move(fact));
     }
     if (header == "mma.h") {
-      Fact fact = make_fact(kind::TensorCore, header, directive_token.line, column,
-                            column + directive_token.length);
+      Fact fact =
+          make_fact(kind::TensorCore, header, directive_token.line, column, column + directive_token.length);
       fact.set_attribute("via", "include");
       result_.facts.push_back(std::move(fact));
     }
@@ -297,8 +308,7 @@ private:
     std::string name(text(v[i]));
     std::size_t k = i;
     int hops = 0;
-    while (k >= 2 && v[k - 1].kind == tok::coloncolon && v[k - 2].kind == tok::raw_identifier &&
-           hops < 8) {
+    while (k >= 2 && v[k - 1].kind == tok::coloncolon && v[k - 2].kind == tok::raw_identifier && hops < 8) {
       name = std::string(text(v[k - 2])) + "::" + name;
       k -= 2;
       ++hops;
@@ -306,8 +316,8 @@ private:
     return name;
   }
 
-  Fact make_fact(std::string_view kind_name, std::string name, std::uint32_t line,
-                 std::uint32_t column, std::uint32_t end_column) const {
+  Fact make_fact(std::string_view kind_name, std::string name, std::uint32_t line, std::uint32_t column,
+                 std::uint32_t end_column) const {
     Fact fact;
     fact.kind = std::string(kind_name);
     fact.name = std::move(name);
@@ -424,8 +434,7 @@ private:
       result_.facts.push_back(std::move(fact));
       return;
     }
-    if (call && is_tensor_core_function(name) &&
-        !(scoped && i >= 2 && text(v[i - 2]) == "wmma")) {
+    if (call && is_tensor_core_function(name) && !(scoped && i >= 2 && text(v[i - 2]) == "wmma")) {
       Fact fact = fact_at(kind::TensorCore, std::string(name), t);
       fact.set_attribute("via", "call");
       result_.facts.push_back(std::move(fact));
@@ -437,8 +446,7 @@ private:
     }
     if (call && is_cooperative_groups_function(name)) {
       Fact fact = fact_at(kind::CooperativeGroups, std::string(name), t);
-      fact.set_attribute("grid_sync",
-                         name == "this_grid" || name == "this_multi_grid" ? "true" : "false");
+      fact.set_attribute("grid_sync", name == "this_grid" || name == "this_multi_grid" ? "true" : "false");
       result_.facts.push_back(std::move(fact));
       return;
     }
@@ -469,8 +477,7 @@ private:
     if (call && starts_with(name, "AT_DISPATCH_")) {
       Fact fact = fact_at(kind::AtenCuda, std::string(name), t);
       fact.set_attribute("category", "dispatch");
-      fact.set_attribute("instantiates_double",
-                         dispatch_macro_instantiates_double(name) ? "true" : "false");
+      fact.set_attribute("instantiates_double", dispatch_macro_instantiates_double(name) ? "true" : "false");
       dispatch_candidates_.push_back(std::move(fact));
       return;
     }
@@ -496,8 +503,8 @@ private:
       }
       // operator+(...), operator()(...)
       for (std::size_t back = 1; back <= 3 && j >= back + 1; ++back)
-        if (tokens_[j - back].kind == tok::raw_identifier &&
-            text(tokens_[j - back]) == "operator" && j - back > i) {
+        if (tokens_[j - back].kind == tok::raw_identifier && text(tokens_[j - back]) == "operator" &&
+            j - back > i) {
           name_index = j - back;
           break;
         }
@@ -574,8 +581,7 @@ private:
     for (std::size_t k = i + 1; k < limit; ++k)
       if (tokens_[k].kind == tok::greatergreatergreater) {
         const std::size_t from = tokens_[i].offset + tokens_[i].length;
-        launch.config = std::string(trim(std::string_view(buffer_).substr(
-            from, tokens_[k].offset - from)));
+        launch.config = std::string(trim(std::string_view(buffer_).substr(from, tokens_[k].offset - from)));
         break;
       }
     // The kernel name precedes <<<, possibly followed by template arguments.
@@ -621,9 +627,8 @@ private:
     for (std::size_t k = open + 1; k < close; ++k) {
       if (tokens_[k].kind == tok::comma)
         break;
-      if (tokens_[k].kind == tok::l_paren && match_[k] != npos && match_[k] < close &&
-          k + 1 < close && tokens_[k + 1].kind == tok::raw_identifier &&
-          text(tokens_[k + 1]) == "void") {
+      if (tokens_[k].kind == tok::l_paren && match_[k] != npos && match_[k] < close && k + 1 < close &&
+          tokens_[k + 1].kind == tok::raw_identifier && text(tokens_[k + 1]) == "void") {
         k = match_[k]; // skip a (void *) cast
         continue;
       }
@@ -646,8 +651,7 @@ private:
       ++open;
     if (open >= tokens_.size() || tokens_[open].kind != tok::l_paren)
       return;
-    const std::size_t close =
-        match_[open] == npos ? std::min(tokens_.size(), open + 64) : match_[open];
+    const std::size_t close = match_[open] == npos ? std::min(tokens_.size(), open + 64) : match_[open];
     AsmSite site;
     for (std::size_t k = open + 1; k < close; ++k) {
       if (tokens_[k].kind == tok::colon || tokens_[k].kind == tok::coloncolon)
@@ -670,8 +674,7 @@ private:
     std::size_t start = open + 1;
     for (std::size_t k = open + 1; k < close; ++k) {
       const tok::TokenKind kind_here = tokens_[k].kind;
-      if ((kind_here == tok::l_paren || kind_here == tok::l_brace ||
-           kind_here == tok::l_square) &&
+      if ((kind_here == tok::l_paren || kind_here == tok::l_brace || kind_here == tok::l_square) &&
           match_[k] != npos && match_[k] < close) {
         k = match_[k];
         continue;
@@ -708,8 +711,8 @@ private:
     if (from < to && tokens_[from].kind == tok::l_square)
       return "<lambda>";
     static constexpr std::array<std::string_view, 10> wrappers{
-        "TORCH_FN", "torch", "dispatch", "c10", "DispatchKey", "CppFunction",
-        "makeFromBoxedFunction", "makeFallthrough", "at", "template"};
+        "TORCH_FN",        "torch", "dispatch", "c10", "DispatchKey", "CppFunction", "makeFromBoxedFunction",
+        "makeFallthrough", "at",    "template"};
     std::string name;
     for (std::size_t k = from; k < to; ++k) {
       if (tokens_[k].kind == tok::l_square)
@@ -719,11 +722,9 @@ private:
       const std::string_view word = text(tokens_[k]);
       if (std::find(wrappers.begin(), wrappers.end(), word) != wrappers.end())
         continue;
-      if (k > 0 && tokens_[k - 1].kind == tok::coloncolon && k >= 2 &&
-          text(tokens_[k - 2]) == "DispatchKey")
+      if (k > 0 && tokens_[k - 1].kind == tok::coloncolon && k >= 2 && text(tokens_[k - 2]) == "DispatchKey")
         continue;
-      if (starts_with(word, "k") && word.size() > 1 &&
-          std::isupper(static_cast<unsigned char>(word[1])))
+      if (starts_with(word, "k") && word.size() > 1 && std::isupper(static_cast<unsigned char>(word[1])))
         continue; // kCPU, kCUDA
       name = std::string(word);
     }
@@ -815,7 +816,7 @@ private:
       }
       if (backend.empty()) {
         if (!has_implementation)
-          continue; // a schema only: no kernel for any backend
+          continue;                            // a schema only: no kernel for any backend
         backend = "CompositeImplicitAutograd"; // a catch-all kernel
       }
       Fact fact = fact_at(kind::OpRegistration, ns + "::" + op, tokens_[call_open - 3]);
@@ -846,8 +847,7 @@ private:
     for (std::size_t k = body + 1; k + 3 < body_end; ++k) {
       if (tokens_[k].kind != tok::raw_identifier || text(tokens_[k]) != var ||
           tokens_[k + 1].kind != tok::period || tokens_[k + 2].kind != tok::raw_identifier ||
-          text(tokens_[k + 2]) != "def" || tokens_[k + 3].kind != tok::l_paren ||
-          match_[k + 3] == npos)
+          text(tokens_[k + 2]) != "def" || tokens_[k + 3].kind != tok::l_paren || match_[k + 3] == npos)
         continue;
       const std::size_t call_open = k + 3;
       const std::size_t call_close = match_[call_open];
@@ -862,18 +862,16 @@ private:
       fact.set_attribute("via", "pybind11");
       fact.set_attribute("namespace", module);
       fact.set_attribute("op", op);
-      fact.set_attribute("function",
-                         implementation_name(call_arguments[1].first, call_arguments[1].second));
+      fact.set_attribute("function", implementation_name(call_arguments[1].first, call_arguments[1].second));
       pybind_registrations_.push_back(std::move(fact));
     }
   }
 
   // File-level decisions that need the whole file.
   void finish() {
-    const bool has_kernel_code =
-        std::any_of(result_.model.regions.begin(), result_.model.regions.end(),
-                    [](const CodeRegion &r) { return r.is_kernel; }) ||
-        !result_.model.launches.empty();
+    const bool has_kernel_code = std::any_of(result_.model.regions.begin(), result_.model.regions.end(),
+                                             [](const CodeRegion &r) { return r.is_kernel; }) ||
+                                 !result_.model.launches.empty();
     const bool cuda_file = language_ == SourceLanguage::Cuda || has_kernel_code;
     // AT_DISPATCH_* is ordinary in CPU code; it is CUDA glue only next to kernels.
     if (cuda_file)
@@ -936,8 +934,7 @@ TokenScanResult scan_tokens(std::string_view text, SourceLanguage language) {
   return Scanner(text, language).run();
 }
 
-std::uint32_t code_lines_between(const TokenScanResult &scan, std::uint32_t first,
-                                 std::uint32_t last) {
+std::uint32_t code_lines_between(const TokenScanResult &scan, std::uint32_t first, std::uint32_t last) {
   const auto &before = scan.code_lines_before;
   if (before.empty() || first > last)
     return 0;

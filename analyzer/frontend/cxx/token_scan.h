@@ -33,8 +33,7 @@ struct TokenScanResult {
 TokenScanResult scan_tokens(std::string_view text, SourceLanguage language);
 
 // Lines of code (lines with a token) in [first, last].
-std::uint32_t code_lines_between(const TokenScanResult &scan, std::uint32_t first,
-                                 std::uint32_t last);
+std::uint32_t code_lines_between(const TokenScanResult &scan, std::uint32_t first, std::uint32_t last);
 
 } // namespace mpsaudit::cxx
 

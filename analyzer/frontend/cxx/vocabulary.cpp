@@ -16,8 +16,7 @@ bool has_api_prefix(std::string_view name, std::string_view prefix) {
          std::isupper(static_cast<unsigned char>(name[prefix.size()]));
 }
 
-template <std::size_t N>
-bool contains(const std::array<std::string_view, N> &list, std::string_view name) {
+template <std::size_t N> bool contains(const std::array<std::string_view, N> &list, std::string_view name) {
   for (std::string_view entry : list)
     if (entry == name)
       return true;
@@ -27,10 +26,13 @@ bool contains(const std::array<std::string_view, N> &list, std::string_view name
 } // namespace
 
 bool is_launch_api(std::string_view name) {
-  static constexpr std::array<std::string_view, 7> launches{
-      "cudaLaunchKernel",         "cudaLaunchKernelEx",  "cudaLaunchCooperativeKernel",
-      "cudaLaunchCooperativeKernelMultiDevice", "cuLaunchKernel", "cuLaunchKernelEx",
-      "cuLaunchCooperativeKernel"};
+  static constexpr std::array<std::string_view, 7> launches{"cudaLaunchKernel",
+                                                            "cudaLaunchKernelEx",
+                                                            "cudaLaunchCooperativeKernel",
+                                                            "cudaLaunchCooperativeKernelMultiDevice",
+                                                            "cuLaunchKernel",
+                                                            "cuLaunchKernelEx",
+                                                            "cuLaunchCooperativeKernel"};
   return contains(launches, name);
 }
 
@@ -51,19 +53,18 @@ std::string_view cuda_api_category(std::string_view name) {
     return "stream-event";
   if (starts_with(rest, "Malloc") || starts_with(rest, "Free") || starts_with(rest, "Memcpy") ||
       starts_with(rest, "Memset") || starts_with(rest, "Mem") || starts_with(rest, "Host") ||
-      starts_with(rest, "Array") || starts_with(rest, "MipmappedArray") ||
-      starts_with(rest, "Pointer") || starts_with(rest, "IpcGetMemHandle") ||
-      starts_with(rest, "IpcOpenMemHandle") || starts_with(rest, "GetSymbolAddress"))
+      starts_with(rest, "Array") || starts_with(rest, "MipmappedArray") || starts_with(rest, "Pointer") ||
+      starts_with(rest, "IpcGetMemHandle") || starts_with(rest, "IpcOpenMemHandle") ||
+      starts_with(rest, "GetSymbolAddress"))
     return "memory";
   if (starts_with(rest, "GetLastError") || starts_with(rest, "PeekAtLastError") ||
       starts_with(rest, "GetErrorString") || starts_with(rest, "GetErrorName"))
     return "error";
-  if (starts_with(rest, "Device") || starts_with(rest, "SetDevice") ||
-      starts_with(rest, "GetDevice") || starts_with(rest, "ChooseDevice") ||
-      starts_with(rest, "Func") || starts_with(rest, "Occupancy") ||
-      starts_with(rest, "Ctx") || starts_with(rest, "Init") ||
-      starts_with(rest, "DriverGetVersion") || starts_with(rest, "RuntimeGetVersion") ||
-      starts_with(rest, "ThreadSynchronize") || starts_with(rest, "SetDeviceFlags"))
+  if (starts_with(rest, "Device") || starts_with(rest, "SetDevice") || starts_with(rest, "GetDevice") ||
+      starts_with(rest, "ChooseDevice") || starts_with(rest, "Func") || starts_with(rest, "Occupancy") ||
+      starts_with(rest, "Ctx") || starts_with(rest, "Init") || starts_with(rest, "DriverGetVersion") ||
+      starts_with(rest, "RuntimeGetVersion") || starts_with(rest, "ThreadSynchronize") ||
+      starts_with(rest, "SetDeviceFlags"))
     return "device";
   return "other";
 }
@@ -131,17 +132,30 @@ std::string_view library_of_header(std::string_view header) {
 }
 
 bool is_warp_intrinsic(std::string_view name) {
-  static constexpr std::array<std::string_view, 20> intrinsics{
-      "__shfl_sync",      "__shfl_up_sync",   "__shfl_down_sync", "__shfl_xor_sync",
-      "__shfl",           "__shfl_up",        "__shfl_down",      "__shfl_xor",
-      "__ballot_sync",    "__ballot",         "__any_sync",       "__all_sync",
-      "__any",            "__all",            "__activemask",     "__syncwarp",
-      "__match_any_sync", "__match_all_sync", "__uni_sync",       "warpSize"};
+  static constexpr std::array<std::string_view, 20> intrinsics{"__shfl_sync",
+                                                               "__shfl_up_sync",
+                                                               "__shfl_down_sync",
+                                                               "__shfl_xor_sync",
+                                                               "__shfl",
+                                                               "__shfl_up",
+                                                               "__shfl_down",
+                                                               "__shfl_xor",
+                                                               "__ballot_sync",
+                                                               "__ballot",
+                                                               "__any_sync",
+                                                               "__all_sync",
+                                                               "__any",
+                                                               "__all",
+                                                               "__activemask",
+                                                               "__syncwarp",
+                                                               "__match_any_sync",
+                                                               "__match_all_sync",
+                                                               "__uni_sync",
+                                                               "warpSize"};
   if (contains(intrinsics, name))
     return true;
   // __reduce_add_sync, __reduce_min_sync, ... (sm_80 warp reductions)
-  return starts_with(name, "__reduce_") && name.size() > 14 &&
-         name.substr(name.size() - 5) == "_sync";
+  return starts_with(name, "__reduce_") && name.size() > 14 && name.substr(name.size() - 5) == "_sync";
 }
 
 bool is_atomic_function(std::string_view name) {
@@ -152,18 +166,25 @@ bool is_atomic_function(std::string_view name) {
 }
 
 bool is_texture_api(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> textures{
-      "cudaTextureObject_t", "cudaSurfaceObject_t", "cudaCreateTextureObject",
-      "cudaCreateSurfaceObject", "tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex2DLayered",
-      "surf2Dwrite", "surf2Dread", "texture"};
+  static constexpr std::array<std::string_view, 12> textures{"cudaTextureObject_t",
+                                                             "cudaSurfaceObject_t",
+                                                             "cudaCreateTextureObject",
+                                                             "cudaCreateSurfaceObject",
+                                                             "tex1Dfetch",
+                                                             "tex1D",
+                                                             "tex2D",
+                                                             "tex3D",
+                                                             "tex2DLayered",
+                                                             "surf2Dwrite",
+                                                             "surf2Dread",
+                                                             "texture"};
   // `texture` alone is too common a word; only the CUDA spellings count.
   return name != "texture" && contains(textures, name);
 }
 
 bool is_tensor_core_function(std::string_view name) {
   static constexpr std::array<std::string_view, 6> functions{
-      "mma_sync", "load_matrix_sync", "store_matrix_sync", "fill_fragment", "bmma_sync",
-      "wmma"};
+      "mma_sync", "load_matrix_sync", "store_matrix_sync", "fill_fragment", "bmma_sync", "wmma"};
   return contains(functions, name);
 }
 
@@ -176,21 +197,34 @@ bool ptx_uses_tensor_cores(std::string_view asm_text) {
 
 bool is_cooperative_groups_function(std::string_view name) {
   static constexpr std::array<std::string_view, 6> functions{
-      "this_grid", "this_multi_grid", "this_thread_block", "tiled_partition",
-      "coalesced_threads", "cudaLaunchCooperativeKernel"};
+      "this_grid",       "this_multi_grid",   "this_thread_block",
+      "tiled_partition", "coalesced_threads", "cudaLaunchCooperativeKernel"};
   return contains(functions, name);
 }
 
 std::string_view aten_cuda_identifier_category(std::string_view name) {
-  static constexpr std::array<std::string_view, 22> glue{
-      "getCurrentCUDAStream",    "getDefaultCUDAStream",   "getStreamFromPool",
-      "CUDAStream",              "CUDAGuard",              "OptionalCUDAGuard",
-      "CUDAStreamGuard",         "OptionalCUDAStreamGuard", "CUDAEvent",
-      "CUDAMultiStreamGuard",    "C10_CUDA_KERNEL_LAUNCH_CHECK", "C10_CUDA_CHECK",
-      "AT_CUDA_CHECK",           "TORCH_CUDABLAS_CHECK",   "getCurrentDeviceProperties",
-      "getDeviceProperties",     "getCurrentCUDABlasHandle", "getCurrentCUDASparseHandle",
-      "CUDACachingAllocator",    "getCurrentCUDASolverDnHandle", "CUDAContext",
-      "THCState"};
+  static constexpr std::array<std::string_view, 22> glue{"getCurrentCUDAStream",
+                                                         "getDefaultCUDAStream",
+                                                         "getStreamFromPool",
+                                                         "CUDAStream",
+                                                         "CUDAGuard",
+                                                         "OptionalCUDAGuard",
+                                                         "CUDAStreamGuard",
+                                                         "OptionalCUDAStreamGuard",
+                                                         "CUDAEvent",
+                                                         "CUDAMultiStreamGuard",
+                                                         "C10_CUDA_KERNEL_LAUNCH_CHECK",
+                                                         "C10_CUDA_CHECK",
+                                                         "AT_CUDA_CHECK",
+                                                         "TORCH_CUDABLAS_CHECK",
+                                                         "getCurrentDeviceProperties",
+                                                         "getDeviceProperties",
+                                                         "getCurrentCUDABlasHandle",
+                                                         "getCurrentCUDASparseHandle",
+                                                         "CUDACachingAllocator",
+                                                         "getCurrentCUDASolverDnHandle",
+                                                         "CUDAContext",
+                                                         "THCState"};
   if (contains(glue, name))
     return "glue";
   if (name == "kCUDA")
@@ -213,11 +247,16 @@ bool dispatch_macro_instantiates_double(std::string_view name) {
 }
 
 bool is_metal_host_identifier(std::string_view name) {
-  static constexpr std::array<std::string_view, 10> identifiers{
-      "MPSGraph",          "MTLDevice",         "MTLCreateSystemDefaultDevice",
-      "MTLComputePipelineState", "MTLCommandBuffer", "MTLComputeCommandEncoder",
-      "MTLLibrary",        "MPSStream",         "getCurrentMPSStream",
-      "aoti_torch_mps_create_shader_library"};
+  static constexpr std::array<std::string_view, 10> identifiers{"MPSGraph",
+                                                                "MTLDevice",
+                                                                "MTLCreateSystemDefaultDevice",
+                                                                "MTLComputePipelineState",
+                                                                "MTLCommandBuffer",
+                                                                "MTLComputeCommandEncoder",
+                                                                "MTLLibrary",
+                                                                "MPSStream",
+                                                                "getCurrentMPSStream",
+                                                                "aoti_torch_mps_create_shader_library"};
   return contains(identifiers, name);
 }
 

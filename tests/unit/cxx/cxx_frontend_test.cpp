@@ -26,8 +26,8 @@ SourceFile source(const std::string &path, const std::string &text) {
   return file;
 }
 
-FileFacts extract(const std::string &path, const std::string &text,
-                  CxxParseMode mode = CxxParseMode::Auto, const ExtractOptions &options = {}) {
+FileFacts extract(const std::string &path, const std::string &text, CxxParseMode mode = CxxParseMode::Auto,
+                  const ExtractOptions &options = {}) {
   return extract_cxx_file(source(path, text), options, mode);
 }
 
@@ -157,8 +157,8 @@ void check_every_kind(const FileFacts &facts) {
   std::vector<std::string> libraries;
   for (const Fact *fact : facts_of(facts, "cuda-library"))
     libraries.push_back(fact->name);
-  CHECK(std::count(libraries.begin(), libraries.end(), "cublas") == 2);  // include + call
-  CHECK(std::count(libraries.begin(), libraries.end(), "thrust") == 2);  // include + call
+  CHECK(std::count(libraries.begin(), libraries.end(), "cublas") == 2); // include + call
+  CHECK(std::count(libraries.begin(), libraries.end(), "thrust") == 2); // include + call
 
   CHECK(find_fact(facts, "inline-ptx", "mov.u32") != nullptr);
   CHECK(find_fact(facts, "warp-intrinsic", "__shfl_down_sync") != nullptr);
@@ -166,12 +166,10 @@ void check_every_kind(const FileFacts &facts) {
   CHECK(find_fact(facts, "tensor-core", "wmma::fragment") != nullptr);
   CHECK(find_fact(facts, "texture", "tex2D") != nullptr);
   CHECK(attribute(find_fact(facts, "cooperative-groups", "this_grid"), "grid_sync") == "true");
-  CHECK(attribute(find_fact(facts, "cooperative-groups", "cooperative_groups"), "grid_sync") ==
-        "false");
+  CHECK(attribute(find_fact(facts, "cooperative-groups", "cooperative_groups"), "grid_sync") == "false");
 
   CHECK(attribute(find_fact(facts, "aten-cuda", "ATen/cuda/CUDAContext.h"), "category") == "glue");
-  CHECK(attribute(find_fact(facts, "aten-cuda", "at::cuda::getCurrentCUDAStream"), "category") ==
-        "glue");
+  CHECK(attribute(find_fact(facts, "aten-cuda", "at::cuda::getCurrentCUDAStream"), "category") == "glue");
   CHECK(attribute(find_fact(facts, "aten-cuda", ".is_cuda()"), "category") == "check");
   CHECK(attribute(find_fact(facts, "aten-cuda", ".cuda()"), "category") == "device");
   CHECK(attribute(find_fact(facts, "aten-cuda", "torch::kCUDA"), "category") == "device");
@@ -187,8 +185,8 @@ void check_every_kind(const FileFacts &facts) {
   CHECK(attribute(cuda, "has_mps_impl") == "true"); // resolved within the file
   CHECK(attribute(cuda, "critical_path") == "false");
   CHECK(attribute(registrations[1], "backend") == "MPS");
-  CHECK(attribute(find_fact(facts, "metal-port", "mps-registration"), "evidence")
-            .find("MPS") != std::string::npos);
+  CHECK(attribute(find_fact(facts, "metal-port", "mps-registration"), "evidence").find("MPS") !=
+        std::string::npos);
 }
 
 } // namespace
@@ -217,8 +215,7 @@ TEST_CASE("the AST sees kernels that only exist after macro expansion", "[cxx][a
   const Fact *kernel = find_fact(ast, "cuda-kernel", "relu_kernel");
   REQUIRE(kernel != nullptr);
   CHECK(kernel->span.line == 2);
-  CHECK(find_fact(extract("macro.cu", text, CxxParseMode::Lexical), "cuda-kernel",
-                  "relu_kernel") == nullptr);
+  CHECK(find_fact(extract("macro.cu", text, CxxParseMode::Lexical), "cuda-kernel", "relu_kernel") == nullptr);
 }
 
 TEST_CASE("missing headers are diagnosed and the rest of the file is still read", "[cxx]") {
@@ -280,12 +277,19 @@ TEST_CASE("a 5 MB generated .cu file goes through the linear lexer path", "[cxx]
   text.reserve(5u << 20);
   for (int k = 0; text.size() < (5u << 20); ++k) {
     const std::string id = std::to_string(k);
-    text += "__global__ void kernel_" + id + "(float *x, int n) {\n"
+    text += "__global__ void kernel_" + id +
+            "(float *x, int n) {\n"
             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "  if (i < n) x[i] = x[i] * 2.0f + " + id + ".0f;\n"
+            "  if (i < n) x[i] = x[i] * 2.0f + " +
+            id +
+            ".0f;\n"
             "}\n"
-            "void launch_" + id + "(float *x, int n) {\n"
-            "  kernel_" + id + "<<<(n + 255) / 256, 256>>>(x, n);\n"
+            "void launch_" +
+            id +
+            "(float *x, int n) {\n"
+            "  kernel_" +
+            id +
+            "<<<(n + 255) / 256, 256>>>(x, n);\n"
             "  cudaMemset(x, 0, n);\n"
             "}\n";
   }
@@ -307,8 +311,8 @@ TEST_CASE("compile_commands.json supplies the command line", "[cxx][compile-comm
   // A fresh directory per section: databases are cached per directory for
   // the whole run, as they are during a scan.
   static int section = 0;
-  const fs::path directory = fs::temp_directory_path() /
-                             ("mpsaudit-cxx-compile-commands-" + std::to_string(++section));
+  const fs::path directory =
+      fs::temp_directory_path() / ("mpsaudit-cxx-compile-commands-" + std::to_string(++section));
   fs::remove_all(directory);
   fs::create_directories(directory);
   const fs::path file = directory / "named.cu";
@@ -355,17 +359,16 @@ TEST_CASE("pybind11 bindings take their backend from the file", "[cxx]") {
   CHECK(attribute(forward, "via") == "pybind11");
   CHECK(attribute(forward, "backend") == "CUDA");
   CHECK(attribute(forward, "backend_evidence") == "function-name");
-  CHECK(attribute(find_fact(facts, "op-registration", "TORCH_EXTENSION_NAME::helper"),
-                  "backend") == "CPU");
+  CHECK(attribute(find_fact(facts, "op-registration", "TORCH_EXTENSION_NAME::helper"), "backend") == "CPU");
 }
 
 TEST_CASE("Metal shaders and Objective-C++ host code are port evidence", "[cxx][metal]") {
-  SourceFile shader = source("kernels/scale.metal",
-                             "#include <metal_stdlib>\nusing namespace metal;\n"
-                             "// kernel void commented_out()\n"
-                             "kernel void scale(device float *x [[buffer(0)]],\n"
-                             "                  uint i [[thread_position_in_grid]]) { x[i] *= 2; }\n"
-                             "[[kernel]] void shift(device float *x [[buffer(0)]]) {}\n");
+  SourceFile shader =
+      source("kernels/scale.metal", "#include <metal_stdlib>\nusing namespace metal;\n"
+                                    "// kernel void commented_out()\n"
+                                    "kernel void scale(device float *x [[buffer(0)]],\n"
+                                    "                  uint i [[thread_position_in_grid]]) { x[i] *= 2; }\n"
+                                    "[[kernel]] void shift(device float *x [[buffer(0)]]) {}\n");
   const FileFacts metal = extract_metal_file(shader, {});
   CHECK(metal.mode == "lexical");
   const Fact *fact = find_fact(metal, "metal-port", "metal-shader");
@@ -373,12 +376,11 @@ TEST_CASE("Metal shaders and Objective-C++ host code are port evidence", "[cxx][
   CHECK(attribute(fact, "kernel_names") == "scale,shift");
   CHECK(fact->span.line == 4);
 
-  const FileFacts host = extract("ops/scale.mm",
-                                 "#import <Metal/Metal.h>\n"
-                                 "void run() {\n"
-                                 "  id<MTLDevice> device = MTLCreateSystemDefaultDevice();\n"
-                                 "  MPSGraph *graph = [MPSGraph new];\n"
-                                 "}\n");
+  const FileFacts host = extract("ops/scale.mm", "#import <Metal/Metal.h>\n"
+                                                 "void run() {\n"
+                                                 "  id<MTLDevice> device = MTLCreateSystemDefaultDevice();\n"
+                                                 "  MPSGraph *graph = [MPSGraph new];\n"
+                                                 "}\n");
   const Fact *evidence = find_fact(host, "metal-port", "metal-host");
   REQUIRE(evidence != nullptr);
   CHECK(evidence->span.line == 1);

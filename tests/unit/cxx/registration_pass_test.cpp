@@ -52,17 +52,16 @@ std::string attribute(const Fact &fact, const std::string &key) {
 
 TEST_CASE("CUDA registrations learn about fallbacks in other files", "[cxx][pass]") {
   std::vector<ProjectFile> files;
-  files.push_back(cxx_file("csrc/ops_cuda.cu",
-                           "__global__ void k(float *x) {}\n"
-                           "void a_cuda(); void b_cuda(); void c_cuda(); void d_cuda();\n"
-                           "TORCH_LIBRARY_IMPL(myops, CUDA, m) {\n"
-                           "  m.impl(\"a\", &a_cuda);\n"
-                           "  m.impl(\"b\", &b_cuda);\n"
-                           "  m.impl(\"c\", TORCH_FN(c_cuda));\n"
-                           "  m.impl(\"d\", &d_cuda);\n"
-                           "  m.impl(\"e\", &e_cuda);\n"
-                           "}\n"
-                           "void launch() { k<<<1, 1>>>(nullptr); }\n"));
+  files.push_back(cxx_file("csrc/ops_cuda.cu", "__global__ void k(float *x) {}\n"
+                                               "void a_cuda(); void b_cuda(); void c_cuda(); void d_cuda();\n"
+                                               "TORCH_LIBRARY_IMPL(myops, CUDA, m) {\n"
+                                               "  m.impl(\"a\", &a_cuda);\n"
+                                               "  m.impl(\"b\", &b_cuda);\n"
+                                               "  m.impl(\"c\", TORCH_FN(c_cuda));\n"
+                                               "  m.impl(\"d\", &d_cuda);\n"
+                                               "  m.impl(\"e\", &e_cuda);\n"
+                                               "}\n"
+                                               "void launch() { k<<<1, 1>>>(nullptr); }\n"));
   files.push_back(cxx_file("csrc/ops_cpu.cpp", "TORCH_LIBRARY_IMPL(myops, CPU, m) {\n"
                                                "  m.impl(\"a\", &a_cpu);\n"
                                                "}\n"));

@@ -49,8 +49,8 @@ std::vector<ProjectFile> extract_sample(const std::string &name) {
   return files;
 }
 
-const Fact *find(const std::vector<ProjectFile> &files, const std::string &path,
-                 const std::string &kind, const std::string &name) {
+const Fact *find(const std::vector<ProjectFile> &files, const std::string &path, const std::string &kind,
+                 const std::string &name) {
   for (const auto &file : files)
     if (file.path == path)
       for (const auto &fact : file.facts.facts)
@@ -67,8 +67,7 @@ std::string attribute(const Fact *fact, const std::string &key) {
 
 } // namespace
 
-TEST_CASE("the cuda-extension sample: one op with fallbacks, three on the critical path",
-          "[cxx][sample]") {
+TEST_CASE("the cuda-extension sample: one op with fallbacks, three on the critical path", "[cxx][sample]") {
   std::vector<ProjectFile> files = extract_sample("cuda-extension");
   resolve_op_registrations(files);
   const std::string cuda = "csrc/fused_ops_cuda.cu";
@@ -83,13 +82,11 @@ TEST_CASE("the cuda-extension sample: one op with fallbacks, three on the critic
   CHECK(attribute(scaled_add, "cpu_impl_at") == "csrc/fused_ops.cpp:23");
   CHECK(attribute(scaled_add, "has_python_fallback") == "true");
   // fused_ops/__init__.py's scaled_add wraps the op; reference.py replaces it.
-  CHECK(attribute(scaled_add, "python_fallback_at") ==
-        "def scaled_add at fused_ops/reference.py:4");
+  CHECK(attribute(scaled_add, "python_fallback_at") == "def scaled_add at fused_ops/reference.py:4");
   CHECK(attribute(scaled_add, "has_mps_impl") == "false");
   CHECK(attribute(scaled_add, "critical_path") == "false");
 
-  for (const char *op : {"fused_ops::segment_softmax", "fused_ops::gram",
-                         "fused_ops::sorted_unique"}) {
+  for (const char *op : {"fused_ops::segment_softmax", "fused_ops::gram", "fused_ops::sorted_unique"}) {
     INFO(op);
     const Fact *registration = find(files, cuda, "op-registration", op);
     CHECK(attribute(registration, "fallbacks") == "none");
