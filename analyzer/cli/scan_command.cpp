@@ -129,9 +129,9 @@ int command_scan(const Invocation &invocation) {
     if (output_format == "github") {
       write_github_report(*out, result, context, repository_prefix(result.root));
     } else if (output_format == "json") {
-      *out << report_to_json(result, context).dump(2) << "\n";
+      *out << report_to_json(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (output_format == "sarif") {
-      *out << report_to_sarif(result, context).dump(2) << "\n";
+      *out << report_to_sarif(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (output_format == "md") {
       write_markdown_report(*out, result, context);
     } else if (output_format == "html") {
