@@ -109,4 +109,31 @@ PY
   fi
   echo "$sample: $(grep -m1 '^Decision:' "$out/r.txt")"
 done
+# Every other sample: the JSON report, assessment included, fits the schema,
+# and the Markdown and text reports state the same decision.
+for sample_dir in "$root"/samples/*/; do
+  sample=$(basename "$sample_dir")
+  [[ $sample == outcome-* ]] && continue
+  out=$work/$sample
+  mkdir -p "$out"
+  status=0
+  (cd "$sample_dir" && "$binary" scan --no-git . --fail-on never -o "$out/r.json" -o "$out/r.md" -o "$out/r.txt" \
+    2>/dev/null) || status=$?
+  [[ $status -eq 0 || $status -eq 3 ]] || fail "$sample: scan exited $status"
+  python3 - "$root" "$out" <<'PY' || fail "$sample: schema or rendering mismatch"
+import json, os, sys
+import jsonschema
+root, out = sys.argv[1:]
+report = json.load(open(os.path.join(out, "r.json")))
+schema = json.load(open(os.path.join(root, "docs", "report.schema.json")))
+errors = list(jsonschema.Draft202012Validator(schema).iter_errors(report))
+for error in errors[:10]:
+    print("schema:", list(error.path), error.message[:300], file=sys.stderr)
+assert not errors
+outcome = report["assessment"]["decision"]["outcome"]
+assert f"## Decision: **{outcome}**" in open(os.path.join(out, "r.md")).read()
+assert f"Decision: {outcome} - " in open(os.path.join(out, "r.txt")).read()
+PY
+  echo "$sample: report fits the schema ($(grep -m1 -o '^Decision: [A-Z_]*' "$out/r.txt"))"
+done
 echo "report goldens, schema and sensitivity hold"
