@@ -460,9 +460,14 @@ void run_clang(const Invocation &invocation, const std::string &main_path, const
   }
 }
 
+// The path clang sees for the file: its real location when known, so that
+// quoted includes next to it resolve on the real file system.
 std::string virtual_main_path(const SourceFile &file) {
-  if (!file.absolute_path.empty() && llvm::sys::path::is_absolute(file.absolute_path))
-    return file.absolute_path;
+  if (!file.absolute_path.empty()) {
+    llvm::SmallString<256> path(file.absolute_path);
+    if (!llvm::sys::fs::make_absolute(path))
+      return std::string(path.str());
+  }
   std::string path = file.path.empty() ? "input.cu" : file.path;
   return "/mpsaudit-input/" + path;
 }

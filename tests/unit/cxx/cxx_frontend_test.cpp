@@ -403,3 +403,24 @@ TEST_CASE("the extractor can run on many threads at once", "[cxx][threads]") {
     thread.join();
   CHECK(mismatches == 0);
 }
+
+TEST_CASE("quoted includes next to the file are read from disk", "[cxx][ast]") {
+  namespace fs = std::filesystem;
+  const fs::path directory = fs::temp_directory_path() / "mpsaudit-cxx-local-include";
+  fs::remove_all(directory);
+  fs::create_directories(directory / "csrc");
+  std::ofstream(directory / "csrc" / "names.cuh") << "#define SOFTMAX_KERNEL softmax_forward\n";
+  const std::string text = "#include \"names.cuh\"\n"
+                           "__global__ void SOFTMAX_KERNEL(float *x) { x[0] = 1.f; }\n";
+  SourceFile input = source("csrc/softmax.cu", text);
+  input.absolute_path = (directory / "csrc" / "softmax.cu").string();
+  ExtractOptions options;
+  options.root = directory.string();
+  const FileFacts facts = extract_cxx_file(input, options, CxxParseMode::Auto);
+  CHECK(facts.mode == "ast");
+  CHECK_FALSE(has_diagnostic(facts, "missing-include"));
+  const Fact *kernel = find_fact(facts, "cuda-kernel", "softmax_forward");
+  REQUIRE(kernel != nullptr);
+  CHECK(kernel->span.line == 2);
+  fs::remove_all(directory);
+}
