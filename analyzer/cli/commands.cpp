@@ -217,11 +217,11 @@ int command_help(const Invocation &) {
     std::cout << "  " << command.name << std::string(12 - std::min<std::size_t>(11, std::strlen(command.name)), ' ')
               << command.summary << "\n";
   std::cout << "\nscan options:\n"
-               "  --format text|json|github  output format (default text; github: Actions annotations)\n"
-               "  -o, --output FILE      write a report to FILE (repeatable; format from extension)\n"
+               "  --format FORMAT        text|json|md|html|sarif|github (default text; github: Actions annotations)\n"
+               "  -o, --output FILE      write a report to FILE (repeatable; format from .txt .json .md .html .sarif)\n"
+               "  --verdicts FILE        merge mpsaudit-probe's verdicts into the assessment\n"
                "  -j, --jobs N           worker threads (default: number of cores)\n"
                "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"
-               "  --max-parse-time MS    give up parsing one file after MS milliseconds (default 10000)\n"
                "  --fail-on LEVEL        exit 1 on findings at or above error|warning|info, or never\n"
                "  --no-git               walk the tree even inside a git work tree\n"
                "  -p DIR                 directory holding compile_commands.json\n"

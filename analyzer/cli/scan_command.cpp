@@ -44,8 +44,6 @@ int command_scan(const Invocation &invocation) {
       options.jobs = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--max-file-size", value)) {
       options.max_file_bytes = std::strtoull(value.c_str(), nullptr, 10);
-    } else if (args.option("--max-parse-time", value)) {
-      options.max_parse_ms = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--rules-dir", value)) {
       rules_dir = value;
     } else if (args.option("--verdicts", value)) {
