@@ -222,6 +222,7 @@ int command_help(const Invocation &) {
                "  --verdicts FILE        merge mpsaudit-probe's verdicts into the assessment\n"
                "  -j, --jobs N           worker threads (default: number of cores)\n"
                "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"
+               "  --max-parse-time MS    give up parsing one file after MS milliseconds (default 10000)\n"
                "  --fail-on LEVEL        exit 1 on findings at or above error|warning|info, or never\n"
                "  --no-git               walk the tree even inside a git work tree\n"
                "  -p DIR                 directory holding compile_commands.json\n"

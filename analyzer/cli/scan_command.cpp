@@ -5,6 +5,7 @@
 #include <optional>
 #include <unistd.h>
 
+#include "assess/assessment_inputs.h"
 #include "cli/arguments.h"
 #include "cli/cli.h"
 #include "cli/workflow_options.h"
@@ -26,6 +27,7 @@ std::optional<Severity> parse_fail_on(const std::string &text) {
 int command_scan(const Invocation &invocation) {
   ScanOptions options;
   options.paths.clear();
+  options.keep_fact_kinds = assessment_fact_kinds();
   std::vector<std::pair<std::string, std::string>> outputs; // format, path ("-" = stdout)
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
   std::string verdicts_path; // --verdicts: mpsaudit-probe's JSON, merged into the assessment
@@ -44,6 +46,8 @@ int command_scan(const Invocation &invocation) {
       options.jobs = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--max-file-size", value)) {
       options.max_file_bytes = std::strtoull(value.c_str(), nullptr, 10);
+    } else if (args.option("--max-parse-time", value)) {
+      options.max_parse_ms = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--rules-dir", value)) {
       rules_dir = value;
     } else if (args.option("--verdicts", value)) {

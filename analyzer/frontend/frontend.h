@@ -14,6 +14,7 @@
 
 #include "core/fact.h"
 #include "core/source.h"
+#include "scan/project_pass.h"
 
 namespace mpsaudit {
 
@@ -22,6 +23,10 @@ struct ExtractOptions {
   std::string compile_commands_dir;
   // Root of the scan, for front ends that resolve includes (requirements -r).
   std::string root;
+  // Longest a parser may spend on one file before it gives up with a
+  // "parse-timeout" diagnostic (0: no limit). Front ends whose parsers can be
+  // interrupted honour it.
+  unsigned parse_timeout_ms = 0;
 };
 
 using Extractor = std::function<FileFacts(const SourceFile &, const ExtractOptions &)>;
@@ -41,5 +46,9 @@ private:
 
 // Returns the extractor for `kind`, or nullptr when no front end reads it.
 const Extractor *find_extractor(FileKind kind);
+
+// The project passes of the front ends compiled into this build, in the order
+// they run (see scan/project_pass.h).
+const std::vector<ProjectPass> &frontend_project_passes();
 
 } // namespace mpsaudit

@@ -6,10 +6,12 @@
 #include "frontend/frontend.h"
 #include "frontend/python/python_frontend.h"
 #if MPSAUDIT_HAVE_MANIFEST
+#include "frontend/manifest/dependency_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
 #endif
 #if MPSAUDIT_HAVE_CXX
 #include "frontend/cxx/cxx_frontend.h"
+#include "frontend/cxx/registration_pass.h"
 #endif
 #if MPSAUDIT_HAVE_PROSE
 #include "frontend/prose/prose_frontend.h"
@@ -29,6 +31,8 @@ ExtractorTable build_table() {
 #endif
 #if MPSAUDIT_HAVE_PROSE
   register_prose_frontends(table);
+  // Notebook markdown cells are prose too: stated requirements live there.
+  set_notebook_markdown_extractor(&extract_prose_text);
 #endif
   return table;
 }
@@ -38,6 +42,26 @@ ExtractorTable build_table() {
 const Extractor *find_extractor(FileKind kind) {
   static const ExtractorTable table = build_table();
   return table.find(kind);
+}
+
+const std::vector<ProjectPass> &frontend_project_passes() {
+  // Order matters: op registrations look for Python fallbacks among the
+  // imports before the dependency cross-check reads the same imports.
+  static const std::vector<ProjectPass> passes{
+#if MPSAUDIT_HAVE_CXX
+      {"op-registrations",
+       {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call"},
+       {"op-registration", "cuda-kernel"},
+       resolve_op_registrations},
+#endif
+#if MPSAUDIT_HAVE_MANIFEST
+      {"dependency-cross-check",
+       {"dependency", "import"},
+       {"dependency", "unused-dependency", "undeclared-import"},
+       cross_check_dependencies},
+#endif
+  };
+  return passes;
 }
 
 } // namespace mpsaudit

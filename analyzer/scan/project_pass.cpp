@@ -1,11 +1,11 @@
 #include "scan/project_pass.h"
 
+#include "frontend/frontend.h"
+
 namespace mpsaudit {
 
-// Passes run in this order, once per scan, after extraction.
-const std::vector<ProjectPass> &project_passes() {
-  static const std::vector<ProjectPass> passes{};
-  return passes;
-}
+// Passes come with the front ends that understand their facts; the registry
+// (frontend/registry.cpp) lists those compiled into this build.
+const std::vector<ProjectPass> &project_passes() { return frontend_project_passes(); }
 
 } // namespace mpsaudit

@@ -2,7 +2,7 @@
 // here and its CPU registration there; a dependency declared in
 // requirements.txt and imported in code). They run after every file's facts
 // are extracted and before rules are evaluated, and may add facts to any
-// file. Register a pass in scan/project_pass.cpp.
+// file. A front end's pass is listed in frontend/registry.cpp.
 #pragma once
 
 #include <functional>
@@ -20,7 +20,16 @@ struct ProjectFile {
   FileFacts facts; // the front end's facts; a pass may add to or annotate them
 };
 
-using ProjectPass = std::function<void(std::vector<ProjectFile> &files)>;
+// A pass says which fact kinds it reads and which it adds or annotates. The
+// scan uses this to evaluate every other fact while its file is still in
+// memory and to drop facts nobody needs, which keeps memory flat on large
+// trees; rules on the kinds a pass writes wait until the pass has run.
+struct ProjectPass {
+  std::string name;
+  std::vector<std::string> reads;
+  std::vector<std::string> writes;
+  std::function<void(std::vector<ProjectFile> &files)> run;
+};
 
 const std::vector<ProjectPass> &project_passes();
 

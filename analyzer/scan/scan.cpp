@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -19,6 +20,9 @@
 
 namespace mpsaudit {
 namespace {
+
+// Longest source line quoted in a finding.
+constexpr std::size_t kMaxSnippetBytes = 400;
 
 // Checkpoints are binary by nature; every other kind is text.
 bool is_binary_kind(FileKind kind) { return kind == FileKind::Checkpoint; }
@@ -42,9 +46,79 @@ struct Work {
   // Inline `mpsaudit: ignore[...]` directives, applied after rule evaluation.
   FileSuppressions suppressions;
   SuppressionCounts suppression_counts;
+  // Findings of the facts no project pass can change, made while the file
+  // was in memory; the rest are evaluated after the passes.
+  std::vector<Finding> findings;
+  // torch.* calls and attributes of this file: name -> (first line, count).
+  std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> api_uses;
 };
 
-void load_and_extract(Work &work, const ScanOptions &options, const ExtractOptions &extract_options) {
+// What the per-file stage needs to know about the whole scan.
+struct Stage {
+  const ScanOptions &options;
+  ExtractOptions extract;
+  const RuleEngine &engine;
+  // Kinds a project pass adds or annotates: their rules run after the passes.
+  std::set<std::string, std::less<>> deferred;
+  // Kinds kept after the per-file stage (passes' inputs, the assessment's);
+  // empty with keep_all: keep every fact.
+  std::set<std::string, std::less<>> kept;
+  bool keep_all = true;
+};
+
+std::string snippet_of(std::string_view line) {
+  // A snippet quotes one line; minified code can put megabytes on one line.
+  std::string snippet(line.substr(0, kMaxSnippetBytes));
+  if (line.size() > kMaxSnippetBytes)
+    snippet += " …";
+  return snippet;
+}
+
+// Evaluates the facts whose rules need no project pass, records the file's
+// torch API uses, then drops what later stages do not read. Calls are kept
+// once per (name, scope) without arguments: the passes and the component
+// roles ask which functions a file calls, not how often or with what.
+void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *index) {
+  FileFacts early;
+  std::vector<Fact> kept;
+  std::set<std::pair<std::string, std::string>> seen_calls;
+  for (Fact &fact : work.facts.facts) {
+    if ((fact.kind == fact_kind::Call || fact.kind == fact_kind::Attribute) && starts_with(fact.name, "torch.")) {
+      auto [it, inserted] = work.api_uses.try_emplace(fact.name, fact.span.line, 0);
+      ++it->second.second;
+    }
+    const bool deferred = stage.deferred.count(fact.kind) > 0;
+    if (deferred) {
+      if (index && fact.span.line > 0 && !fact.attribute("snippet"))
+        work.fact_lines.try_emplace(fact.span.line, snippet_of(index->line_text(fact.span.line)));
+      kept.push_back(std::move(fact));
+      continue;
+    }
+    const bool keep = stage.keep_all || stage.kept.count(fact.kind) > 0;
+    if (keep && fact.kind == fact_kind::Call && !stage.keep_all) {
+      if (!seen_calls.emplace(fact.name, fact.scope).second) {
+        early.facts.push_back(std::move(fact));
+        continue;
+      }
+      early.facts.push_back(fact);
+      Fact &slim = kept.emplace_back(std::move(fact));
+      slim.arguments.clear();
+      slim.attributes.clear();
+      continue;
+    }
+    if (keep)
+      kept.push_back(fact);
+    early.facts.push_back(std::move(fact));
+  }
+  work.facts.facts = std::move(kept);
+  work.findings = stage.engine.evaluate(work.file.path, work.file.kind, early, [&](std::uint32_t line) {
+    return index ? snippet_of(index->line_text(line)) : std::string();
+  });
+}
+
+void load_and_extract(Work &work, const Stage &stage) {
+  const ScanOptions &options = stage.options;
+  const ExtractOptions &extract_options = stage.extract;
   const DiscoveredFile &file = work.file;
   work.record.path = file.path;
   work.record.kind = file.kind;
@@ -126,15 +200,15 @@ void load_and_extract(Work &work, const ScanOptions &options, const ExtractOptio
     work.diagnostics.push_back(std::move(diagnostic));
   }
   work.facts.diagnostics.clear();
-  if (!is_binary_kind(file.kind)) {
-    work.suppressions = find_suppressions(file.path, file.kind, source.text);
-    for (auto &diagnostic : work.suppressions.diagnostics)
-      work.diagnostics.push_back(std::move(diagnostic));
-    const LineIndex index(source.text);
-    for (const Fact &fact : work.facts.facts)
-      if (fact.span.line > 0 && !fact.attribute("snippet"))
-        work.fact_lines.try_emplace(fact.span.line, std::string(index.line_text(fact.span.line)));
+  if (is_binary_kind(file.kind)) {
+    evaluate_early_and_prune(work, stage, nullptr);
+    return;
   }
+  work.suppressions = find_suppressions(file.path, file.kind, source.text);
+  for (auto &diagnostic : work.suppressions.diagnostics)
+    work.diagnostics.push_back(std::move(diagnostic));
+  const LineIndex index(source.text);
+  evaluate_early_and_prune(work, stage, &index);
 }
 
 template <typename Fn> void parallel_for(std::size_t count, unsigned jobs, Fn &&body) {
@@ -181,34 +255,54 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
         file.path = path + "/" + file.path;
       if (options.keep_file && !options.keep_file(file.path))
         continue;
-      work.push_back(Work{std::move(file), {}, {}, {}, {}, {}, {}});
+      work.emplace_back().file = std::move(file);
     }
   }
 
-  ExtractOptions extract_options;
-  extract_options.compile_commands_dir = options.compile_commands_dir;
-  extract_options.root = result.root;
-  parallel_for(work.size(), jobs, [&](std::size_t i) { load_and_extract(work[i], options, extract_options); });
+  const RuleEngine engine(catalog);
+  Stage stage{options, {}, engine, {}, {}, true};
+  stage.extract.compile_commands_dir = options.compile_commands_dir;
+  stage.extract.root = result.root;
+  stage.extract.parse_timeout_ms = options.max_parse_ms;
+  for (const auto &pass : project_passes()) {
+    stage.deferred.insert(pass.writes.begin(), pass.writes.end());
+    stage.kept.insert(pass.reads.begin(), pass.reads.end());
+  }
+  if (options.keep_fact_kinds) {
+    stage.keep_all = false;
+    stage.kept.insert(options.keep_fact_kinds->begin(), options.keep_fact_kinds->end());
+  }
+  parallel_for(work.size(), jobs, [&](std::size_t i) { load_and_extract(work[i], stage); });
 
-  // Project passes see every file's facts at once.
+  // Project passes see every file's remaining facts at once.
   std::vector<ProjectFile> project;
   project.reserve(work.size());
   for (auto &item : work)
     project.push_back(ProjectFile{item.file.path, item.file.kind, std::move(item.facts)});
+  std::vector<std::size_t> facts_before_passes;
+  for (const auto &file : project)
+    facts_before_passes.push_back(file.facts.facts.size());
   for (const auto &pass : project_passes())
-    pass(project);
+    pass.run(project);
 
-  const RuleEngine engine(catalog);
-  std::vector<std::vector<Finding>> per_file(work.size());
+  // The deferred facts, and whatever the passes added, meet their rules now.
   parallel_for(work.size(), jobs, [&](std::size_t i) {
+    FileFacts late;
+    const auto &facts = project[i].facts.facts;
+    for (std::size_t k = 0; k < facts.size(); ++k)
+      if (k >= facts_before_passes[i] || stage.deferred.count(facts[k].kind))
+        late.facts.push_back(facts[k]);
     const auto &lines = work[i].fact_lines;
-    per_file[i] = engine.evaluate(project[i].path, project[i].kind, project[i].facts,
-                                  [&lines](std::uint32_t line) {
-                                    const auto it = lines.find(line);
-                                    return it == lines.end() ? std::string() : it->second;
-                                  });
+    std::vector<Finding> findings = engine.evaluate(project[i].path, project[i].kind, late,
+                                                    [&lines](std::uint32_t line) {
+                                                      const auto it = lines.find(line);
+                                                      return it == lines.end() ? std::string() : it->second;
+                                                    });
+    std::vector<Finding> &all = work[i].findings;
+    all.insert(all.end(), std::make_move_iterator(findings.begin()), std::make_move_iterator(findings.end()));
+    work[i].fact_lines.clear();
     work[i].suppression_counts =
-        apply_suppressions(work[i].suppressions, per_file[i], engine, project[i].path, project[i].kind);
+        apply_suppressions(work[i].suppressions, all, engine, project[i].path, project[i].kind);
   });
 
   std::map<std::string, ApiUse> api_uses;
@@ -217,18 +311,16 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     result.workflow.suppressions += work[i].suppression_counts;
     for (auto &diagnostic : work[i].diagnostics)
       result.diagnostics.push_back(std::move(diagnostic));
-    for (auto &finding : per_file[i])
+    for (auto &finding : work[i].findings)
       result.findings.push_back(std::move(finding));
-    for (const Fact &fact : project[i].facts.facts) {
-      if ((fact.kind != fact_kind::Call && fact.kind != fact_kind::Attribute) || !starts_with(fact.name, "torch."))
-        continue;
-      auto [it, inserted] = api_uses.try_emplace(fact.name);
+    for (const auto &[name, use] : work[i].api_uses) {
+      auto [it, inserted] = api_uses.try_emplace(name);
       if (inserted) {
-        it->second.name = fact.name;
+        it->second.name = name;
         it->second.path = project[i].path;
-        it->second.line = fact.span.line;
+        it->second.line = use.first;
       }
-      ++it->second.count;
+      it->second.count += use.second;
     }
   }
   for (auto &entry : api_uses)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct ScanOptions {
   std::uint64_t max_file_bytes = 10u << 20;      // larger files are skipped with a note
   bool use_git = true;                           // use `git ls-files` inside a work tree
   std::string compile_commands_dir;              // -p DIR for C++/CUDA
+  unsigned max_parse_ms = 10000;                 // per-file parse time limit (--max-parse-time)
+  // Fact kinds to keep in ScanResult::project_files after rules have run
+  // (the assessment's inputs); unset keeps every fact. Keeping few keeps the
+  // memory of a large scan flat.
+  std::optional<std::vector<std::string>> keep_fact_kinds;
   // Which discovered files to read, by path relative to their scan root
   // (config include/exclude globs, --changed-since/--staged); empty: all.
   std::function<bool(const std::string &relative_path)> keep_file;

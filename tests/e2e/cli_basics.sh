@@ -34,9 +34,12 @@ status=0; "$binary" frobnicate >/dev/null 2>&1 || status=$?
 cmp -s "$work/a.json" "$work/b.json" || fail "JSON output depends on the thread count"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['findings'][0]['rule']=='MPS101', d" "$work/a.json"
 
-"$binary" explain MPS101 | grep -q 'torch.mps.synchronize' || fail "explain MPS101 lacks the replacement"
-"$binary" explain cuda-synchronize | grep -q '^MPS101' || fail "explain by rule name"
+"$binary" explain MPS101 >"$work/explain.txt"
+grep -q 'torch.mps.synchronize' "$work/explain.txt" || fail "explain MPS101 lacks the replacement"
+"$binary" explain cuda-synchronize >"$work/explain.txt"
+grep -q '^MPS101' "$work/explain.txt" || fail "explain by rule name"
 status=0; "$binary" explain MPS999 >/dev/null 2>&1 || status=$?
 [[ $status -eq 2 ]] || fail "explain of an unknown rule exits $status, want 2"
-"$binary" rules | grep -q 'MPS201  dot-cuda' || fail "rules lists the catalog"
+"$binary" rules >"$work/rules.txt"
+grep -q 'MPS201  dot-cuda' "$work/rules.txt" || fail "rules lists the catalog"
 echo "CLI contract holds"

@@ -195,9 +195,38 @@ Fact shell_fact(std::string_view line, std::uint32_t cell_line) {
   return fact;
 }
 
+// Facts of one code cell: magic lines are blanked (keeping line numbers)
+// and become `shell` facts; the rest goes through the Python front end.
+FileFacts extract_code_cell(std::string code, const std::string &path, unsigned timeout_ms) {
+  std::vector<Fact> shell_facts;
+  std::size_t start = 0;
+  std::uint32_t line_number = 1;
+  while (start <= code.size()) {
+    std::size_t end = code.find('\n', start);
+    if (end == std::string::npos)
+      end = code.size();
+    const std::string_view line(code.data() + start, end - start);
+    if (is_magic_line(line)) {
+      shell_facts.push_back(shell_fact(line, line_number));
+      for (std::size_t k = start; k < end; ++k)
+        code[k] = ' ';
+    }
+    start = end + 1;
+    ++line_number;
+  }
+  FileFacts facts = extract_python_source(code, path, timeout_ms);
+  for (Fact &fact : shell_facts)
+    facts.facts.push_back(std::move(fact));
+  return facts;
+}
+
+MarkdownExtractor markdown_extractor = nullptr;
+
 } // namespace
 
-FileFacts extract_notebook_source(std::string_view json_text, const std::string &path) {
+void set_notebook_markdown_extractor(MarkdownExtractor extractor) { markdown_extractor = extractor; }
+
+FileFacts extract_notebook_source(std::string_view json_text, const std::string &path, unsigned timeout_ms) {
   FileFacts out;
   nlohmann::json notebook;
   try {
@@ -224,33 +253,17 @@ FileFacts extract_notebook_source(std::string_view json_text, const std::string 
   for (std::size_t index = 0; index < cells.size(); ++index) {
     const auto &cell = cells[index];
     // Hand-edited notebooks can hold anything: check types before reading.
-    if (!cell.is_object() || !cell.contains("cell_type") || cell["cell_type"] != "code" ||
-        !cell.contains("source"))
+    if (!cell.is_object() || !cell.contains("cell_type") || !cell.contains("source"))
+      continue;
+    const bool is_code = cell["cell_type"] == "code";
+    const bool is_markdown = cell["cell_type"] == "markdown";
+    if (!is_code && !(is_markdown && markdown_extractor))
       continue;
     // Cells are numbered by their position in the notebook, markdown cells
     // included, as notebook editors number them.
     const int cell_number = static_cast<int>(index);
-    std::string code = cell_source(cell["source"]);
-    // Blank magic lines, keep them as facts.
-    std::vector<Fact> shell_facts;
-    std::size_t start = 0;
-    std::uint32_t line_number = 1;
-    while (start <= code.size()) {
-      std::size_t end = code.find('\n', start);
-      if (end == std::string::npos)
-        end = code.size();
-      const std::string_view line(code.data() + start, end - start);
-      if (is_magic_line(line)) {
-        shell_facts.push_back(shell_fact(line, line_number));
-        for (std::size_t k = start; k < end; ++k)
-          code[k] = ' ';
-      }
-      start = end + 1;
-      ++line_number;
-    }
-    FileFacts cell_facts = extract_python_source(code, path);
-    for (Fact &fact : shell_facts)
-      cell_facts.facts.push_back(std::move(fact));
+    FileFacts cell_facts = is_code ? extract_code_cell(cell_source(cell["source"]), path, timeout_ms)
+                                   : markdown_extractor(cell_source(cell["source"]), path);
 
     // Map cell lines to file lines. Each element of a "source" array is one
     // line in nbformat; a single-string source starts on one file line.

@@ -576,6 +576,13 @@ private:
 
   void visit_if(TSNode node, int depth) {
     const TSNode condition = field(node, g_.f_condition);
+    // `if __name__ == "__main__":` marks a script entry point (component
+    // roles: tooling and training scripts).
+    if (scope_.empty()) {
+      const std::string_view test = text(condition);
+      if (test.find("__name__") != std::string_view::npos && test.find("__main__") != std::string_view::npos)
+        out_.facts.push_back(make_fact("main-guard", "__main__", condition));
+    }
     const bool cuda_test = mentions_cuda(condition);
     const bool negated = negated_cuda_test(condition);
     if (calls_cuda_availability(condition))
@@ -658,7 +665,10 @@ private:
   void visit_call(TSNode node, int depth) {
     const TSNode function = field(node, g_.f_function);
     const TSNode arguments = field(node, g_.f_arguments);
-    const auto [name, rooted] = callee_name(function);
+    // Named variables, not structured bindings: lambdas below capture them.
+    const auto callee = callee_name(function);
+    const std::string &name = callee.first;
+    const bool rooted = callee.second;
     Fact fact = make_fact(fact_kind::Call, name, node);
     // A method call on a value (x.cuda(), model.to(...)) rather than a
     // function reached through an imported module.
@@ -874,15 +884,18 @@ TSParser *thread_parser() {
 
 } // namespace
 
-FileFacts extract_python_source(std::string_view source, const std::string &path) {
+FileFacts extract_python_source(std::string_view source, const std::string &path, unsigned timeout_ms) {
   FileFacts facts;
   TSParser *parser = thread_parser();
   ts_parser_reset(parser);
+  ts_parser_set_timeout_micros(parser, static_cast<uint64_t>(timeout_ms) * 1000u);
   std::unique_ptr<TSTree, TreeDeleter> tree(
       ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size())));
   if (!tree) {
     facts.mode = "error";
-    facts.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "parse-failed", "the Python parser gave up"});
+    facts.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "parse-timeout",
+                                 "parsing took longer than " + std::to_string(timeout_ms) +
+                                     " ms (--max-parse-time); the file was not analysed"});
     return facts;
   }
   const TSNode root = ts_tree_root_node(tree.get());
@@ -901,11 +914,11 @@ FileFacts extract_python_source(std::string_view source, const std::string &path
 }
 
 void register_python_frontends(ExtractorTable &table) {
-  table.add(FileKind::Python, [](const SourceFile &file, const ExtractOptions &) {
-    return extract_python_source(file.text, file.path);
+  table.add(FileKind::Python, [](const SourceFile &file, const ExtractOptions &options) {
+    return extract_python_source(file.text, file.path, options.parse_timeout_ms);
   });
-  table.add(FileKind::Notebook, [](const SourceFile &file, const ExtractOptions &) {
-    return extract_notebook_source(file.text, file.path);
+  table.add(FileKind::Notebook, [](const SourceFile &file, const ExtractOptions &options) {
+    return extract_notebook_source(file.text, file.path, options.parse_timeout_ms);
   });
 }
 

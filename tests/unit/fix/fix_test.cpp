@@ -501,7 +501,7 @@ TEST_CASE("files with syntax errors are not edited", "[fix][negative]") {
   CHECK(result.skipped.front().reason.find("syntax errors") != std::string::npos);
 }
 
-TEST_CASE("--rule limits the fixes", "[fix]") {
+TEST_CASE("the --rule option limits the fixes", "[fix]") {
   const std::string text = "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n";
   FixOptions options;
   options.rules = {"MPS102"};
