@@ -32,6 +32,7 @@ int run(const Invocation &invocation);
 
 // Subcommands defined in their own files (cli/<name>_command.cpp).
 int command_scan(const Invocation &invocation);
+int command_probe(const Invocation &invocation);
 int command_env(const Invocation &invocation);     // cli/env_command.cpp
 int command_compare(const Invocation &invocation); // cli/compare_command.cpp
 int command_baseline(const Invocation &invocation); // cli/baseline_command.cpp

@@ -220,6 +220,8 @@ int command_help(const Invocation &) {
                "  --format FORMAT        text|json|md|html|sarif|github (default text; github: Actions annotations)\n"
                "  -o, --output FILE      write a report to FILE (repeatable; format from .txt .json .md .html .sarif)\n"
                "  --verdicts FILE        merge mpsaudit-probe's verdicts into the assessment\n"
+               "  --probe                run mpsaudit-probe on this scan and merge its verdicts\n"
+               "  --probe-target DEVICE  the probe's live target: auto (default), mps, cuda, cpu\n"
                "  -j, --jobs N           worker threads (default: number of cores)\n"
                "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"
                "  --max-parse-time MS    give up parsing one file after MS milliseconds (default 10000)\n"
@@ -262,6 +264,7 @@ std::string rules_directory(const Invocation &invocation, const std::string &ove
 const std::vector<Command> &commands() {
   static const std::vector<Command> table{
       {"scan", "scan a repository and report CUDA-only code", command_scan},
+      {"probe", "run the LibTorch runtime probe on a saved JSON report", command_probe},
       {"env", "record the Python interpreters' torch, MPS and variables", command_env},
       {"compare", "compare a Linux run with a Mac run: compare RUN_A RUN_B", command_compare},
       {"baseline", "record today's findings: baseline write FILE", command_baseline},

@@ -1,5 +1,6 @@
 // `mpsaudit scan`: the main job.
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -7,6 +8,7 @@
 
 #include "assess/assessment_inputs.h"
 #include "cli/arguments.h"
+#include "cli/probe_runner.h"
 #include "cli/cli.h"
 #include "cli/workflow_options.h"
 #include "report/github_report.h"
@@ -15,6 +17,38 @@
 
 namespace mpsaudit::cli {
 namespace {
+
+// Writes this scan's JSON report to a temporary file, runs mpsaudit-probe on
+// it and returns the path of the verdicts it wrote ("" on failure, reported).
+std::string probe_this_scan(const Invocation &invocation, const ScanResult &result, const RuleCatalog &catalog,
+                            const std::string &target, const std::string &torch_version) {
+  const std::string binary = find_probe_binary(invocation);
+  if (binary.empty()) {
+    std::cerr << "mpsaudit: --probe needs mpsaudit-probe, which is built only where LibTorch is found "
+                 "(docs/runtime-probe.md)\n";
+    return {};
+  }
+  std::string directory_template = (std::filesystem::temp_directory_path() / "mpsaudit-probe-XXXXXX").string();
+  if (!mkdtemp(directory_template.data())) {
+    std::cerr << "mpsaudit: cannot create a temporary directory for the probe\n";
+    return {};
+  }
+  const std::string report_path = directory_template + "/report.json";
+  const std::string verdicts = directory_template + "/verdicts.json";
+  ReportContext context{tool_version(), &catalog};
+  std::ofstream(report_path) << report_to_json(result, context).dump(2, ' ', false,
+                                                                     nlohmann::json::error_handler_t::replace);
+  std::vector<std::string> arguments{"--target", target, "-o", verdicts};
+  if (!torch_version.empty())
+    arguments.insert(arguments.end(), {"--torch-version", torch_version});
+  arguments.push_back(report_path);
+  const int status = run_program(binary, arguments);
+  if (status != 0 || !std::filesystem::exists(verdicts)) {
+    std::cerr << "mpsaudit: mpsaudit-probe failed (exit " << status << ")\n";
+    return {};
+  }
+  return verdicts;
+}
 
 std::optional<Severity> parse_fail_on(const std::string &text) {
   if (text == "never")
@@ -31,6 +65,8 @@ int command_scan(const Invocation &invocation) {
   std::vector<std::pair<std::string, std::string>> outputs; // format, path ("-" = stdout)
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
   std::string verdicts_path; // --verdicts: mpsaudit-probe's JSON, merged into the assessment
+  bool run_probe = false;     // --probe: run mpsaudit-probe on this scan first
+  std::string probe_target = "auto";
   Arguments args(invocation.arguments);
   std::string value;
   WorkflowOptions workflow; // config, rule selection, baseline, changed files
@@ -50,6 +86,11 @@ int command_scan(const Invocation &invocation) {
       options.max_parse_ms = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--rules-dir", value)) {
       rules_dir = value;
+    } else if (args.flag("--probe")) {
+      run_probe = true;
+    } else if (args.option("--probe-target", value)) {
+      run_probe = true;
+      probe_target = value;
     } else if (args.option("--verdicts", value)) {
       verdicts_path = value;
     } else if (args.option("--color", value)) {
@@ -106,6 +147,13 @@ int command_scan(const Invocation &invocation) {
   if (effort_model.empty())
     effort_model = rules_directory(invocation, rules_dir) + "/effort.toml";
   assessment_input.model = load_effort_model(effort_model, assess_problems);
+  if (run_probe) {
+    if (!verdicts_path.empty())
+      return usage_error("--probe and --verdicts both give verdicts; use one");
+    verdicts_path = probe_this_scan(invocation, result, catalog, probe_target, workflow.target_torch_table);
+    if (verdicts_path.empty())
+      return kUsage;
+  }
   if (!verdicts_path.empty())
     assessment_input.probe = load_probe_verdicts(verdicts_path, assess_problems);
   for (const auto &problem : assess_problems)

@@ -1,0 +1,80 @@
+// `mpsaudit probe REPORT.json [probe options]`: runs the runtime probe on a
+// saved scan report and prints its verdicts. `mpsaudit scan --probe` does the
+// same within one scan and merges the verdicts into the assessment.
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/arguments.h"
+#include "cli/cli.h"
+#include "cli/probe_runner.h"
+
+namespace mpsaudit::cli {
+namespace fs = std::filesystem;
+
+std::string find_probe_binary(const Invocation &invocation) {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (error)
+    self = fs::weakly_canonical(invocation.executable, error);
+  const fs::path beside = self.parent_path() / "mpsaudit-probe";
+  if (fs::is_regular_file(beside, error))
+    return beside.string();
+  if (const char *path = std::getenv("PATH")) {
+    std::string directories(path);
+    std::size_t start = 0;
+    while (start <= directories.size()) {
+      const std::size_t end = std::min(directories.find(':', start), directories.size());
+      const fs::path candidate = fs::path(directories.substr(start, end - start)) / "mpsaudit-probe";
+      if (end > start && access(candidate.c_str(), X_OK) == 0)
+        return candidate.string();
+      start = end + 1;
+    }
+  }
+  return {};
+}
+
+int run_program(const std::string &binary, const std::vector<std::string> &arguments) {
+  std::vector<char *> argv;
+  argv.push_back(const_cast<char *>(binary.c_str()));
+  for (const auto &argument : arguments)
+    argv.push_back(const_cast<char *>(argument.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t child = fork();
+  if (child < 0)
+    return -1;
+  if (child == 0) {
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) < 0)
+    return -1;
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int command_probe(const Invocation &invocation) {
+  if (invocation.arguments.empty())
+    return usage_error("probe needs a scan report: `mpsaudit scan --format json -o report.json` first");
+  const std::string binary = find_probe_binary(invocation);
+  if (binary.empty()) {
+    std::cerr << "mpsaudit: mpsaudit-probe is not installed: it is built only where LibTorch is found "
+                 "(docs/runtime-probe.md)\n";
+    return kUsage;
+  }
+  // Every argument goes to the probe as given: its options are its own.
+  const int status = run_program(binary, invocation.arguments);
+  if (status < 0) {
+    std::cerr << "mpsaudit: could not start " << binary << "\n";
+    return kScanErrors;
+  }
+  return status;
+}
+
+} // namespace mpsaudit::cli
