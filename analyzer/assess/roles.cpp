@@ -120,13 +120,15 @@ void content_evidence(const ProjectFile &file, Evidence &evidence) {
       const std::string &name = fact.name;
       if (starts_with(name, "torch.optim.") && name.find("lr_scheduler") == std::string::npos)
         ++optimizers;
-      else if (name == "?.backward" || name == "torch.autograd.backward")
+      // Method calls keep their receiver's name (`loss.backward`), or "?"
+      // when the receiver is an expression (`model(x).sum().backward`).
+      else if (ends_with(name, ".backward") || name == "torch.autograd.backward")
         ++backward;
-      else if (name == "?.step" || name == "?.zero_grad")
+      else if (ends_with(name, ".step") || ends_with(name, ".zero_grad"))
         ++steps;
       else if (ends_with(name, "DataLoader") || ends_with(name, ".DistributedSampler"))
         ++loaders;
-      else if (name == "torch.no_grad" || name == "torch.inference_mode" || name == "?.eval")
+      else if (name == "torch.no_grad" || name == "torch.inference_mode" || ends_with(name, ".eval"))
         ++no_grad;
       else if (starts_with(name, "argparse."))
         ++argparse;
