@@ -288,6 +288,21 @@ nlohmann::json report_to_json(const ScanResult &result, const ReportContext &con
                        {"by_severity", by_severity},
                        {"suppressed", suppressed},
                        {"scan_errors", result.has_errors()}};
+  // The everyday-workflow context: what filtered the findings, and how the
+  // inline suppressions are used (counted, as ruff counts noqa comments).
+  const WorkflowSummary &workflow = result.workflow;
+  report["workflow"] = {{"partial_scan", workflow.partial_scan},
+                        {"config_file", workflow.config_file},
+                        {"target_torch", workflow.target_torch},
+                        {"suppressions",
+                         {{"directives", workflow.suppressions.directives},
+                          {"without_reason", workflow.suppressions.without_reason},
+                          {"unused", workflow.suppressions.unused}}},
+                        {"path_ignored", workflow.path_ignored},
+                        {"baseline",
+                         {{"file", workflow.baseline_file},
+                          {"known", workflow.baseline_known},
+                          {"fixed", workflow.baseline_fixed}}}};
   if (context.assessment)
     report["assessment"] = assessment_to_json(*context.assessment, result);
   return report;
