@@ -114,8 +114,7 @@ std::string basename_of(std::string_view word) {
 
 class ShellAnalyzer {
 public:
-  ShellAnalyzer(const std::string &path, std::string_view origin, FileFacts &facts)
-      : path_(path), origin_(origin), facts_(facts) {}
+  ShellAnalyzer(std::string_view origin, FileFacts &facts) : origin_(origin), facts_(facts) {}
 
   // Analyses the part of `line` from `from` on (a RUN instruction's command).
   void analyze(const LogicalLine &line, std::size_t from = 0) {
@@ -352,7 +351,6 @@ private:
     }
   }
 
-  const std::string &path_;
   std::string_view origin_;
   FileFacts &facts_;
 };
@@ -401,7 +399,7 @@ FileFacts extract_shell(std::string_view text, const std::string &path) {
   const std::string name =
       to_lower(path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1));
   const bool makefile = name == "makefile" || ends_with(name, ".mk") || name == "gnumakefile";
-  ShellAnalyzer analyzer(path, makefile ? "makefile" : "shell", facts);
+  ShellAnalyzer analyzer(makefile ? "makefile" : "shell", facts);
   for (const LogicalLine &line : logical_lines(text)) {
     const std::string_view content = line.text;
     const auto first = content.find_first_not_of(" \t");
@@ -479,7 +477,7 @@ constexpr std::string_view kInstructions[] = {
 FileFacts extract_dockerfile(std::string_view text, const std::string &path) {
   FileFacts facts;
   facts.mode = "lexical";
-  ShellAnalyzer analyzer(path, "dockerfile", facts);
+  ShellAnalyzer analyzer("dockerfile", facts);
   std::map<std::string, std::string> args;
   std::vector<std::string> stages;
   for (const LogicalLine &line : logical_lines(text, 1, true)) {
