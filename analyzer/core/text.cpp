@@ -110,6 +110,28 @@ std::string normalize_package_name(std::string_view name) {
   return out;
 }
 
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // Iterative matcher with single-star backtracking: linear in practice.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
+  return p == pattern.size();
+}
+
 std::string sanitize_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -17,6 +17,8 @@ bool ends_with(std::string_view text, std::string_view suffix);
 std::string to_lower(std::string_view text);
 // PEP 503 name normalisation: lower case, runs of -_. become one '-'.
 std::string normalize_package_name(std::string_view name);
+// Matches `text` against a glob: '*' any run, '?' one character.
+bool glob_match(std::string_view pattern, std::string_view text);
 // Replaces invalid UTF-8 sequences with U+FFFD so output stays valid.
 std::string sanitize_utf8(std::string_view text);
 

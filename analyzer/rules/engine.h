@@ -11,12 +11,10 @@
 #include "core/fact.h"
 #include "core/finding.h"
 #include "core/source.h"
+#include "core/text.h" // glob_match
 #include "rules/rule.h"
 
 namespace mpsaudit {
-
-// Matches `text` against a glob: '*' any run, '?' one character.
-bool glob_match(std::string_view pattern, std::string_view text);
 
 // True when `fact` satisfies the rule's matcher (guards not considered).
 bool matches(const Matcher &matcher, const Fact &fact);

@@ -7,30 +7,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "text_util.h"
+
 namespace mpsaudit::probe {
 
 namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r'))
-    text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-    text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t end = text.find(separator, start);
-    parts.emplace_back(text.substr(start, end == std::string_view::npos ? end : end - start));
-    if (end == std::string_view::npos)
-      break;
-    start = end + 1;
-  }
-  return parts;
-}
 
 // Splits "name.overload(args) -> ret" into its parts; false when malformed.
 // Alias annotations such as `Tensor(a -> *)` hold parentheses and arrows, so

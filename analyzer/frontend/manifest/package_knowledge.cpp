@@ -6,27 +6,7 @@
 
 namespace mpsaudit::manifest {
 
-bool package_glob_match(std::string_view pattern, std::string_view text) {
-  // Iterative matcher with one backtrack point: linear in practice.
-  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*')
-    ++p;
-  return p == pattern.size();
-}
+bool package_glob_match(std::string_view pattern, std::string_view text) { return glob_match(pattern, text); }
 
 const PackageEntry *PackageKnowledge::find(std::string_view distribution) const {
   // An exact entry wins over a glob entry.

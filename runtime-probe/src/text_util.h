@@ -1,0 +1,33 @@
+// Small text helpers shared by the probe's table reader and generator. The
+// probe builds on its own (cmake -S runtime-probe), so it keeps these rather
+// than depend on the analyzer's core library.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpsaudit::probe {
+
+inline std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
+    text.remove_suffix(1);
+  return text;
+}
+
+inline std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = text.find(separator, start);
+    parts.emplace_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos)
+      break;
+    start = end + 1;
+  }
+  return parts;
+}
+
+} // namespace mpsaudit::probe
