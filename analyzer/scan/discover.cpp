@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 
+#include "core/process.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -21,44 +22,15 @@ bool is_excluded_directory(std::string_view name) {
 
 namespace {
 
-std::string shell_quote(const std::string &text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out.push_back(c);
-  }
-  return out + "'";
-}
-
-struct PipeCloser {
-  void operator()(FILE *file) const { pclose(file); }
-};
-
 // Runs `git ls-files` in `root`; false when root is not in a work tree.
 bool git_list_files(const std::string &root, std::vector<std::string> &paths) {
-  const std::string probe = "git -C " + shell_quote(root) + " rev-parse --is-inside-work-tree 2>/dev/null";
-  {
-    std::unique_ptr<FILE, PipeCloser> pipe(popen(probe.c_str(), "r"));
-    if (!pipe)
-      return false;
-    std::array<char, 64> buffer{};
-    const std::size_t read = fread(buffer.data(), 1, buffer.size() - 1, pipe.get());
-    if (std::string_view(buffer.data(), read).rfind("true", 0) != 0)
-      return false;
-  }
-  const std::string command = "git -C " + shell_quote(root) +
-                              " ls-files -z --cached --others --exclude-standard 2>/dev/null";
-  FILE *raw = popen(command.c_str(), "r");
-  if (!raw)
+  std::string inside;
+  if (!run_command("git -C " + shell_quote(root) + " rev-parse --is-inside-work-tree 2>/dev/null", inside) ||
+      inside.rfind("true", 0) != 0)
     return false;
   std::string output;
-  std::array<char, 65536> buffer{};
-  std::size_t read;
-  while ((read = fread(buffer.data(), 1, buffer.size(), raw)) > 0)
-    output.append(buffer.data(), read);
-  if (pclose(raw) != 0)
+  if (!run_command("git -C " + shell_quote(root) + " ls-files -z --cached --others --exclude-standard 2>/dev/null",
+                   output))
     return false;
   std::set<std::string> unique; // --cached and --others can overlap on conflicts
   std::size_t start = 0;

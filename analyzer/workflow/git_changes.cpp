@@ -1,5 +1,7 @@
 #include "workflow/git_changes.h"
 
+#include "core/process.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -8,31 +10,9 @@
 namespace mpsaudit {
 namespace {
 
-std::string shell_quote(const std::string &text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out.push_back(c);
-  }
-  return out + "'";
-}
-
 // Runs a git command; returns false when it fails. Output is NUL-separated.
 bool run_git(const std::string &arguments, std::string &output, std::string &error) {
-  const std::string command = "git " + arguments + " 2>&1";
-  FILE *pipe = popen(command.c_str(), "r");
-  if (!pipe) {
-    error = "cannot run git";
-    return false;
-  }
-  std::array<char, 65536> buffer{};
-  std::size_t read;
-  while ((read = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    output.append(buffer.data(), read);
-  const int status = pclose(pipe);
-  if (status != 0) {
+  if (!run_command("git " + arguments + " 2>&1", output)) {
     error = output.substr(0, output.find('\n'));
     if (error.empty())
       error = "git failed";
