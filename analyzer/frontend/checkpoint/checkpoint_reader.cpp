@@ -445,7 +445,10 @@ void read_safetensors(ByteSource &source, std::uint64_t header_length, Checkpoin
   const std::uint64_t data_size = source.size() - 8 - header_length;
   std::map<std::string, StorageInfo> storages;
   std::map<std::string, std::uint64_t> entry_bytes;
-  for (const auto &[name, entry] : document.items()) {
+  for (const auto &item : document.items()) {
+    // Named copies, not structured bindings: the lambda below captures them.
+    const std::string &name = item.key();
+    const auto &entry = item.value();
     if (name == "__metadata__")
       continue;
     const auto bad = [&](const std::string &why) {
