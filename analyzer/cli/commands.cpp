@@ -221,6 +221,7 @@ int command_help(const Invocation &) {
                "  -o, --output FILE      write a report to FILE (repeatable; format from .txt .json .md .html .sarif)\n"
                "  --verdicts FILE        merge mpsaudit-probe's verdicts into the assessment\n"
                "  --probe                run mpsaudit-probe on this scan and merge its verdicts\n"
+               "  --env FILE             include a record from `mpsaudit env` and its disagreements\n"
                "  --probe-target DEVICE  the probe's live target: auto (default), mps, cuda, cpu\n"
                "  -j, --jobs N           worker threads (default: number of cores)\n"
                "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"

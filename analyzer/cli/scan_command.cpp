@@ -6,6 +6,8 @@
 #include <optional>
 #include <unistd.h>
 
+#include "acceptance/disagreements.h"
+#include "acceptance/env_record.h"
 #include "assess/assessment_inputs.h"
 #include "cli/arguments.h"
 #include "cli/probe_runner.h"
@@ -50,6 +52,39 @@ std::string probe_this_scan(const Invocation &invocation, const ScanResult &resu
   return verdicts;
 }
 
+// The `environment` section of the report: the interpreters recorded by
+// `mpsaudit env` and what they (and the probe, when it ran) disagree on.
+// Null after printing the problem when a record cannot be read.
+nlohmann::json environment_section(const std::vector<std::string> &env_paths, const std::string &verdicts_path) {
+  std::vector<acceptance::InterpreterRecord> interpreters;
+  for (const auto &path : env_paths) {
+    std::ifstream in(path);
+    const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+    std::string error;
+    const auto record = json.is_discarded() ? std::nullopt : acceptance::env_record_from_json(json, error);
+    if (!record) {
+      std::cerr << "mpsaudit: " << path << ": not an environment record"
+                << (error.empty() ? "" : " (" + error + ")") << "\n";
+      return nullptr;
+    }
+    interpreters.insert(interpreters.end(), record->interpreters.begin(), record->interpreters.end());
+  }
+  nlohmann::json probe;
+  if (!verdicts_path.empty()) {
+    std::ifstream in(verdicts_path);
+    probe = nlohmann::json::parse(in, nullptr, false);
+  }
+  const bool has_probe = !verdicts_path.empty() && !probe.is_discarded();
+  nlohmann::json section{{"interpreters", nlohmann::json::array()}, {"disagreements", nlohmann::json::array()}};
+  for (const auto &interpreter : interpreters)
+    section["interpreters"].push_back(acceptance::to_json(interpreter));
+  for (const auto &disagreement : acceptance::find_disagreements(interpreters, has_probe ? &probe : nullptr)) {
+    section["disagreements"].push_back(acceptance::to_json(disagreement));
+    std::cerr << "mpsaudit: environment " << disagreement.severity << ": " << disagreement.message << "\n";
+  }
+  return section;
+}
+
 std::optional<Severity> parse_fail_on(const std::string &text) {
   if (text == "never")
     return std::nullopt;
@@ -66,6 +101,7 @@ int command_scan(const Invocation &invocation) {
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
   std::string verdicts_path; // --verdicts: mpsaudit-probe's JSON, merged into the assessment
   bool run_probe = false;     // --probe: run mpsaudit-probe on this scan first
+  std::vector<std::string> env_paths; // --env: records written by `mpsaudit env`
   std::string probe_target = "auto";
   Arguments args(invocation.arguments);
   std::string value;
@@ -86,6 +122,8 @@ int command_scan(const Invocation &invocation) {
       options.max_parse_ms = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else if (args.option("--rules-dir", value)) {
       rules_dir = value;
+    } else if (args.option("--env", value)) {
+      env_paths.push_back(value);
     } else if (args.flag("--probe")) {
       run_probe = true;
     } else if (args.option("--probe-target", value)) {
@@ -165,6 +203,11 @@ int command_scan(const Invocation &invocation) {
   label_partial_scan(assessment, result); // --changed-since, --staged, named files
   ReportContext context{tool_version(), &catalog};
   context.assessment = &assessment;
+  if (!env_paths.empty()) {
+    context.environment = environment_section(env_paths, verdicts_path);
+    if (context.environment.is_null())
+      return kUsage;
+  }
 
   for (const auto &[output_format, path] : outputs) {
     std::ofstream file;

@@ -303,6 +303,8 @@ nlohmann::json report_to_json(const ScanResult &result, const ReportContext &con
                          {{"file", workflow.baseline_file},
                           {"known", workflow.baseline_known},
                           {"fixed", workflow.baseline_fixed}}}};
+  if (!context.environment.is_null())
+    report["environment"] = context.environment;
   if (context.assessment)
     report["assessment"] = assessment_to_json(*context.assessment, result);
   return report;

@@ -30,6 +30,9 @@ struct ReportContext {
   // Absolute path of the scan root, for SARIF's originalUriBaseIds; empty:
   // the writer resolves ScanResult::root itself.
   std::string root_uri;
+  // `scan --env`: the user's interpreter records and the disagreements found
+  // between them and the probe (docs/acceptance.md); null when not given.
+  nlohmann::json environment;
 };
 
 // The assessment as JSON: the "assessment" member of the full report.

@@ -9,6 +9,20 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$root/samples/portable-light"
 
+# scan --env: the user's interpreter records and their disagreements
+"$binary" scan . --env "$root/tests/fixtures/compare/fallbacks/mac/env.json" --format json \
+  -o "$work/env.json" 2>/dev/null || true
+python3 - "$work/env.json" <<'PY'
+import json, sys
+environment = json.load(open(sys.argv[1]))["environment"]
+assert len(environment["interpreters"]) == 1, environment
+assert "mps-fallback-set" in [d["code"] for d in environment["disagreements"]], environment
+PY
+echo '{"not": "a record"}' >"$work/bad-env.json"
+status=0
+"$binary" scan . --env "$work/bad-env.json" >/dev/null 2>&1 || status=$?
+[[ $status -eq 2 ]] || fail "an unreadable environment record exits $status, want 2"
+
 if [[ ! -x "$(dirname "$binary")/mpsaudit-probe" ]]; then
   status=0
   "$binary" scan . --probe >/dev/null 2>"$work/err" || status=$?
