@@ -8,6 +8,7 @@
 
 #include "acceptance/compare.h"
 #include "acceptance/run_directory.h"
+#include "cli/output.h"
 #include "cli/arguments.h"
 #include "cli/cli.h"
 
@@ -104,18 +105,9 @@ int command_compare(const Invocation &invocation) {
       return usage_error("no run directory " + run->path);
   const acceptance::Comparison comparison = acceptance::compare_runs(run_a, run_b, options);
 
-  const nlohmann::json json = acceptance::to_json(comparison);
-  if (!output.empty()) {
-    std::ofstream out(output, std::ios::binary);
-    if (!(out << json.dump(2) << "\n")) {
-      std::cerr << "mpsaudit: cannot write " << output << "\n";
-      return kUsage;
-    }
-  }
-  if (format == "json")
-    std::cout << json.dump(2) << "\n";
-  else
-    std::cout << acceptance::comparison_text(comparison);
+  if (!emit_json_or_text(acceptance::to_json(comparison), output, format,
+                         [&] { return acceptance::comparison_text(comparison); }))
+    return kUsage;
 
   const bool fails = (fail_on == "stopped" && comparison.verdict == acceptance::Verdict::Stopped) ||
                      (fail_on == "dual" && comparison.verdict != acceptance::Verdict::Native);

@@ -10,6 +10,7 @@
 #include "acceptance/disagreements.h"
 #include "acceptance/env_query_script.h"
 #include "acceptance/env_record.h"
+#include "cli/output.h"
 #include "cli/arguments.h"
 #include "cli/cli.h"
 
@@ -146,18 +147,9 @@ int command_env(const Invocation &invocation) {
   }
   record.disagreements = acceptance::find_disagreements(record.interpreters, probe ? &*probe : nullptr);
 
-  const nlohmann::json json = acceptance::to_json(record);
-  if (!output.empty()) {
-    std::ofstream out(output, std::ios::binary);
-    if (!(out << json.dump(2) << "\n")) {
-      std::cerr << "mpsaudit: cannot write " << output << "\n";
-      return kUsage;
-    }
-  }
-  if (format == "json")
-    std::cout << json.dump(2) << "\n";
-  else
-    std::cout << acceptance::env_record_text(record);
+  if (!emit_json_or_text(acceptance::to_json(record), output, format,
+                         [&] { return acceptance::env_record_text(record); }))
+    return kUsage;
 
   for (const auto &interpreter : record.interpreters)
     if (interpreter.status != "ok")
