@@ -241,6 +241,13 @@ FileFacts extract_notebook_source(std::string_view json_text, const std::string 
     out.diagnostics.push_back({DiagnosticLevel::Error, path, line, "invalid-json",
                                std::string("notebook is not valid JSON: ") + error.what()});
     return out;
+  } catch (const nlohmann::json::exception &error) {
+    // Valid syntax the library still refuses, such as a number out of range
+    // (found by the notebook fuzz target).
+    out.mode = "error";
+    out.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "invalid-json",
+                               std::string("notebook cannot be read: ") + error.what()});
+    return out;
   }
   if (!notebook.is_object() || !notebook.contains("cells") || !notebook["cells"].is_array()) {
     out.mode = "error";

@@ -261,3 +261,12 @@ TEST_CASE("broken notebooks give a diagnostic with a line, not a crash", "[pytho
   REQUIRE(not_notebook.diagnostics.size() == 1);
   CHECK(not_notebook.diagnostics.front().code == "invalid-notebook");
 }
+
+TEST_CASE("a notebook holding a number out of range is a diagnostic", "[python][notebook][robustness]") {
+  // Found by tests/fuzz/fuzz_notebook: nlohmann throws out_of_range, not
+  // parse_error, for "9e406".
+  const FileFacts facts = extract_notebook_source("9e406", "n.ipynb");
+  REQUIRE(facts.diagnostics.size() == 1);
+  CHECK(facts.diagnostics.front().code == "invalid-json");
+  CHECK(facts.mode == "error");
+}
