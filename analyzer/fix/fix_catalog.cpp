@@ -8,6 +8,7 @@
 
 #include <toml++/toml.h>
 
+#include "rules/toml_reader.h"
 #include "fix/fix.h"
 #include "fix/fix_kind.h"
 #include "rules/engine.h"
@@ -65,61 +66,6 @@ bool fix_edits_file_kind(FileKind kind) {
 
 namespace {
 
-class FixFileReader {
-public:
-  FixFileReader(std::string origin, std::vector<Diagnostic> &diagnostics)
-      : origin_(std::move(origin)), diagnostics_(diagnostics) {}
-
-  void error(const toml::node *node, const std::string &message) {
-    Diagnostic diagnostic;
-    diagnostic.level = DiagnosticLevel::Error;
-    diagnostic.path = origin_;
-    diagnostic.line = node ? static_cast<std::uint32_t>(node->source().begin.line) : 0;
-    diagnostic.code = "invalid-fix";
-    diagnostic.message = message;
-    diagnostics_.push_back(std::move(diagnostic));
-  }
-
-  std::string string_at(const toml::table &table, std::string_view key, bool required) {
-    const toml::node *node = table.get(key);
-    if (!node) {
-      if (required)
-        error(&table, "missing key '" + std::string(key) + "' in [[fix]]");
-      return {};
-    }
-    if (auto value = node->value<std::string>())
-      return *value;
-    error(node, "key '" + std::string(key) + "' in [[fix]] must be a string");
-    return {};
-  }
-
-  std::vector<std::string> strings_at(const toml::table &table, std::string_view key) {
-    std::vector<std::string> out;
-    const toml::node *node = table.get(key);
-    if (!node)
-      return out;
-    if (const auto *array = node->as_array()) {
-      for (const auto &element : *array) {
-        if (auto value = element.value<std::string>())
-          out.push_back(*value);
-        else
-          error(&element, "key '" + std::string(key) + "' in [[fix]] must list strings");
-      }
-    } else if (auto value = node->value<std::string>()) {
-      out.push_back(*value);
-    } else {
-      error(node, "key '" + std::string(key) + "' in [[fix]] must be a string or an array of strings");
-    }
-    return out;
-  }
-
-  const std::string &origin() const { return origin_; }
-
-private:
-  std::string origin_;
-  std::vector<Diagnostic> &diagnostics_;
-};
-
 bool valid_rule_id(std::string_view id) {
   if (id.size() != 6 || id.substr(0, 3) != "MPS")
     return false;
@@ -133,19 +79,11 @@ bool valid_rule_id(std::string_view id) {
 
 void FixCatalog::load_text(std::string_view toml_text, const std::string &origin,
                            std::vector<Diagnostic> &diagnostics) {
-  FixFileReader reader(origin, diagnostics);
-  toml::table document;
-  try {
-    document = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error &error) {
-    Diagnostic diagnostic;
-    diagnostic.path = origin;
-    diagnostic.line = static_cast<std::uint32_t>(error.source().begin.line);
-    diagnostic.code = "invalid-fix";
-    diagnostic.message = std::string(error.description());
-    diagnostics.push_back(std::move(diagnostic));
+  TomlFileReader reader(origin, "invalid-fix", diagnostics);
+  const std::optional<toml::table> document_or_error = reader.parse(toml_text);
+  if (!document_or_error)
     return;
-  }
+  const toml::table &document = *document_or_error;
   for (const auto &[key, node] : document)
     if (key.str() != "fix")
       reader.error(&node, "unknown key '" + std::string(key.str()) + "' at the top level (only [[fix]])");
@@ -165,12 +103,12 @@ void FixCatalog::load_text(std::string_view toml_text, const std::string &origin
         reader.error(&node, "unknown key '" + std::string(key.str()) + "' in [[fix]]");
     }
     FixDefinition definition;
-    definition.rule_id = reader.string_at(*table, "rule", true);
-    definition.kind = reader.string_at(*table, "kind", true);
-    const std::string safety = reader.string_at(*table, "safety", true);
-    definition.names = reader.strings_at(*table, "names");
-    definition.min_torch = reader.string_at(*table, "min_torch", false);
-    definition.summary = reader.string_at(*table, "summary", true);
+    definition.rule_id = reader.string_at(*table, "rule", "[[fix]]", true);
+    definition.kind = reader.string_at(*table, "kind", "[[fix]]", true);
+    const std::string safety = reader.string_at(*table, "safety", "[[fix]]", true);
+    definition.names = reader.strings_at(*table, "names", "[[fix]]");
+    definition.min_torch = reader.string_at(*table, "min_torch", "[[fix]]", false);
+    definition.summary = reader.string_at(*table, "summary", "[[fix]]", true);
     definition.origin = origin + ":" + std::to_string(table->source().begin.line);
     bool good = !definition.rule_id.empty() && !definition.kind.empty() && !safety.empty() &&
                 !definition.summary.empty();

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include <toml++/toml.h>
+#include "rules/toml_reader.h"
 
 namespace mpsaudit {
 namespace fs = std::filesystem;
@@ -60,66 +60,11 @@ bool Rule::applies_to(FileKind kind) const {
 
 namespace {
 
-// Collects problems while reading one rules file, each naming file and line.
-class RuleFileReader {
+// The shared strict reader, plus what only rules files have.
+class RuleFileReader : public TomlFileReader {
 public:
   RuleFileReader(std::string origin, std::vector<Diagnostic> &diagnostics)
-      : origin_(std::move(origin)), diagnostics_(diagnostics) {}
-
-  void error(const toml::node *node, const std::string &message) {
-    Diagnostic diagnostic;
-    diagnostic.level = DiagnosticLevel::Error;
-    diagnostic.path = origin_;
-    diagnostic.line = node ? static_cast<std::uint32_t>(node->source().begin.line) : 0;
-    diagnostic.code = "invalid-rule";
-    diagnostic.message = message;
-    diagnostics_.push_back(std::move(diagnostic));
-  }
-
-  // Rejects keys a table must not have, so that typos never pass silently.
-  void check_keys(const toml::table &table, std::initializer_list<std::string_view> allowed,
-                  const std::string &where) {
-    for (const auto &[key, node] : table) {
-      if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end())
-        error(&node, "unknown key '" + std::string(key.str()) + "' in " + where);
-    }
-  }
-
-  std::string string_at(const toml::table &table, std::string_view key, const std::string &where,
-                        bool required) {
-    const toml::node *node = table.get(key);
-    if (!node) {
-      if (required)
-        error(&table, "missing key '" + std::string(key) + "' in " + where);
-      return {};
-    }
-    if (auto value = node->value<std::string>())
-      return *value;
-    error(node, "key '" + std::string(key) + "' in " + where + " must be a string");
-    return {};
-  }
-
-  // A string or an array of strings.
-  std::vector<std::string> strings_at(const toml::table &table, std::string_view key,
-                                      const std::string &where) {
-    std::vector<std::string> out;
-    const toml::node *node = table.get(key);
-    if (!node)
-      return out;
-    if (auto value = node->value<std::string>()) {
-      out.push_back(*value);
-    } else if (const auto *array = node->as_array()) {
-      for (const auto &element : *array) {
-        if (auto item = element.value<std::string>())
-          out.push_back(*item);
-        else
-          error(&element, "'" + std::string(key) + "' in " + where + " must hold strings");
-      }
-    } else {
-      error(node, "'" + std::string(key) + "' in " + where + " must be a string or an array of strings");
-    }
-    return out;
-  }
+      : TomlFileReader(std::move(origin), "invalid-rule", diagnostics) {}
 
   std::vector<ArgumentTest> argument_tests(const toml::table &table, std::string_view key,
                                            const std::string &where) {
@@ -150,11 +95,6 @@ public:
     return tests;
   }
 
-  const std::string &origin() const { return origin_; }
-
-private:
-  std::string origin_;
-  std::vector<Diagnostic> &diagnostics_;
 };
 
 Matcher read_matcher(RuleFileReader &reader, const toml::table &table, const std::string &where) {
@@ -196,18 +136,10 @@ Matcher read_matcher(RuleFileReader &reader, const toml::table &table, const std
 void RuleCatalog::load_text(std::string_view toml_text, const std::string &origin,
                             std::vector<Diagnostic> &diagnostics) {
   RuleFileReader reader(origin, diagnostics);
-  toml::table document;
-  try {
-    document = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error &error) {
-    Diagnostic diagnostic;
-    diagnostic.path = origin;
-    diagnostic.line = static_cast<std::uint32_t>(error.source().begin.line);
-    diagnostic.code = "invalid-rule";
-    diagnostic.message = std::string(error.description());
-    diagnostics.push_back(std::move(diagnostic));
+  const std::optional<toml::table> parsed = reader.parse(toml_text);
+  if (!parsed)
     return;
-  }
+  const toml::table &document = *parsed;
   // Knowledge tables that rules draw on (packages.toml) share the folder;
   // a file with neither a family nor rules is such a data file.
   if (!document.contains("family") && !document.contains("rule"))
