@@ -28,21 +28,13 @@ public:
     std::size_t i = json_.find('[', cells_key);
     if (i == std::string_view::npos)
       return cells;
-    line_ = line_at(i);
-    ++i;
     // Walk the array of cell objects.
-    while (i < json_.size()) {
-      skip_space(i);
-      if (i >= json_.size() || json_[i] == ']')
-        break;
-      if (json_[i] == ',') {
-        ++i;
-        continue;
-      }
-      if (json_[i] != '{')
-        break;
-      cells.push_back(scan_cell(i));
-    }
+    for_each_element(i, ']', [&](std::size_t &k) {
+      if (json_[k] != '{')
+        return false;
+      cells.push_back(scan_cell(k));
+      return true;
+    });
     return cells;
   }
 
@@ -100,63 +92,57 @@ private:
     while (i < json_.size() && json_[i] != ',' && json_[i] != '}' && json_[i] != ']')
       ++i;
   }
-  std::vector<std::uint32_t> scan_cell(std::size_t &i) {
-    std::vector<std::uint32_t> lines;
-    ++i; // '{'
+  // Calls `element` for each element of the array or object opening at `i`
+  // (commas and white space skipped), until `close`; stops early when
+  // `element` returns false (a value it does not expect).
+  template <typename Fn> void for_each_element(std::size_t &i, char close, Fn &&element) {
+    ++i; // the opening bracket
     while (i < json_.size()) {
       skip_space(i);
-      if (i >= json_.size())
-        break;
-      if (json_[i] == '}') {
+      if (i >= json_.size() || json_[i] == close) {
         ++i;
-        break;
+        return;
       }
       if (json_[i] == ',') {
         ++i;
         continue;
       }
-      if (json_[i] != '"')
-        break;
-      const std::string_view key = skip_string(i);
-      skip_space(i);
-      if (i < json_.size() && json_[i] == ':')
-        ++i;
-      skip_space(i);
-      if (key == "source" && i < json_.size()) {
-        if (json_[i] == '"') {
-          lines.push_back(line_at(i));
-          skip_string(i);
-        } else if (json_[i] == '[') {
-          ++i;
-          while (i < json_.size()) {
-            skip_space(i);
-            if (i >= json_.size() || json_[i] == ']') {
-              ++i;
-              break;
-            }
-            if (json_[i] == ',') {
-              ++i;
-              continue;
-            }
-            if (json_[i] != '"')
-              break;
-            lines.push_back(line_at(i));
-            skip_string(i);
-          }
-        } else {
-          skip_value(i);
-        }
-      } else {
-        skip_value(i);
-      }
+      if (!element(i))
+        return;
     }
+  }
+  std::vector<std::uint32_t> scan_cell(std::size_t &i) {
+    std::vector<std::uint32_t> lines;
+    for_each_element(i, '}', [&](std::size_t &k) {
+      if (json_[k] != '"')
+        return false;
+      const std::string_view key = skip_string(k);
+      skip_space(k);
+      if (k < json_.size() && json_[k] == ':')
+        ++k;
+      skip_space(k);
+      if (key == "source" && k < json_.size() && json_[k] == '"') {
+        lines.push_back(line_at(k));
+        skip_string(k);
+      } else if (key == "source" && k < json_.size() && json_[k] == '[') {
+        for_each_element(k, ']', [&](std::size_t &m) {
+          if (json_[m] != '"')
+            return false;
+          lines.push_back(line_at(m));
+          skip_string(m);
+          return true;
+        });
+      } else {
+        skip_value(k);
+      }
+      return true;
+    });
     return lines;
   }
 
   std::string_view json_;
   std::size_t counted_ = 0;
   std::uint32_t counted_line_ = 1;
-  std::uint32_t line_ = 1;
 };
 
 std::string cell_source(const nlohmann::json &source) {
