@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <unordered_set>
 
 #include "core/text.h"
 
@@ -61,23 +60,6 @@ std::string render_message(const Rule &rule, const Fact &fact) {
   return out;
 }
 
-// The longest run of literal characters in a glob: an identifier that must
-// occur in any text whose facts can match it.
-std::string literal_core(std::string_view pattern) {
-  std::string best, current;
-  for (char c : pattern) {
-    const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (word) {
-      current.push_back(c);
-    } else {
-      if (current.size() > best.size())
-        best = current;
-      current.clear();
-    }
-  }
-  return current.size() > best.size() ? current : best;
-}
-
 } // namespace
 
 bool matches(const Matcher &matcher, const Fact &fact) {
@@ -114,43 +96,20 @@ bool has_glob(const std::string &pattern) { return pattern.find_first_of("*?") !
 } // namespace
 
 RuleEngine::RuleEngine(const RuleCatalog &catalog)
-    : catalog_(catalog), index_(static_cast<std::size_t>(FileKind::Unknown) + 1),
-      triggers_(static_cast<std::size_t>(FileKind::Unknown) + 1) {
-  std::vector<bool> unfilterable(index_.size(), false);
-  std::vector<std::unordered_set<std::string>> trigger_sets(index_.size());
+    : catalog_(catalog), index_(static_cast<std::size_t>(FileKind::Unknown) + 1) {
   for (const Rule &rule : catalog_.rules()) {
     const bool exact_only = !rule.match.names.empty() &&
                             std::none_of(rule.match.names.begin(), rule.match.names.end(), has_glob);
     for (FileKind kind : rule.kinds) {
-      const auto slot = static_cast<std::size_t>(kind);
       for (const auto &fact_kind : rule.match.kinds) {
-        FactKindIndex &entry = index_[slot][fact_kind];
+        FactKindIndex &entry = index_[static_cast<std::size_t>(kind)][fact_kind];
         if (exact_only)
           for (const auto &name : rule.match.names)
             entry.by_exact_name[name].push_back(&rule);
         else
           entry.with_patterns.push_back(&rule);
       }
-      // A rule whose names have no literal part (or that matches any name)
-      // can fire on any file of this kind.
-      if (rule.match.names.empty()) {
-        unfilterable[slot] = true;
-        continue;
-      }
-      for (const auto &pattern : rule.match.names) {
-        const std::string core = literal_core(pattern);
-        if (core.size() < 3)
-          unfilterable[slot] = true;
-        else
-          trigger_sets[slot].insert(core);
-      }
     }
-  }
-  for (std::size_t slot = 0; slot < index_.size(); ++slot) {
-    if (unfilterable[slot])
-      continue;
-    triggers_[slot].assign(trigger_sets[slot].begin(), trigger_sets[slot].end());
-    std::sort(triggers_[slot].begin(), triggers_[slot].end());
   }
 }
 
@@ -166,9 +125,6 @@ void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::v
              std::back_inserter(out), [](const Rule *a, const Rule *b) { return a < b; });
 }
 
-const std::vector<std::string> &RuleEngine::triggers(FileKind kind) const {
-  return triggers_[static_cast<std::size_t>(kind)];
-}
 
 std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
                                           const LineLookup &line_text) const {

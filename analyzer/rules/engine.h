@@ -27,9 +27,6 @@ public:
   // All findings for one file.
   std::vector<Finding> evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
                                 const LineLookup &line_text) const;
-  // Identifiers one of which must occur in a file of this kind for any rule to
-  // match; an empty list means the file cannot be pre-filtered.
-  const std::vector<std::string> &triggers(FileKind kind) const;
 
 private:
   // The rules that can match facts of one fact kind in one file kind: those
@@ -44,7 +41,6 @@ private:
   const RuleCatalog &catalog_;
   // Indexed by FileKind, then by fact kind.
   std::vector<std::unordered_map<std::string, FactKindIndex>> index_;
-  std::vector<std::vector<std::string>> triggers_;
 };
 
 } // namespace mpsaudit
