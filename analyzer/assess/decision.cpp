@@ -10,7 +10,9 @@
 namespace mpsaudit {
 namespace {
 
-int rank(Effort effort) { return static_cast<int>(effort); }
+int rank(Effort effort) {
+  return static_cast<int>(effort);
+}
 
 bool contains(const std::vector<std::string> &list, const std::string &value) {
   return std::find(list.begin(), list.end(), value) != list.end();
@@ -61,8 +63,9 @@ struct Verdict {
   std::vector<DecisionFactor> factors;
 };
 
-Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of, const EffortEstimate &effort,
-               const MemoryFit &memory, const DecisionThresholds &thresholds, const std::vector<bool> &excluded) {
+Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
+               const EffortEstimate &effort, const MemoryFit &memory, const DecisionThresholds &thresholds,
+               const std::vector<bool> &excluded) {
   Verdict verdict;
   auto role_for = [&](const std::string &path) {
     const auto it = role_of.find(path);
@@ -88,8 +91,9 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
     const std::string family = finding.rule ? finding.rule->family : "";
     if (is_blocker(finding, thresholds)) {
-      verdict.factors.push_back(critical ? finding_factor(scan, index, "critical-blocker", Outcome::KeepLinuxGpu, role)
-                                         : finding_factor(scan, index, "training-blocker", Outcome::Dual, role));
+      verdict.factors.push_back(
+          critical ? finding_factor(scan, index, "critical-blocker", Outcome::KeepLinuxGpu, role)
+                   : finding_factor(scan, index, "training-blocker", Outcome::Dual, role));
     } else if ((contains(thresholds.training_scale_families, family) ||
                 contains(thresholds.training_scale_rules, finding.rule_id)) &&
                rank(effort_class) >= rank(thresholds.training_scale_min_effort)) {
@@ -131,7 +135,8 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       factor.pushes_to = Outcome::KeepLinuxGpu;
       factor.path = memory.basis.path;
       factor.summary = "the model needs " + format_gib(memory.inference_bytes) +
-                       " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary + ")";
+                       " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary +
+                       ")";
       verdict.factors.push_back(std::move(factor));
     } else if (memory.training_fits_no_mac()) {
       DecisionFactor factor;
@@ -151,7 +156,8 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
 std::string join_limited(const std::vector<std::string> &parts, std::size_t limit) {
   std::string text;
   for (std::size_t i = 0; i < parts.size() && i < limit; ++i)
-    text += (i ? (i + 1 == std::min(parts.size(), limit) && parts.size() <= limit ? " and " : ", ") : "") + parts[i];
+    text += (i ? (i + 1 == std::min(parts.size(), limit) && parts.size() <= limit ? " and " : ", ") : "") +
+            parts[i];
   if (parts.size() > limit)
     text += " and " + std::to_string(parts.size() - limit) + " more";
   return text;
@@ -159,9 +165,10 @@ std::string join_limited(const std::vector<std::string> &parts, std::size_t limi
 
 // "replace flash_attn in model/attn.py:41 with scaled_dot_product_attention"
 std::string fix_phrase(const DecisionFactor &factor) {
-  std::string verb = factor.kind == "training-scale" ? "make " + quoted_name(factor) + " in " + location(factor) +
-                                                           " optional (single device on the Mac)"
-                                                     : "replace " + quoted_name(factor) + " in " + location(factor);
+  std::string verb =
+      factor.kind == "training-scale"
+          ? "make " + quoted_name(factor) + " in " + location(factor) + " optional (single device on the Mac)"
+          : "replace " + quoted_name(factor) + " in " + location(factor);
   if (factor.kind != "training-scale" && !factor.replacement.empty()) {
     // "with scaled_dot_product_attention" reads well for an API; a
     // sentence-like replacement goes in parentheses.
@@ -177,11 +184,12 @@ std::string fix_phrase(const DecisionFactor &factor) {
 std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const ProbeVerdicts &probe,
                                                const EffortEstimate &effort) {
   std::vector<AcceptanceLevel> levels(3);
-  const std::string environment = probe.present ? probe.environment.os + " " + probe.environment.arch +
-                                                      (probe.environment.libtorch_version.empty()
-                                                           ? std::string()
-                                                           : ", LibTorch " + probe.environment.libtorch_version)
-                                                : std::string();
+  const std::string environment = probe.present
+                                      ? probe.environment.os + " " + probe.environment.arch +
+                                            (probe.environment.libtorch_version.empty()
+                                                 ? std::string()
+                                                 : ", LibTorch " + probe.environment.libtorch_version)
+                                      : std::string();
   AcceptanceLevel &available = levels[0];
   available.level = 1;
   available.title = "MPS is available";
@@ -202,9 +210,9 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   AcceptanceLevel &no_fallback = levels[1];
   no_fallback.level = 2;
   no_fallback.title = "The model runs on MPS without CPU fallbacks";
-  no_fallback.how_to_confirm =
-      "fix the open findings, then run the model once with PYTORCH_ENABLE_MPS_FALLBACK unset (or run mpsaudit-probe "
-      "on the Mac)";
+  no_fallback.how_to_confirm = "fix the open findings, then run the model once with "
+                               "PYTORCH_ENABLE_MPS_FALLBACK unset (or run mpsaudit-probe "
+                               "on the Mac)";
   std::vector<std::string> falling_back;
   int live_ok = 0, live_failed = 0;
   for (const auto &op : probe.operators) {
@@ -217,10 +225,11 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
                            (effort.open_findings == 1 ? "" : "s") + " still stand in the way";
   if (!falling_back.empty()) {
     no_fallback.status = "refuted";
-    no_fallback.evidence = std::to_string(falling_back.size()) + " operator" + (falling_back.size() == 1 ? "" : "s") +
-                           " the code uses have no MPS kernel (" +
-                           (probe.coverage_table.empty() ? "probe" : "coverage table " + probe.coverage_table) +
-                           "): " + join_limited(falling_back, 5);
+    no_fallback.evidence =
+        std::to_string(falling_back.size()) + " operator" + (falling_back.size() == 1 ? "" : "s") +
+        " the code uses have no MPS kernel (" +
+        (probe.coverage_table.empty() ? "probe" : "coverage table " + probe.coverage_table) +
+        "): " + join_limited(falling_back, 5);
   } else if (probe.present && probe.target == "mps" && live_ok > 0 && live_failed == 0) {
     no_fallback.status = effort.open_findings ? "likely" : "confirmed";
     no_fallback.evidence = std::to_string(live_ok) + " operators ran live on MPS and matched the CPU" +
@@ -239,9 +248,9 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   AcceptanceLevel &reproducible = levels[2];
   reproducible.level = 3;
   reproducible.title = "Results are reproducible: seeds, checkpoints and numerics";
-  reproducible.how_to_confirm =
-      "seed with torch.manual_seed (covers MPS), load checkpoints with map_location, and compare a short run on MPS "
-      "against the CUDA or CPU reference";
+  reproducible.how_to_confirm = "seed with torch.manual_seed (covers MPS), load checkpoints with "
+                                "map_location, and compare a short run on MPS "
+                                "against the CUDA or CPU reference";
   int seed_sites = 0, float64_sites = 0, load_sites = 0;
   for (const Finding &finding : scan.findings) {
     if (!is_open_finding(finding))
@@ -255,7 +264,8 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   }
   std::vector<std::string> static_notes;
   if (seed_sites)
-    static_notes.push_back(std::to_string(seed_sites) + " CUDA-only seed/RNG call" + (seed_sites == 1 ? "" : "s"));
+    static_notes.push_back(std::to_string(seed_sites) + " CUDA-only seed/RNG call" +
+                           (seed_sites == 1 ? "" : "s"));
   if (load_sites)
     static_notes.push_back(std::to_string(load_sites) + " checkpoint load" + (load_sites == 1 ? "" : "s") +
                            " without map_location");
@@ -277,12 +287,14 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
                             " (relative) in the probe's CPU reference; " + notes;
   } else if (measured) {
     reproducible.status = "likely";
-    reproducible.evidence = std::to_string(measured) + " float64 operators measured in float32 on the CPU reference, " +
+    reproducible.evidence = std::to_string(measured) +
+                            " float64 operators measured in float32 on the CPU reference, " +
                             "worst relative error " + std::to_string(worst) + "; " + notes;
   } else {
     reproducible.status = "not-yet-confirmed";
-    reproducible.evidence = std::string(probe.present ? "the probe measured no float64 downcasts" : "no probe ran") +
-                            "; " + notes;
+    reproducible.evidence =
+        std::string(probe.present ? "the probe measured no float64 downcasts" : "no probe ran") + "; " +
+        notes;
   }
   return levels;
 }
@@ -301,7 +313,8 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
     if (!item.rule_id.empty())
       step.rule_ids.push_back(item.rule_id);
     if (!item.estimable) {
-      step.detail = "no MPS path; " + (item.replacement.empty() ? std::string("keep it on Linux") : item.replacement);
+      step.detail =
+          "no MPS path; " + (item.replacement.empty() ? std::string("keep it on Linux") : item.replacement);
       blockers.push_back(std::move(step));
       continue;
     }
@@ -406,9 +419,10 @@ Assessment assess(const AssessmentInput &input) {
     std::string sentence = join_limited(fixes, 3);
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
     decision.what_would_change.push_back(
-        sentence + (after.outcome == decision.outcome
-                        ? ", and the verdict stays " + std::string(to_string(after.outcome)) + " (other factors remain)"
-                        : ", and the verdict becomes " + std::string(to_string(after.outcome))) +
+        sentence +
+        (after.outcome == decision.outcome
+             ? ", and the verdict stays " + std::string(to_string(after.outcome)) + " (other factors remain)"
+             : ", and the verdict becomes " + std::string(to_string(after.outcome))) +
         ".");
   }
   for (const auto &factor : decision.deciding) {
@@ -421,28 +435,33 @@ Assessment assess(const AssessmentInput &input) {
           " (the largest items are first in the plan's later steps), or raise the threshold in the config.");
     else if (factor.kind == "memory-training")
       decision.what_would_change.push_back(
-          "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts training "
+          "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts "
+          "training "
           "memory under " +
-          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) + "; inference already fits.");
+          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) +
+          "; inference already fits.");
     else if (factor.kind == "memory-inference")
       decision.what_would_change.push_back(
           "Inference on a Mac needs a smaller or quantized model (fewer than " +
-          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) + " of weights and activations).");
+          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) +
+          " of weights and activations).");
     else if (factor.kind == "fallback-item" && factor.finding_index < 0)
       decision.what_would_change.push_back("Port " + factor.summary.substr(0, factor.summary.find(" has a")) +
                                            " to Metal, and the Mac no longer needs the slow fallback.");
   }
   if (decision.outcome == Outcome::Adapt)
     decision.what_would_change.push_back(
-        "Nothing blocks ADAPT. It would become KEEP_LINUX_GPU if a CUDA-only library without fallback entered the "
-        "model or inference path, and DUAL if one entered only the training code, or the estimate grew past " +
+        "Nothing blocks ADAPT. It would become KEEP_LINUX_GPU if a CUDA-only library without fallback "
+        "entered the "
+        "model or inference path, and DUAL if one entered only the training code, or the estimate grew "
+        "past " +
         format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours}) + ".");
 
   // Reasons and headline.
   const std::string outcome_text(to_string(decision.outcome));
   if (decision.deciding.empty()) {
-    decision.headline = outcome_text + ": no blocker, and the estimate (" + format_hours(assessment.effort.total) +
-                        ") is within " +
+    decision.headline = outcome_text + ": no blocker, and the estimate (" +
+                        format_hours(assessment.effort.total) + ") is within " +
                         format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
   } else {
     const DecisionFactor &first = decision.deciding.front();
@@ -454,13 +473,14 @@ Assessment assess(const AssessmentInput &input) {
     decision.reasons.push_back(factor.summary);
   for (const auto &factor : decision.secondary)
     decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
-  decision.reasons.push_back("Estimated effort " + format_hours(assessment.effort.total) + " over " +
-                             std::to_string(assessment.effort.items.size()) + " distinct fixes for " +
-                             std::to_string(assessment.effort.open_findings) + " open findings" +
-                             (assessment.effort.not_estimated
-                                  ? ", plus " + std::to_string(assessment.effort.not_estimated) + " blocker(s) not estimated"
-                                  : std::string()) +
-                             ".");
+  decision.reasons.push_back(
+      "Estimated effort " + format_hours(assessment.effort.total) + " over " +
+      std::to_string(assessment.effort.items.size()) + " distinct fixes for " +
+      std::to_string(assessment.effort.open_findings) + " open findings" +
+      (assessment.effort.not_estimated
+           ? ", plus " + std::to_string(assessment.effort.not_estimated) + " blocker(s) not estimated"
+           : std::string()) +
+      ".");
   if (assessment.memory.has_estimate)
     decision.reasons.push_back("Memory fit: " + assessment.memory.summary + ".");
 

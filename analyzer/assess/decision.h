@@ -40,13 +40,14 @@ std::string_view outcome_meaning(Outcome outcome);
 // The criteria's knobs, with their documented defaults. The config file
 // (issue 7: mpsaudit.toml [assess]) fills this struct.
 struct DecisionThresholds {
-  double adapt_max_hours = 80;  // high estimate above two person-weeks: not ADAPT
-  double keep_min_hours = 480;  // low estimate above twelve person-weeks: KEEP
+  double adapt_max_hours = 80; // high estimate above two person-weeks: not ADAPT
+  double keep_min_hours = 480; // low estimate above twelve person-weeks: KEEP
   Effort blocker_min_effort = Effort::Small;
   Effort fallback_item_min_effort = Effort::Large; // guarded items this large make DUAL
   // Findings that mean "training at scale": families and rule IDs.
   std::vector<std::string> training_scale_families{"distributed"};
-  std::vector<std::string> training_scale_rules{"MPS404", "MPS405", "MPS408"}; // apex, bitsandbytes, deepspeed
+  std::vector<std::string> training_scale_rules{"MPS404", "MPS405",
+                                                "MPS408"}; // apex, bitsandbytes, deepspeed
   Effort training_scale_min_effort = Effort::Small;
   std::vector<Role> critical_roles{Role::Model, Role::Inference};
   std::vector<Role> peripheral_roles{Role::Tests, Role::Docs};
@@ -71,7 +72,7 @@ struct Decision {
   Outcome outcome = Outcome::Adapt;
   std::string headline; // "KEEP_LINUX_GPU: flash_attn sits in model/attn.py with no fallback"
   std::vector<std::string> reasons;
-  std::vector<DecisionFactor> deciding; // the factors that set the outcome
+  std::vector<DecisionFactor> deciding;  // the factors that set the outcome
   std::vector<DecisionFactor> secondary; // factors for a milder outcome, also present
   // The outcome once every deciding finding is resolved (recomputed, not
   // guessed); absent when no finding decided (effort, memory).

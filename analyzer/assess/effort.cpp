@@ -45,7 +45,9 @@ std::uint64_t attribute_count(const Fact &fact, const char *key) {
   return std::stoull(*value);
 }
 
-int effort_rank(Effort effort) { return static_cast<int>(effort); }
+int effort_rank(Effort effort) {
+  return static_cast<int>(effort);
+}
 
 // Per-file fallback knowledge from op registrations (C++ front end's project
 // pass): an op with a CPU, MPS, composite or Python implementation.
@@ -122,8 +124,11 @@ std::string format_hours(const HourRange &range) {
 EffortModel default_effort_model() {
   EffortModel model;
   model.one_offs = {
-      {"device-helper", "Add one device/dtype helper (cuda, mps, cpu) and route device choices through it",
-       {1, 2}, {"device", "torch-cuda", "dtype"}, "shared/HAZARDS.md section 8 (TRIVIAL: once per repo)"},
+      {"device-helper",
+       "Add one device/dtype helper (cuda, mps, cpu) and route device choices through it",
+       {1, 2},
+       {"device", "torch-cuda", "dtype"},
+       "shared/HAZARDS.md section 8 (TRIVIAL: once per repo)"},
   };
   return model;
 }
@@ -317,11 +322,12 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
         }
         item.hours += share.hours;
       }
-      item.basis = std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") + " in " +
-                   std::to_string(item.files.size()) + (item.files.size() == 1 ? " file" : " files") +
-                   " x " + format_hours(model.trivial_per_site) +
-                   (capped ? ", capped at " + number_text(model.trivial_file_cap) + " h of mechanical edits per file"
-                           : "");
+      item.basis =
+          std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") + " in " +
+          std::to_string(item.files.size()) + (item.files.size() == 1 ? " file" : " files") + " x " +
+          format_hours(model.trivial_per_site) +
+          (capped ? ", capped at " + number_text(model.trivial_file_cap) + " h of mechanical edits per file"
+                  : "");
       break;
     }
     case Effort::Small:
@@ -354,14 +360,17 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
         continue;
       EffortItem item;
       item.key = "kernel:" + file.path + ":" + fact.name;
-      item.title = "Port CUDA kernel " + fact.name + " (" + file.path + ":" + std::to_string(fact.span.line) + ")";
+      item.title =
+          "Port CUDA kernel " + fact.name + " (" + file.path + ":" + std::to_string(fact.span.line) + ")";
       item.family = "kernels";
       item.effort = Effort::Large;
       item.kind = "kernel";
       item.sites = 1;
-      item.replacement = "Re-express in torch ops, or Metal via torch.mps.compile_shader (2.7+) or a .mm extension";
+      item.replacement =
+          "Re-express in torch ops, or Metal via torch.mps.compile_shader (2.7+) or a .mm extension";
       const std::uint64_t lines = attribute_count(fact, "device_lines");
-      const bool tensor_core = attribute_count(fact, "tensor_core") > 0 || attribute_count(fact, "inline_ptx") > 0;
+      const bool tensor_core =
+          attribute_count(fact, "tensor_core") > 0 || attribute_count(fact, "inline_ptx") > 0;
       HourRange port = tensor_core ? model.kernel_tensor_core : model.kernel_base;
       std::string basis = (tensor_core ? "tensor-core/PTX kernel " : "kernel ") + format_hours(port);
       if (static_cast<double>(lines) > model.kernel_base_lines) {
@@ -389,8 +398,8 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
       if (has_fallback) {
         item.hours = model.kernel_with_fallback;
         item.deferred = port;
-        item.basis = "has a CPU/Python fallback: route to it now (" + format_hours(model.kernel_with_fallback) +
-                     "); port deferred (" + basis + ")";
+        item.basis = "has a CPU/Python fallback: route to it now (" +
+                     format_hours(model.kernel_with_fallback) + "); port deferred (" + basis + ")";
         estimate.deferred += port;
       } else {
         item.hours = port;
@@ -408,8 +417,9 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
 
   // One-off costs.
   for (const OneOffCost &cost : model.one_offs) {
-    const bool triggered = std::any_of(cost.when_families.begin(), cost.when_families.end(),
-                                       [&](const std::string &family) { return open_families.count(family) > 0; });
+    const bool triggered =
+        std::any_of(cost.when_families.begin(), cost.when_families.end(),
+                    [&](const std::string &family) { return open_families.count(family) > 0; });
     if (!triggered)
       continue;
     EffortItem item;
@@ -427,19 +437,21 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     estimate.items.push_back(std::move(entry.second));
   // Mechanical work first: the order of the action plan.
   auto kind_rank = [](const EffortItem &item) { return item.kind == "one-off" ? 0 : 1; };
-  std::stable_sort(estimate.items.begin(), estimate.items.end(), [&](const EffortItem &a, const EffortItem &b) {
-    if (effort_rank(a.effort) != effort_rank(b.effort))
-      return effort_rank(a.effort) < effort_rank(b.effort);
-    if (kind_rank(a) != kind_rank(b))
-      return kind_rank(a) < kind_rank(b);
-    if (a.hours.high != b.hours.high)
-      return a.hours.high > b.hours.high;
-    return a.key < b.key;
-  });
+  std::stable_sort(estimate.items.begin(), estimate.items.end(),
+                   [&](const EffortItem &a, const EffortItem &b) {
+                     if (effort_rank(a.effort) != effort_rank(b.effort))
+                       return effort_rank(a.effort) < effort_rank(b.effort);
+                     if (kind_rank(a) != kind_rank(b))
+                       return kind_rank(a) < kind_rank(b);
+                     if (a.hours.high != b.hours.high)
+                       return a.hours.high > b.hours.high;
+                     return a.key < b.key;
+                   });
 
   // Roll-ups.
   std::map<std::string, RollUp> by_category, by_file, by_directory, by_role;
-  auto add = [](std::map<std::string, RollUp> &table, const std::string &name, const HourRange &hours, int count) {
+  auto add = [](std::map<std::string, RollUp> &table, const std::string &name, const HourRange &hours,
+                int count) {
     RollUp &entry = table[name];
     entry.name = name;
     entry.hours += hours;
@@ -461,7 +473,8 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
       add(by_file, share.path, share.hours, count);
       add(by_directory, directory_of(share.path), share.hours, count);
       const auto role = role_of.find(share.path);
-      add(by_role, std::string(to_string(role == role_of.end() ? Role::Tooling : role->second)), share.hours, count);
+      add(by_role, std::string(to_string(role == role_of.end() ? Role::Tooling : role->second)), share.hours,
+          count);
     }
   }
   auto sorted = [](std::map<std::string, RollUp> &table) {

@@ -10,8 +10,8 @@
 #include "acceptance/env_record.h"
 #include "assess/assessment_inputs.h"
 #include "cli/arguments.h"
-#include "cli/probe_runner.h"
 #include "cli/cli.h"
+#include "cli/probe_runner.h"
 #include "cli/workflow_options.h"
 #include "report/github_report.h"
 #include "report/report.h"
@@ -22,15 +22,17 @@ namespace {
 
 // Writes this scan's JSON report to a temporary file, runs mpsaudit-probe on
 // it and returns the path of the verdicts it wrote ("" on failure, reported).
-std::string probe_this_scan(const Invocation &invocation, const ScanResult &result, const RuleCatalog &catalog,
-                            const std::string &target, const std::string &torch_version) {
+std::string probe_this_scan(const Invocation &invocation, const ScanResult &result,
+                            const RuleCatalog &catalog, const std::string &target,
+                            const std::string &torch_version) {
   const std::string binary = find_probe_binary(invocation);
   if (binary.empty()) {
     std::cerr << "mpsaudit: --probe needs mpsaudit-probe, which is built only where LibTorch is found "
                  "(docs/runtime-probe.md)\n";
     return {};
   }
-  std::string directory_template = (std::filesystem::temp_directory_path() / "mpsaudit-probe-XXXXXX").string();
+  std::string directory_template =
+      (std::filesystem::temp_directory_path() / "mpsaudit-probe-XXXXXX").string();
   if (!mkdtemp(directory_template.data())) {
     std::cerr << "mpsaudit: cannot create a temporary directory for the probe\n";
     return {};
@@ -38,8 +40,8 @@ std::string probe_this_scan(const Invocation &invocation, const ScanResult &resu
   const std::string report_path = directory_template + "/report.json";
   const std::string verdicts = directory_template + "/verdicts.json";
   ReportContext context{tool_version(), &catalog};
-  std::ofstream(report_path) << report_to_json(result, context).dump(2, ' ', false,
-                                                                     nlohmann::json::error_handler_t::replace);
+  std::ofstream(report_path)
+      << report_to_json(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   std::vector<std::string> arguments{"--target", target, "-o", verdicts};
   if (!torch_version.empty())
     arguments.insert(arguments.end(), {"--torch-version", torch_version});
@@ -55,7 +57,8 @@ std::string probe_this_scan(const Invocation &invocation, const ScanResult &resu
 // The `environment` section of the report: the interpreters recorded by
 // `mpsaudit env` and what they (and the probe, when it ran) disagree on.
 // Null after printing the problem when a record cannot be read.
-nlohmann::json environment_section(const std::vector<std::string> &env_paths, const std::string &verdicts_path) {
+nlohmann::json environment_section(const std::vector<std::string> &env_paths,
+                                   const std::string &verdicts_path) {
   std::vector<acceptance::InterpreterRecord> interpreters;
   for (const auto &path : env_paths) {
     std::ifstream in(path);
@@ -75,10 +78,12 @@ nlohmann::json environment_section(const std::vector<std::string> &env_paths, co
     probe = nlohmann::json::parse(in, nullptr, false);
   }
   const bool has_probe = !verdicts_path.empty() && !probe.is_discarded();
-  nlohmann::json section{{"interpreters", nlohmann::json::array()}, {"disagreements", nlohmann::json::array()}};
+  nlohmann::json section{{"interpreters", nlohmann::json::array()},
+                         {"disagreements", nlohmann::json::array()}};
   for (const auto &interpreter : interpreters)
     section["interpreters"].push_back(acceptance::to_json(interpreter));
-  for (const auto &disagreement : acceptance::find_disagreements(interpreters, has_probe ? &probe : nullptr)) {
+  for (const auto &disagreement :
+       acceptance::find_disagreements(interpreters, has_probe ? &probe : nullptr)) {
     section["disagreements"].push_back(acceptance::to_json(disagreement));
     std::cerr << "mpsaudit: environment " << disagreement.severity << ": " << disagreement.message << "\n";
   }
@@ -99,8 +104,8 @@ int command_scan(const Invocation &invocation) {
   options.keep_fact_kinds = assessment_fact_kinds();
   std::vector<std::pair<std::string, std::string>> outputs; // format, path ("-" = stdout)
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
-  std::string verdicts_path; // --verdicts: mpsaudit-probe's JSON, merged into the assessment
-  bool run_probe = false;     // --probe: run mpsaudit-probe on this scan first
+  std::string verdicts_path;          // --verdicts: mpsaudit-probe's JSON, merged into the assessment
+  bool run_probe = false;             // --probe: run mpsaudit-probe on this scan first
   std::vector<std::string> env_paths; // --env: records written by `mpsaudit env`
   std::string probe_target = "auto";
   Arguments args(invocation.arguments);
@@ -195,8 +200,8 @@ int command_scan(const Invocation &invocation) {
   if (!verdicts_path.empty())
     assessment_input.probe = load_probe_verdicts(verdicts_path, assess_problems);
   for (const auto &problem : assess_problems)
-    std::cerr << "mpsaudit: " << problem.path << (problem.line ? ":" + std::to_string(problem.line) : "") << ": "
-              << problem.message << "\n";
+    std::cerr << "mpsaudit: " << problem.path << (problem.line ? ":" + std::to_string(problem.line) : "")
+              << ": " << problem.message << "\n";
   if (!assess_problems.empty())
     return kUsage;
   Assessment assessment = assess(assessment_input);
@@ -222,9 +227,11 @@ int command_scan(const Invocation &invocation) {
     if (output_format == "github") {
       write_github_report(*out, result, context, repository_prefix(result.root));
     } else if (output_format == "json") {
-      *out << report_to_json(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      *out << report_to_json(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+           << "\n";
     } else if (output_format == "sarif") {
-      *out << report_to_sarif(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      *out << report_to_sarif(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+           << "\n";
     } else if (output_format == "md") {
       write_markdown_report(*out, result, context);
     } else if (output_format == "html") {
@@ -249,6 +256,5 @@ int command_scan(const Invocation &invocation) {
   }
   return kClean;
 }
-
 
 } // namespace mpsaudit::cli

@@ -8,11 +8,11 @@
 
 #include <toml++/toml.h>
 
-#include "rules/toml_reader.h"
 #include "fix/fix.h"
 #include "fix/fix_kind.h"
 #include "rules/engine.h"
 #include "rules/rule.h"
+#include "rules/toml_reader.h"
 
 namespace mpsaudit {
 namespace fs = std::filesystem;

@@ -97,7 +97,8 @@ struct Bar {
 
 // A horizontal bar chart as inline SVG; a range bar shows low solid, high pale.
 std::string bar_chart(const std::string &id, const std::vector<Bar> &bars) {
-  const int row = 22, label_width = 150, bar_width = 170, height = std::max<int>(1, static_cast<int>(bars.size())) * row + 4;
+  const int row = 22, label_width = 150, bar_width = 170,
+            height = std::max<int>(1, static_cast<int>(bars.size())) * row + 4;
   double maximum = 0;
   for (const auto &bar : bars)
     maximum = std::max(maximum, bar.high);
@@ -112,7 +113,8 @@ std::string bar_chart(const std::string &id, const std::vector<Bar> &bars) {
     const double high_w = maximum > 0 ? bar.high / maximum * bar_width : 0;
     const double low_w = maximum > 0 ? bar.low / maximum * bar_width : 0;
     std::string label = bar.label.size() > 24 ? "…" + bar.label.substr(bar.label.size() - 23) : bar.label;
-    svg += "<g class=\"bar\" data-label=\"" + escape(bar.label) + "\" data-value=\"" + number(bar.high) + "\">";
+    svg +=
+        "<g class=\"bar\" data-label=\"" + escape(bar.label) + "\" data-value=\"" + number(bar.high) + "\">";
     svg += "<title>" + escape(bar.label + ": " + bar.value_text) + "</title>";
     svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 14) +
            "\" font-size=\"11\" text-anchor=\"end\" fill=\"#1f2328\">" + escape(label) + "</text>";
@@ -155,10 +157,12 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
   const int infos = by_severity[static_cast<int>(Severity::Info)];
 
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+         "'unsafe-inline'; "
          "script-src 'unsafe-inline'; img-src data:\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>mpsaudit: " << escape(result.root) << "</title>\n<style>" << kStyle << "</style></head>\n<body>\n";
+      << "<title>mpsaudit: " << escape(result.root) << "</title>\n<style>" << kStyle
+      << "</style></head>\n<body>\n";
   out << "<h1>mpsaudit: can <code>" << escape(result.root) << "</code> run on an Apple-Silicon Mac?</h1>\n";
 
   if (assessment) {
@@ -173,9 +177,9 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       << count_box("count-info", infos, "info") << count_box("count-suppressed", suppressed, "suppressed")
       << count_box("count-files", static_cast<int>(result.files.size()), "files");
   if (assessment)
-    out << "<div><b id=\"effort-total\" data-low=\"" << number(assessment->effort.total.low) << "\" data-high=\""
-        << number(assessment->effort.total.high) << "\">" << escape(format_hours(assessment->effort.total))
-        << "</b>estimated effort</div>";
+    out << "<div><b id=\"effort-total\" data-low=\"" << number(assessment->effort.total.low)
+        << "\" data-high=\"" << number(assessment->effort.total.high) << "\">"
+        << escape(format_hours(assessment->effort.total)) << "</b>estimated effort</div>";
   out << "</section>\n";
 
   if (assessment) {
@@ -217,9 +221,10 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
     out << "<h2>Acceptance levels</h2><table id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
         << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
     for (const auto &level : assessment->acceptance)
-      out << "<tr data-status=\"" << escape(level.status) << "\"><td>" << level.level << ". " << escape(level.title)
-          << "</td><td class=\"status-" << escape(level.status) << "\">" << escape(level.status) << "</td><td>"
-          << escape(level.evidence) << "</td><td>" << escape(level.how_to_confirm) << "</td></tr>";
+      out << "<tr data-status=\"" << escape(level.status) << "\"><td>" << level.level << ". "
+          << escape(level.title) << "</td><td class=\"status-" << escape(level.status) << "\">"
+          << escape(level.status) << "</td><td>" << escape(level.evidence) << "</td><td>"
+          << escape(level.how_to_confirm) << "</td></tr>";
     out << "</tbody></table>\n";
 
     out << "<h2>Memory fit</h2><p id=\"memory-fit\">"
@@ -229,19 +234,23 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
         << "</p>\n";
 
     const ProbeVerdicts &probe = assessment->probe;
-    out << "<h2>Runtime probe</h2><section id=\"probe\" data-ran=\"" << (probe.present ? "true" : "false") << "\">";
+    out << "<h2>Runtime probe</h2><section id=\"probe\" data-ran=\"" << (probe.present ? "true" : "false")
+        << "\">";
     if (!probe.present) {
       out << "<p class=\"muted\">No probe ran: every runtime claim is not yet confirmed. Run "
              "<code>mpsaudit-probe</code> on the Mac and pass its verdicts with <code>--verdicts</code>.</p>";
     } else {
-      out << "<table><tbody><tr><th>Target</th><td>" << escape(probe.target) << "</td></tr><tr><th>OS</th><td>"
-          << escape(probe.environment.os + " " + probe.environment.arch) << "</td></tr><tr><th>LibTorch</th><td>"
-          << escape(probe.environment.libtorch_version) << "</td></tr><tr><th>MPS built / available</th><td>"
-          << (probe.environment.mps_built ? "yes" : "no") << " / " << (probe.environment.mps_available ? "yes" : "no")
-          << "</td></tr><tr><th>Coverage table</th><td>" << escape(probe.coverage_table) << "</td></tr></tbody></table>";
+      out << "<table><tbody><tr><th>Target</th><td>" << escape(probe.target)
+          << "</td></tr><tr><th>OS</th><td>" << escape(probe.environment.os + " " + probe.environment.arch)
+          << "</td></tr><tr><th>LibTorch</th><td>" << escape(probe.environment.libtorch_version)
+          << "</td></tr><tr><th>MPS built / available</th><td>"
+          << (probe.environment.mps_built ? "yes" : "no") << " / "
+          << (probe.environment.mps_available ? "yes" : "no") << "</td></tr><tr><th>Coverage table</th><td>"
+          << escape(probe.coverage_table) << "</td></tr></tbody></table>";
       for (const auto &warning : probe.environment.warnings)
         out << "<p class=\"sev-warning\">" << escape(warning) << "</p>";
-      out << "<table id=\"probe-operators\"><thead><tr><th>Operator</th><th>MPS</th><th>Evidence</th><th>Reason</th>"
+      out << "<table "
+             "id=\"probe-operators\"><thead><tr><th>Operator</th><th>MPS</th><th>Evidence</th><th>Reason</th>"
              "<th>First use</th></tr></thead><tbody>";
       for (const auto &op : probe.operators)
         out << "<tr><td><code>" << escape(op.name) << "</code></td><td>" << escape(op.outcome) << "</td><td>"
@@ -253,7 +262,8 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
 
     out << "<h2>Action plan</h2><ol id=\"action-plan\">";
     for (const auto &step : assessment->plan) {
-      out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << escape(step.title) << "</strong>";
+      out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << escape(step.title)
+          << "</strong>";
       if (step.count)
         out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
             << (step.files == 1 ? " file" : " files");
@@ -266,8 +276,10 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
   }
 
   out << "<h2>Findings (<span id=\"shown-count\">" << errors + warnings + infos << "</span> shown)</h2>\n"
-      << "<div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Filter by rule, path, message…\">"
-      << "<select id=\"severity-filter\"><option value=\"\">all severities</option><option value=\"error\">error</option>"
+      << "<div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Filter by rule, path, "
+         "message…\">"
+      << "<select id=\"severity-filter\"><option value=\"\">all severities</option><option "
+         "value=\"error\">error</option>"
       << "<option value=\"warning\">warning</option><option value=\"info\">info</option></select></div>\n"
       << "<table id=\"findings\"><thead><tr><th>Severity</th><th>Rule</th><th>Location</th><th>Finding</th>"
       << "<th>Code</th><th>Fix</th></tr></thead><tbody>\n";
@@ -278,9 +290,11 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
     std::string where = finding.path + ":" + std::to_string(finding.span.line);
     if (finding.cell >= 0)
       where += " (cell " + std::to_string(finding.cell + 1) + ")";
-    out << "<tr class=\"finding\" data-severity=\"" << severity << "\" data-rule=\"" << escape(finding.rule_id)
-        << "\" data-path=\"" << escape(finding.path) << "\" data-line=\"" << finding.span.line << "\">"
-        << "<td class=\"sev-" << severity << "\" data-key=\"" << finding.severity << "\">" << severity << "</td>"
+    out << "<tr class=\"finding\" data-severity=\"" << severity << "\" data-rule=\""
+        << escape(finding.rule_id) << "\" data-path=\"" << escape(finding.path) << "\" data-line=\""
+        << finding.span.line << "\">"
+        << "<td class=\"sev-" << severity << "\" data-key=\"" << finding.severity << "\">" << severity
+        << "</td>"
         << "<td>" << escape(finding.rule_id) << "</td><td><code>" << escape(where) << "</code></td><td>"
         << escape(finding.message);
     if (finding.guard != Guard::None)

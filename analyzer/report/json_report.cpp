@@ -41,7 +41,9 @@ nlohmann::json finding_json(const Finding &finding) {
 }
 
 // Hours rounded to hundredths, so reports stay byte-stable.
-double rounded(double hours) { return std::round(hours * 100.0) / 100.0; }
+double rounded(double hours) {
+  return std::round(hours * 100.0) / 100.0;
+}
 
 nlohmann::json hours_json(const HourRange &range) {
   return {{"low", rounded(range.low)}, {"high", rounded(range.high)}, {"text", format_hours(range)}};
@@ -50,7 +52,8 @@ nlohmann::json hours_json(const HourRange &range) {
 nlohmann::json rollup_json(const std::vector<RollUp> &rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto &row : rows)
-    out.push_back({{"name", sanitize_utf8(row.name)}, {"hours", hours_json(row.hours)}, {"findings", row.findings}});
+    out.push_back(
+        {{"name", sanitize_utf8(row.name)}, {"hours", hours_json(row.hours)}, {"findings", row.findings}});
   return out;
 }
 
@@ -160,7 +163,8 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
   for (const auto &item : effort.items) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto &share : item.files)
-      files.push_back({{"path", sanitize_utf8(share.path)}, {"sites", share.sites}, {"hours", hours_json(share.hours)}});
+      files.push_back(
+          {{"path", sanitize_utf8(share.path)}, {"sites", share.sites}, {"hours", hours_json(share.hours)}});
     nlohmann::json entry = {{"key", sanitize_utf8(item.key)},
                             {"title", sanitize_utf8(item.title)},
                             {"category", item.family},
@@ -196,7 +200,9 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
 
   nlohmann::json roles = nlohmann::json::array();
   for (const auto &role : assessment.roles)
-    roles.push_back({{"path", sanitize_utf8(role.path)}, {"role", std::string(to_string(role.role))}, {"reasons", role.reasons}});
+    roles.push_back({{"path", sanitize_utf8(role.path)},
+                     {"role", std::string(to_string(role.role))},
+                     {"reasons", role.reasons}});
 
   nlohmann::json acceptance = nlohmann::json::array();
   for (const auto &level : assessment.acceptance)
@@ -232,9 +238,13 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
       {"memory_decides", thresholds.memory_decides},
   };
 
-  return {{"decision", decision_json}, {"effort", effort_json},      {"roles", roles},
-          {"memory_fit", memory_json(assessment.memory)},            {"acceptance", acceptance},
-          {"action_plan", plan},         {"probe", probe_json(assessment.probe)},
+  return {{"decision", decision_json},
+          {"effort", effort_json},
+          {"roles", roles},
+          {"memory_fit", memory_json(assessment.memory)},
+          {"acceptance", acceptance},
+          {"action_plan", plan},
+          {"probe", probe_json(assessment.probe)},
           {"thresholds", thresholds_json}};
 }
 

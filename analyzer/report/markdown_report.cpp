@@ -37,10 +37,12 @@ std::string finding_location(const Finding &finding) {
   return where;
 }
 
-void rollup_table(std::ostream &out, const char *heading, const std::vector<RollUp> &rows, std::size_t limit) {
+void rollup_table(std::ostream &out, const char *heading, const std::vector<RollUp> &rows,
+                  std::size_t limit) {
   out << "| " << heading << " | Effort | Open findings |\n|---|---:|---:|\n";
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
-    out << "| " << cell(rows[i].name) << " | " << format_hours(rows[i].hours) << " | " << rows[i].findings << " |\n";
+    out << "| " << cell(rows[i].name) << " | " << format_hours(rows[i].hours) << " | " << rows[i].findings
+        << " |\n";
   if (rows.size() > limit)
     out << "| *" << rows.size() - limit << " more* | | |\n";
   out << "\n";
@@ -89,8 +91,9 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     rollup_table(out, "Directory", effort.by_directory, 10);
 
     out << "## Memory fit\n\n";
-    out << (assessment->memory.has_estimate ? cell(assessment->memory.summary)
-                                            : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
+    out << (assessment->memory.has_estimate
+                ? cell(assessment->memory.summary)
+                : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
         << "\n\n";
 
     out << "## Acceptance levels\n\n| Level | Status | Evidence |\n|---|---|---|\n";
@@ -116,11 +119,14 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     for (std::size_t i = 0; i < open.size() && i < limit; ++i) {
       const Finding &finding = *open[i];
       out << "| " << finding.rule_id << " | " << to_string(static_cast<Severity>(finding.severity))
-          << (finding.guard != Guard::None ? " (guarded)" : "") << " | " << code(finding_location(finding)) << " | "
-          << cell(finding.message) << " | " << cell(finding.rule ? finding.rule->replacement : "") << " |\n";
+          << (finding.guard != Guard::None ? " (guarded)" : "") << " | " << code(finding_location(finding))
+          << " | " << cell(finding.message) << " | " << cell(finding.rule ? finding.rule->replacement : "")
+          << " |\n";
     }
     if (open.size() > limit)
-      out << "\n" << open.size() - limit << " more findings in the full report (`--format html` or `--format json`).\n";
+      out << "\n"
+          << open.size() - limit
+          << " more findings in the full report (`--format html` or `--format json`).\n";
     out << "\n";
   }
 

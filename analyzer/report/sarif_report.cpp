@@ -147,10 +147,11 @@ nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &co
     nlohmann::json entry = {
         {"ruleId", finding.rule_id},
         {"level", sarif_level(finding.severity)},
-        {"message", {{"text", sanitize_utf8(finding.message) +
-                                  (finding.guard != Guard::None
-                                       ? " [guarded: " + std::string(to_string(finding.guard)) + "]"
-                                       : std::string())}}},
+        {"message",
+         {{"text",
+           sanitize_utf8(finding.message) + (finding.guard != Guard::None
+                                                 ? " [guarded: " + std::string(to_string(finding.guard)) + "]"
+                                                 : std::string())}}},
         {"locations", nlohmann::json::array({location})},
         {"partialFingerprints", {{"primaryLocationLineHash", hash + ":" + std::to_string(occurrence)}}},
         {"properties",
@@ -179,8 +180,7 @@ nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &co
           {"rules", rules}}}}},
       {"originalUriBaseIds",
        {{"SRCROOT",
-         {{"uri", root_uri(result, context)},
-          {"description", {{"text", "The scanned repository root"}}}}}}},
+         {{"uri", root_uri(result, context)}, {"description", {{"text", "The scanned repository root"}}}}}}},
       {"columnKind", "unicodeCodePoints"},
       {"results", results},
       {"invocations", nlohmann::json::array({{{"executionSuccessful", !result.has_errors()}}})},
@@ -191,7 +191,8 @@ nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &co
         {"decision", std::string(to_string(assessment.decision.outcome))},
         {"headline", sanitize_utf8(assessment.decision.headline)},
         {"effortHours",
-         {{"low", assessment.effort.total.low}, {"high", assessment.effort.total.high},
+         {{"low", assessment.effort.total.low},
+          {"high", assessment.effort.total.high},
           {"text", format_hours(assessment.effort.total)}}},
     };
   }

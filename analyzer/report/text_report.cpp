@@ -31,9 +31,10 @@ const char *severity_colour(int severity) {
 // A caret line under the finding's columns on its first line.
 std::string caret_line(const Finding &finding) {
   const std::size_t begin = finding.span.column > 0 ? finding.span.column - 1 : 0;
-  std::size_t end = finding.span.end_line == finding.span.line && finding.span.end_column > finding.span.column
-                        ? finding.span.end_column - 1
-                        : finding.snippet.size();
+  std::size_t end =
+      finding.span.end_line == finding.span.line && finding.span.end_column > finding.span.column
+          ? finding.span.end_column - 1
+          : finding.snippet.size();
   end = std::max(end, begin + 1);
   std::string line;
   // Keep tabs so the caret lines up under tab-indented code.
@@ -86,8 +87,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     }
     const std::string severity(to_string(static_cast<Severity>(finding.severity)));
     out << sanitize_utf8(finding.path) << ":" << finding.span.line << ":" << finding.span.column << ": "
-        << palette.paint(finding.rule_id, "1") << " " << palette.paint(severity, severity_colour(finding.severity))
-        << ": " << finding.message;
+        << palette.paint(finding.rule_id, "1") << " "
+        << palette.paint(severity, severity_colour(finding.severity)) << ": " << finding.message;
     if (finding.guard != Guard::None)
       out << " [guarded: " << to_string(finding.guard) << "]";
     out << "\n";
@@ -97,7 +98,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     const std::string gutter(number.size(), ' ');
     out << "  " << gutter << " |\n";
     out << "  " << palette.paint(number, "34") << " | " << finding.snippet << "\n";
-    out << "  " << gutter << " | " << palette.paint(caret_line(finding), severity_colour(finding.severity)) << "\n";
+    out << "  " << gutter << " | " << palette.paint(caret_line(finding), severity_colour(finding.severity))
+        << "\n";
     if (finding.rule && !finding.rule->replacement.empty())
       out << "  " << gutter << " = fix: " << finding.rule->replacement << "\n";
   }
@@ -118,7 +120,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";
     const std::string summary = assessment_summary(*context.assessment);
     const std::size_t space = summary.find(' ', 10); // after "Decision: OUTCOME"
-    out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour) << summary.substr(space);
+    out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour)
+        << summary.substr(space);
   }
 }
 
@@ -127,13 +130,14 @@ std::string assessment_summary(const Assessment &assessment) {
   const EffortEstimate &effort = assessment.effort;
   // The headline starts with the outcome; keep what follows its colon.
   std::string text = "Decision: " + std::string(to_string(decision.outcome)) + " - " +
-         (decision.headline.find(": ") == std::string::npos ? decision.headline
-                                                           : decision.headline.substr(decision.headline.find(": ") + 2)) +
-         "\n";
-  text += "Effort: " + format_hours(effort.total) + " over " + std::to_string(effort.items.size()) + " distinct fix" +
-          (effort.items.size() == 1 ? "" : "es") + " (" + std::to_string(effort.open_findings) + " open, " +
-          std::to_string(effort.guarded_findings) + " guarded, " + std::to_string(effort.advisory_findings) +
-          " advisory)";
+                     (decision.headline.find(": ") == std::string::npos
+                          ? decision.headline
+                          : decision.headline.substr(decision.headline.find(": ") + 2)) +
+                     "\n";
+  text += "Effort: " + format_hours(effort.total) + " over " + std::to_string(effort.items.size()) +
+          " distinct fix" + (effort.items.size() == 1 ? "" : "es") + " (" +
+          std::to_string(effort.open_findings) + " open, " + std::to_string(effort.guarded_findings) +
+          " guarded, " + std::to_string(effort.advisory_findings) + " advisory)";
   if (effort.not_estimated)
     text += " + " + std::to_string(effort.not_estimated) + " blocker(s) not estimated";
   if (effort.deferred.high > 0)

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "assess/decision.h"
 #include "../test_support.h"
+#include "assess/decision.h"
 
 using namespace mpsaudit;
 
@@ -24,7 +24,8 @@ ScanResult scan_of(const std::vector<SourceText> &sources) {
   scan.root = ".";
   for (const auto &source : sources) {
     scan.files.push_back({source.path, source.kind, "ast", source.text.size(), 1});
-    scan.project_files.push_back({source.path, source.kind, testing::extract(source.kind, source.text, source.path)});
+    scan.project_files.push_back(
+        {source.path, source.kind, testing::extract(source.kind, source.text, source.path)});
     for (auto &finding : testing::findings_for(source.kind, source.text, source.path))
       scan.findings.push_back(std::move(finding));
   }
@@ -146,7 +147,8 @@ TEST_CASE("a hundred .cuda() calls are one helper plus a capped edit per file", 
   for (int i = 0; i < 100; ++i)
     many += "y" + std::to_string(i) + " = x.cuda()\n";
   const ScanResult scan = scan_of({{"a.py", many}, {"b.py", "import torch\nz = torch.ones(1).cuda()\n"}});
-  const EffortEstimate effort = estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  const EffortEstimate effort =
+      estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
   REQUIRE(effort.open_findings == 101);
   const auto item = std::find_if(effort.items.begin(), effort.items.end(),
                                  [](const EffortItem &i) { return i.rule_id == "MPS201"; });
@@ -165,12 +167,14 @@ TEST_CASE("a hundred .cuda() calls are one helper plus a capped edit per file", 
   CHECK(effort.total.high == Approx(1.25 + 2));
 }
 
-TEST_CASE("small fixes count once per repository, guarded and info findings cost nothing", "[assess][effort]") {
+TEST_CASE("small fixes count once per repository, guarded and info findings cost nothing",
+          "[assess][effort]") {
   const ScanResult scan =
       scan_of({{"a.py", "from flash_attn import flash_attn_func\n"},
                {"b.py", "from flash_attn import flash_attn_func\n"},
                {"c.py", "try:\n    import triton\nexcept ImportError:\n    triton = None\n"}});
-  const EffortEstimate effort = estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  const EffortEstimate effort =
+      estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
   REQUIRE(effort.items.size() == 1);
   CHECK(effort.items[0].rule_id == "MPS402");
   CHECK(effort.items[0].sites == 2);
@@ -257,13 +261,16 @@ TEST_CASE("a CUDA-only library in the model's forward path keeps Linux GPUs", "[
   CHECK(after.decision.outcome == *decision.if_resolved);
 }
 
-TEST_CASE("the same blocker confined to training code is DUAL; in tests it does not decide", "[assess][decision]") {
+TEST_CASE("the same blocker confined to training code is DUAL; in tests it does not decide",
+          "[assess][decision]") {
   const std::string training_blocker = kTrain + "\nfrom flash_attn import flash_attn_func\n";
-  const Assessment dual = assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", training_blocker}}));
+  const Assessment dual =
+      assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", training_blocker}}));
   CHECK(dual.decision.outcome == Outcome::Dual);
   CHECK(dual.decision.deciding[0].kind == "training-blocker");
 
-  const Assessment peripheral = assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"tests/test_attn.py", kModel}}));
+  const Assessment peripheral =
+      assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"tests/test_attn.py", kModel}}));
   CHECK(peripheral.decision.outcome == Outcome::Adapt);
 
   DecisionThresholds strict;
@@ -274,8 +281,10 @@ TEST_CASE("the same blocker confined to training code is DUAL; in tests it does 
 }
 
 TEST_CASE("distributed training and kernels with a fallback make DUAL", "[assess][decision]") {
-  const std::string distributed = kTrain + "\nimport torch.distributed as dist\ndist.init_process_group(\"nccl\")\n";
-  const Assessment dual = assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", distributed}}));
+  const std::string distributed =
+      kTrain + "\nimport torch.distributed as dist\ndist.init_process_group(\"nccl\")\n";
+  const Assessment dual =
+      assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", distributed}}));
   CHECK(dual.decision.outcome == Outcome::Dual);
   CHECK(dual.decision.deciding[0].kind == "training-scale");
   CHECK(dual.decision.if_resolved == Outcome::Adapt);
@@ -299,7 +308,8 @@ TEST_CASE("effort thresholds decide when no finding does", "[assess][decision]")
   CHECK(assess_scan(scan, tight).decision.outcome == Outcome::KeepLinuxGpu);
 }
 
-TEST_CASE("memory fit decides: training that fits no Mac is DUAL, inference that fits none is KEEP", "[assess][decision]") {
+TEST_CASE("memory fit decides: training that fits no Mac is DUAL, inference that fits none is KEEP",
+          "[assess][decision]") {
   auto config_of = [](const std::string &parameters) {
     ScanResult scan = scan_of({{"model/net.py", kPortableModel}});
     ProjectFile config{"config.json", FileKind::ModelConfig, {}};
@@ -323,7 +333,8 @@ TEST_CASE("memory fit decides: training that fits no Mac is DUAL, inference that
   CHECK(assess_scan(config_of("200000000000"), ignore_memory).decision.outcome == Outcome::Adapt);
 }
 
-TEST_CASE("acceptance levels: not yet confirmed without a probe, from the verdicts with one", "[assess][probe]") {
+TEST_CASE("acceptance levels: not yet confirmed without a probe, from the verdicts with one",
+          "[assess][probe]") {
   const ScanResult scan = scan_of({{"train.py", kTrain}});
   const Assessment without = assess_scan(scan);
   REQUIRE(without.acceptance.size() == 3);
@@ -361,7 +372,8 @@ TEST_CASE("acceptance levels: not yet confirmed without a probe, from the verdic
   CHECK(with.acceptance[2].status == "refuted");
 
   diagnostics.clear();
-  const ProbeVerdicts wrong = parse_probe_verdicts(nlohmann::json::parse(R"({"tool": "other"})"), "x.json", diagnostics);
+  const ProbeVerdicts wrong =
+      parse_probe_verdicts(nlohmann::json::parse(R"({"tool": "other"})"), "x.json", diagnostics);
   CHECK_FALSE(wrong.present);
   REQUIRE(diagnostics.size() == 1);
   CHECK(diagnostics[0].path == "x.json");
