@@ -309,6 +309,7 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
     step.count = item.sites;
     step.files = static_cast<int>(item.files.size());
     step.hours = item.hours;
+    step.fix = item.fix;
     step.detail = item.replacement.empty() ? item.basis : item.replacement;
     if (!item.rule_id.empty())
       step.rule_ids.push_back(item.rule_id);
@@ -386,7 +387,7 @@ Assessment assess(const AssessmentInput &input) {
   std::map<std::string, Role> role_of;
   for (const FileRole &role : assessment.roles)
     role_of[role.path] = role.role;
-  assessment.effort = estimate_effort(scan, assessment.roles, input.model);
+  assessment.effort = estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch);
   assessment.memory = estimate_memory_fit(scan.project_files);
 
   const Verdict verdict = decide(scan, role_of, assessment.effort, assessment.memory, input.thresholds, {});
@@ -408,7 +409,8 @@ Assessment assess(const AssessmentInput &input) {
       finding_factors.push_back(&factor);
     }
   if (!finding_factors.empty()) {
-    const EffortEstimate effort_after = estimate_effort(scan, assessment.roles, input.model, excluded);
+    const EffortEstimate effort_after =
+        estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch);
     const Verdict after = decide(scan, role_of, effort_after, assessment.memory, input.thresholds, excluded);
     decision.if_resolved = after.outcome;
     std::vector<std::string> fixes;
@@ -481,6 +483,8 @@ Assessment assess(const AssessmentInput &input) {
            ? ", plus " + std::to_string(assessment.effort.not_estimated) + " blocker(s) not estimated"
            : std::string()) +
       ".");
+  if (const FixCredit &fix = assessment.effort.fix; fix.safe_sites + fix.unsafe_sites > 0)
+    decision.reasons.push_back(fix_credit_sentence(fix));
   if (assessment.memory.has_estimate)
     decision.reasons.push_back("Memory fit: " + assessment.memory.summary + ".");
 

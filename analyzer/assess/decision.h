@@ -98,6 +98,7 @@ struct ActionStep {
   std::string detail; // the replacement or basis
   std::vector<std::string> rule_ids;
   bool deferred = false;
+  FixCredit fix; // what `mpsaudit fix` does of this step
 };
 
 struct Assessment {
@@ -117,6 +118,9 @@ struct AssessmentInput {
   EffortModel model = default_effort_model();
   DecisionThresholds thresholds;
   ProbeVerdicts probe; // present = false when no probe ran
+  // The PyTorch release `mpsaudit fix` would target (config target-torch);
+  // decides which fixes the effort model credits. "": fix's default.
+  std::string fix_target_torch;
 };
 
 Assessment assess(const AssessmentInput &input);

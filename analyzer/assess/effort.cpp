@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "core/text.h"
+#include "fix/fix.h"
 
 namespace mpsaudit {
 namespace {
@@ -47,6 +48,39 @@ std::uint64_t attribute_count(const Fact &fact, const char *key) {
 
 int effort_rank(Effort effort) {
   return static_cast<int>(effort);
+}
+
+// The fix credit of one priced item (docs/effort-model.md, "Fix credit"). A
+// mechanical (trivial) item is priced per site, so fix removes the share of
+// the sites it edits. A small or larger item is one piece of understanding
+// per hazard class or component; fix removes it only when it edits every
+// site, since otherwise someone still has to work through the class.
+void credit_fixes(EffortItem &item) {
+  int sites = 0, safe_sites = 0, fixable_sites = 0;
+  for (const FileShare &share : item.files) {
+    sites += share.sites;
+    safe_sites += share.fix.safe_sites;
+    fixable_sites += share.fix.safe_sites + share.fix.unsafe_sites;
+  }
+  item.fix = {};
+  if (!item.estimable || sites == 0)
+    return;
+  for (FileShare &share : item.files) {
+    if (item.effort == Effort::Trivial) {
+      const double per_site = 1.0 / share.sites;
+      share.fix.safe = share.hours.scaled(share.fix.safe_sites * per_site);
+      share.fix.with_unsafe = share.hours.scaled((share.fix.safe_sites + share.fix.unsafe_sites) * per_site);
+    } else {
+      share.fix.safe = safe_sites == sites ? share.hours : HourRange{};
+      share.fix.with_unsafe = fixable_sites == sites ? share.hours : HourRange{};
+    }
+    item.fix += share.fix;
+  }
+  if (fixable_sites > 0)
+    item.basis += "; mpsaudit fix edits " + std::to_string(safe_sites) + " of them" +
+                  (fixable_sites > safe_sites
+                       ? ", " + std::to_string(fixable_sites - safe_sites) + " more with --unsafe"
+                       : std::string());
 }
 
 // Per-file fallback knowledge from op registrations (C++ front end's project
@@ -119,6 +153,17 @@ std::string format_hours(const HourRange &range) {
   if (low_text == high_text)
     return low_text + " " + unit;
   return low_text + "–" + high_text + " " + unit;
+}
+
+std::string fix_credit_sentence(const FixCredit &fix) {
+  auto findings = [](int count) { return std::to_string(count) + (count == 1 ? " finding" : " findings"); };
+  std::string text = fix.safe_sites > 0 ? "mpsaudit fix --apply removes " + format_hours(fix.safe) +
+                                              " of it (" + findings(fix.safe_sites) + ")"
+                                        : std::string("mpsaudit fix has no safe fix here");
+  if (fix.unsafe_sites > 0)
+    text += "; --unsafe edits " + std::to_string(fix.unsafe_sites) + " more after review (" +
+            format_hours(fix.with_unsafe) + " in all)";
+  return text + ".";
 }
 
 EffortModel default_effort_model() {
@@ -216,7 +261,8 @@ bool is_open_finding(const Finding &finding) {
 }
 
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
-                               const EffortModel &model, const std::vector<bool> &excluded) {
+                               const EffortModel &model, const std::vector<bool> &excluded,
+                               std::string_view fix_target_torch) {
   EffortEstimate estimate;
   std::map<std::string, Role> role_of;
   for (const FileRole &role : roles)
@@ -232,6 +278,13 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
 
   std::map<std::string, EffortItem> items; // by key
   std::set<std::string> open_families;
+  // Per family: open findings, and how many of them fix edits (safe; safe or
+  // unsafe). A one-off is credited when fix edits every finding that
+  // triggers it: the device variable fix introduces is the device helper.
+  struct FamilyFixes {
+    int open = 0, safe = 0, fixable = 0;
+  };
+  std::map<std::string, FamilyFixes> family_fixes;
   std::map<std::string, std::vector<std::size_t>> covered_by_kernels; // path -> findings
   for (std::size_t index = 0; index < scan.findings.size(); ++index) {
     const Finding &finding = scan.findings[index];
@@ -254,6 +307,11 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     const Effort effort = rule ? rule->effort : Effort::Small;
     const std::string family = rule ? rule->family : "other";
     open_families.insert(family);
+    const std::optional<FixSafety> fix = fix_available(finding, fix_target_torch);
+    FamilyFixes &family_fix = family_fixes[family];
+    ++family_fix.open;
+    family_fix.safe += fix == FixSafety::Safe;
+    family_fix.fixable += fix.has_value();
     if (kernel_files.count(finding.path) && effort_rank(effort) >= effort_rank(Effort::Medium) &&
         effort != Effort::Blocker) {
       covered_by_kernels[finding.path].push_back(index);
@@ -284,10 +342,12 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     auto share = std::find_if(item.files.begin(), item.files.end(),
                               [&](const FileShare &f) { return f.path == finding.path; });
     if (share == item.files.end()) {
-      item.files.push_back({finding.path, 0, {}});
+      item.files.push_back({finding.path, 0, {}, {}});
       share = item.files.end() - 1;
     }
     ++share->sites;
+    if (fix)
+      ++(*fix == FixSafety::Safe ? share->fix.safe_sites : share->fix.unsafe_sites);
   }
 
   // Price the finding items.
@@ -350,6 +410,7 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
       ++estimate.not_estimated;
       break;
     }
+    credit_fixes(item);
   }
 
   // CUDA kernels from the C++ front end.
@@ -405,7 +466,7 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
         item.hours = port;
         item.basis = basis;
       }
-      item.files.push_back({file.path, 1, item.hours});
+      item.files.push_back({file.path, 1, item.hours, {}});
       auto covered = covered_by_kernels.find(file.path);
       if (covered != covered_by_kernels.end()) {
         item.finding_indices = std::move(covered->second);
@@ -430,6 +491,19 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     item.kind = "one-off";
     item.hours = cost.hours;
     item.basis = "once per repository (" + cost.source + ")";
+    bool all_safe = true, all_fixable = true;
+    for (const std::string &family : cost.when_families)
+      if (const auto found = family_fixes.find(family); found != family_fixes.end()) {
+        all_safe = all_safe && found->second.safe == found->second.open;
+        all_fixable = all_fixable && found->second.fixable == found->second.open;
+      }
+    if (all_safe)
+      item.fix.safe = item.hours;
+    if (all_fixable)
+      item.fix.with_unsafe = item.hours;
+    if (all_fixable)
+      item.basis += all_safe ? "; mpsaudit fix does it with the findings it edits"
+                             : "; mpsaudit fix --unsafe does it with the findings it edits";
     items.emplace(item.key, std::move(item));
   }
 
@@ -451,30 +525,32 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
   // Roll-ups.
   std::map<std::string, RollUp> by_category, by_file, by_directory, by_role;
   auto add = [](std::map<std::string, RollUp> &table, const std::string &name, const HourRange &hours,
-                int count) {
+                int count, const FixCredit &fix) {
     RollUp &entry = table[name];
     entry.name = name;
     entry.hours += hours;
     entry.findings += count;
+    entry.fix += fix;
   };
   for (const EffortItem &item : estimate.items) {
     estimate.total += item.hours;
+    estimate.fix += item.fix;
     const int open_count = item.kind == "finding" ? item.sites : 0;
-    add(by_category, item.family, item.hours, open_count);
+    add(by_category, item.family, item.hours, open_count, item.fix);
     if (item.files.empty()) {
       // One-offs belong to the repository as a whole.
-      add(by_file, "(repository)", item.hours, 0);
-      add(by_directory, "(repository)", item.hours, 0);
-      add(by_role, "tooling", item.hours, 0);
+      add(by_file, "(repository)", item.hours, 0, item.fix);
+      add(by_directory, "(repository)", item.hours, 0, item.fix);
+      add(by_role, "tooling", item.hours, 0, item.fix);
       continue;
     }
     for (const FileShare &share : item.files) {
       const int count = item.kind == "finding" ? share.sites : 0;
-      add(by_file, share.path, share.hours, count);
-      add(by_directory, directory_of(share.path), share.hours, count);
+      add(by_file, share.path, share.hours, count, share.fix);
+      add(by_directory, directory_of(share.path), share.hours, count, share.fix);
       const auto role = role_of.find(share.path);
       add(by_role, std::string(to_string(role == role_of.end() ? Role::Tooling : role->second)), share.hours,
-          count);
+          count, share.fix);
     }
   }
   auto sorted = [](std::map<std::string, RollUp> &table) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "assess/roles.h"
@@ -81,11 +82,33 @@ EffortModel default_effort_model();
 // Problems are appended to `diagnostics` naming file and line.
 EffortModel load_effort_model(const std::string &path, std::vector<Diagnostic> &diagnostics);
 
+// What `mpsaudit fix` removes (docs/effort-model.md, "Fix credit"): the
+// hours of the sites it edits by itself. Safe fixes are what `fix --apply`
+// does; unsafe ones need `--unsafe` and a review, so they are counted apart.
+struct FixCredit {
+  int safe_sites = 0;
+  int unsafe_sites = 0;  // fixable only with --unsafe
+  HourRange safe;        // hours the safe fixes remove
+  HourRange with_unsafe; // hours safe and unsafe fixes remove together
+  FixCredit &operator+=(const FixCredit &other) {
+    safe_sites += other.safe_sites;
+    unsafe_sites += other.unsafe_sites;
+    safe += other.safe;
+    with_unsafe += other.with_unsafe;
+    return *this;
+  }
+};
+
+// "mpsaudit fix --apply removes 2–5 h of it (40 findings); --unsafe edits
+// 6 more after review (3–7 h in all)." The reports' one line on the credit.
+std::string fix_credit_sentence(const FixCredit &fix);
+
 // How much of an item one file carries, for the roll-ups.
 struct FileShare {
   std::string path;
   int sites = 0;
   HourRange hours;
+  FixCredit fix;
 };
 
 // One distinct fix: the unit of work of the estimate.
@@ -104,18 +127,21 @@ struct EffortItem {
   std::vector<FileShare> files;
   std::vector<std::size_t> finding_indices; // into ScanResult::findings
   HourRange deferred;                       // kernel ports a fallback lets wait
+  FixCredit fix;                            // what `mpsaudit fix` removes of `hours`
 };
 
 struct RollUp {
   std::string name;
   HourRange hours;
   int findings = 0; // open findings (not guarded, not info, not suppressed)
+  FixCredit fix;
 };
 
 struct EffortEstimate {
   std::vector<EffortItem> items; // ordered: effort class, then hours, then key
   HourRange total;
   HourRange deferred;
+  FixCredit fix;         // what `mpsaudit fix` removes of `total`
   int not_estimated = 0; // blocker items
   int open_findings = 0;
   int guarded_findings = 0;
@@ -129,8 +155,11 @@ struct EffortEstimate {
 bool is_open_finding(const Finding &finding);
 
 // The estimate. `excluded` (may be empty) marks findings to leave out, for
-// the decision's "what would change" question. Roles are by file path.
+// the decision's "what would change" question. Roles are by file path. The
+// fix credit asks rules/fixes.toml (beside each finding's rule file) which
+// findings `mpsaudit fix` edits for `fix_target_torch` ("": its default).
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
-                               const EffortModel &model, const std::vector<bool> &excluded = {});
+                               const EffortModel &model, const std::vector<bool> &excluded = {},
+                               std::string_view fix_target_torch = {});
 
 } // namespace mpsaudit

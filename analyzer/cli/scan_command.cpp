@@ -185,6 +185,7 @@ int command_scan(const Invocation &invocation) {
   AssessmentInput assessment_input;
   assessment_input.scan = &result;
   assessment_input.thresholds = decision_thresholds(workflow, result);
+  assessment_input.fix_target_torch = workflow.config.target_torch.value; // as `mpsaudit fix` reads it
   std::vector<Diagnostic> assess_problems;
   std::string effort_model = effort_model_path(workflow);
   if (effort_model.empty())

@@ -81,7 +81,8 @@ std::optional<FixSafety> fix_available(const Finding &finding, const FixCatalog 
                                        std::string_view target_torch = kDefaultFixTargetTorch);
 // The same with rules/fixes.toml read from beside the finding's rule file
 // (Rule::origin), cached per directory; none when that file is missing.
-std::optional<FixSafety> fix_available(const Finding &finding);
+// An empty `target_torch` means kDefaultFixTargetTorch.
+std::optional<FixSafety> fix_available(const Finding &finding, std::string_view target_torch = {});
 
 // The file kinds fix can edit.
 bool fix_edits_file_kind(FileKind kind);

@@ -178,7 +178,7 @@ std::optional<FixSafety> fix_available(const Finding &finding, const FixCatalog 
   return std::nullopt;
 }
 
-std::optional<FixSafety> fix_available(const Finding &finding) {
+std::optional<FixSafety> fix_available(const Finding &finding, std::string_view target_torch) {
   if (!finding.rule || finding.rule->origin.empty())
     return std::nullopt;
   const std::string directory = fs::path(finding.rule->origin).parent_path().string();
@@ -198,7 +198,7 @@ std::optional<FixSafety> fix_available(const Finding &finding) {
     }
     catalog = &found->second; // std::map nodes are stable
   }
-  return fix_available(finding, *catalog);
+  return fix_available(finding, *catalog, target_torch.empty() ? kDefaultFixTargetTorch : target_torch);
 }
 
 } // namespace mpsaudit

@@ -179,7 +179,11 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
   if (assessment)
     out << "<div><b id=\"effort-total\" data-low=\"" << number(assessment->effort.total.low)
         << "\" data-high=\"" << number(assessment->effort.total.high) << "\">"
-        << escape(format_hours(assessment->effort.total)) << "</b>estimated effort</div>";
+        << escape(format_hours(assessment->effort.total)) << "</b>estimated effort</div>"
+        << "<div><b id=\"fix-credit\" data-low=\"" << number(assessment->effort.fix.safe.low)
+        << "\" data-high=\"" << number(assessment->effort.fix.safe.high) << "\" data-findings=\""
+        << assessment->effort.fix.safe_sites << "\">" << escape(format_hours(assessment->effort.fix.safe))
+        << "</b>removed by <code>mpsaudit fix</code></div>";
   out << "</section>\n";
 
   if (assessment) {
@@ -216,7 +220,10 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       out << "; " << effort.not_estimated << " blocker(s) not estimated";
     if (effort.deferred.high > 0)
       out << "; deferred kernel ports " << escape(format_hours(effort.deferred));
-    out << ". Effort model: <code>" << escape(assessment->effort_model_origin) << "</code>.</p>\n";
+    out << ". Effort model: <code>" << escape(assessment->effort_model_origin) << "</code>.";
+    if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
+      out << " " << escape(fix_credit_sentence(effort.fix));
+    out << "</p>\n";
 
     out << "<h2>Acceptance levels</h2><table id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
         << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
@@ -268,6 +275,8 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
         out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
             << (step.files == 1 ? " file" : " files");
       out << " — " << escape(step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
+      if (step.fix.safe_sites)
+        out << " — <code>mpsaudit fix</code> edits " << step.fix.safe_sites << " of them";
       if (!step.detail.empty())
         out << "<br><span class=\"muted\">" << escape(step.detail) << "</span>";
       out << "</li>";

@@ -49,11 +49,21 @@ nlohmann::json hours_json(const HourRange &range) {
   return {{"low", rounded(range.low)}, {"high", rounded(range.high)}, {"text", format_hours(range)}};
 }
 
+// What `mpsaudit fix` removes (docs/effort-model.md, "Fix credit").
+nlohmann::json fix_credit_json(const FixCredit &fix) {
+  return {{"safe_findings", fix.safe_sites},
+          {"unsafe_findings", fix.unsafe_sites},
+          {"safe_hours", hours_json(fix.safe)},
+          {"with_unsafe_hours", hours_json(fix.with_unsafe)}};
+}
+
 nlohmann::json rollup_json(const std::vector<RollUp> &rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto &row : rows)
-    out.push_back(
-        {{"name", sanitize_utf8(row.name)}, {"hours", hours_json(row.hours)}, {"findings", row.findings}});
+    out.push_back({{"name", sanitize_utf8(row.name)},
+                   {"hours", hours_json(row.hours)},
+                   {"findings", row.findings},
+                   {"fix", fix_credit_json(row.fix)}});
   return out;
 }
 
@@ -163,8 +173,10 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
   for (const auto &item : effort.items) {
     nlohmann::json files = nlohmann::json::array();
     for (const auto &share : item.files)
-      files.push_back(
-          {{"path", sanitize_utf8(share.path)}, {"sites", share.sites}, {"hours", hours_json(share.hours)}});
+      files.push_back({{"path", sanitize_utf8(share.path)},
+                       {"sites", share.sites},
+                       {"hours", hours_json(share.hours)},
+                       {"fix", fix_credit_json(share.fix)}});
     nlohmann::json entry = {{"key", sanitize_utf8(item.key)},
                             {"title", sanitize_utf8(item.title)},
                             {"category", item.family},
@@ -175,6 +187,7 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
                             {"estimable", item.estimable},
                             {"basis", sanitize_utf8(item.basis)},
                             {"replacement", item.replacement},
+                            {"fix", fix_credit_json(item.fix)},
                             {"files", files}};
     if (!item.rule_id.empty())
       entry["rule"] = item.rule_id;
@@ -185,6 +198,9 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
   nlohmann::json effort_json = {
       {"total", hours_json(effort.total)},
       {"deferred", hours_json(effort.deferred)},
+      {"fix", fix_credit_json(effort.fix)},
+      {"after_fix",
+       hours_json({effort.total.low - effort.fix.safe.low, effort.total.high - effort.fix.safe.high})},
       {"not_estimated", effort.not_estimated},
       {"open_findings", effort.open_findings},
       {"guarded_findings", effort.guarded_findings},
@@ -222,6 +238,7 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
                     {"hours", hours_json(step.hours)},
                     {"detail", sanitize_utf8(step.detail)},
                     {"rules", step.rule_ids},
+                    {"fix", fix_credit_json(step.fix)},
                     {"deferred", step.deferred}});
 
   const DecisionThresholds &thresholds = assessment.thresholds;

@@ -39,12 +39,13 @@ std::string finding_location(const Finding &finding) {
 
 void rollup_table(std::ostream &out, const char *heading, const std::vector<RollUp> &rows,
                   std::size_t limit) {
-  out << "| " << heading << " | Effort | Open findings |\n|---|---:|---:|\n";
+  out << "| " << heading << " | Effort | `fix` removes | Open findings |\n|---|---:|---:|---:|\n";
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
-    out << "| " << cell(rows[i].name) << " | " << format_hours(rows[i].hours) << " | " << rows[i].findings
-        << " |\n";
+    out << "| " << cell(rows[i].name) << " | " << format_hours(rows[i].hours) << " | "
+        << (rows[i].fix.safe_sites ? format_hours(rows[i].fix.safe) : std::string("–")) << " | "
+        << rows[i].findings << " |\n";
   if (rows.size() > limit)
-    out << "| *" << rows.size() - limit << " more* | | |\n";
+    out << "| *" << rows.size() - limit << " more* | | | |\n";
   out << "\n";
 }
 
@@ -86,6 +87,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     if (effort.deferred.high > 0)
       out << "; kernel ports a fallback lets wait: " << format_hours(effort.deferred);
     out << ". Model: `" << cell(assessment->effort_model_origin) << "` (docs/effort-model.md).\n\n";
+    if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
+      out << cell(fix_credit_sentence(effort.fix)) << "\n\n";
     rollup_table(out, "Category", effort.by_category, 20);
     rollup_table(out, "Component role", effort.by_role, 10);
     rollup_table(out, "Directory", effort.by_directory, 10);
@@ -140,6 +143,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
         out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
             << (step.files == 1 ? " file" : " files");
       out << " — " << (step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
+      if (step.fix.safe_sites)
+        out << " — `mpsaudit fix` edits " << step.fix.safe_sites << " of them";
       if (!step.detail.empty())
         out << "  \n   " << cell(step.detail);
       out << "\n";

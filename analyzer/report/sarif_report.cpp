@@ -194,6 +194,11 @@ nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &co
          {{"low", assessment.effort.total.low},
           {"high", assessment.effort.total.high},
           {"text", format_hours(assessment.effort.total)}}},
+        {"fixRemovesHours",
+         {{"low", assessment.effort.fix.safe.low},
+          {"high", assessment.effort.fix.safe.high},
+          {"text", format_hours(assessment.effort.fix.safe)},
+          {"findings", assessment.effort.fix.safe_sites}}},
     };
   }
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

@@ -143,6 +143,8 @@ std::string assessment_summary(const Assessment &assessment) {
   if (effort.deferred.high > 0)
     text += "; deferred kernel ports " + format_hours(effort.deferred);
   text += "\n";
+  if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
+    text += "Fix: " + fix_credit_sentence(effort.fix) + "\n";
   if (decision.if_resolved && !decision.what_would_change.empty())
     text += "Would change: " + decision.what_would_change.front() + "\n";
   return text;

@@ -5,6 +5,11 @@
 #     (file, rule) pair appears that was not there before, and the findings
 #     still open drop by exactly the number fixed (what remains of a fixed
 #     finding is guarded or a reviewed suppression, as the fix intends);
+#   - the effort model's fix credit in the report before (what fix removes)
+#     covers what happened: no more findings that cost work (warnings and
+#     errors; fix also edits info findings, which cost nothing) went away
+#     than it credited, and the estimate fell by no more than the credited
+#     hours;
 #   - running fix again changes nothing (empty diff, exit 0).
 # Usage: fix_apply_roundtrip.sh MPSAUDIT REPO_ROOT
 set -u
@@ -48,8 +53,9 @@ for sample_dir in "$ROOT"/samples/*/; do
   (cd "$copy" && "$MPSAUDIT" scan . --no-config --format json --fail-on never >"$WORK/$sample.after.json" 2>/dev/null)
   python3 - "$WORK/$sample.before.json" "$WORK/$sample.after.json" "${fixed:-0}" "$sample" <<'PY' || status=1
 import collections, json, sys
-before = json.load(open(sys.argv[1]))["findings"]
-after = json.load(open(sys.argv[2]))["findings"]
+before_report = json.load(open(sys.argv[1]))
+after_report = json.load(open(sys.argv[2]))
+before, after = before_report["findings"], after_report["findings"]
 fixed, sample = int(sys.argv[3]), sys.argv[4]
 def open_findings(findings):
     return collections.Counter((f["path"], f["rule"]) for f in findings
@@ -66,6 +72,22 @@ if grown:
 removed = sum(open_findings(before).values()) - sum(open_findings(after).values())
 if removed != fixed:
     problems.append("fix reported %d fixed findings but %d open findings went away" % (fixed, removed))
+credit = before_report["assessment"]["effort"]["fix"]
+credited = credit["safe_findings"] + credit["unsafe_findings"]
+def costly(findings):
+    return sum(1 for f in findings if f["guard"] == "none" and not f.get("suppressed") and f["severity"] != "info")
+costly_removed = costly(before) - costly(after)
+if costly_removed > credited:
+    problems.append("fix removed %d findings that cost work, the report credited only %d" % (costly_removed, credited))
+if costly_removed > 0 and credited == 0:
+    problems.append("fix removed findings the report gave no credit for")
+total_before = before_report["assessment"]["effort"]["total"]["high"]
+total_after = after_report["assessment"]["effort"]["total"]["high"]
+if total_after > total_before + 0.01:
+    problems.append("the estimate grew after fix: %.2f -> %.2f h" % (total_before, total_after))
+if total_after < total_before - credit["with_unsafe_hours"]["high"] - 0.01:
+    problems.append("the estimate fell by %.2f h, more than the %.2f h credited"
+                    % (total_before - total_after, credit["with_unsafe_hours"]["high"]))
 for p in problems:
     print("FAIL %s: %s" % (sample, p))
 if not problems:

@@ -188,6 +188,75 @@ TEST_CASE("small fixes count once per repository, guarded and info findings cost
   CHECK(effort.by_category[0].name == "library");
 }
 
+TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart", "[assess][effort][fix]") {
+  const std::string training = "import torch\n"
+                               "x = torch.zeros(1).cuda()\n"            // MPS201: safe fix
+                               "torch.cuda.synchronize()\n"             // MPS101: safe fix
+                               "state = torch.load('m.pt')\n"           // MPS205: unsafe fix
+                               "scaler = torch.cuda.amp.GradScaler()\n" // MPS109: safe from torch 2.3
+                               "if torch.cuda.is_available():\n"
+                               "    torch.cuda.synchronize()\n"; // guarded: no work, no credit
+  const ScanResult scan = scan_of({{"train.py", training}});
+  const auto roles = classify_roles(scan.project_files, {});
+  const EffortEstimate effort = estimate_effort(scan, roles, repository_model());
+  auto item = [&](const EffortEstimate &estimate, const std::string &key) {
+    const auto found = std::find_if(estimate.items.begin(), estimate.items.end(),
+                                    [&](const EffortItem &i) { return i.key == key; });
+    REQUIRE(found != estimate.items.end());
+    return *found;
+  };
+  REQUIRE(effort.open_findings == 4);
+  CHECK(effort.guarded_findings == 1);
+  // A trivial item is priced per site: fix removes the share it edits.
+  CHECK(item(effort, "MPS201").fix.safe_sites == 1);
+  CHECK(item(effort, "MPS201").fix.safe.high == Approx(item(effort, "MPS201").hours.high));
+  CHECK(item(effort, "MPS201").basis.find("mpsaudit fix edits 1 of them") != std::string::npos);
+  const EffortItem load = item(effort, "MPS205");
+  CHECK(load.fix.safe_sites == 0);
+  CHECK(load.fix.unsafe_sites == 1);
+  CHECK(load.fix.safe.high == 0);
+  CHECK(load.fix.with_unsafe.high == Approx(load.hours.high));
+  CHECK(effort.fix.safe_sites == 3);
+  CHECK(effort.fix.unsafe_sites == 1);
+  // The device helper is what fix introduces, but one device finding needs
+  // --unsafe: only the unsafe credit includes it.
+  const EffortItem helper = item(effort, "one-off:device-helper");
+  CHECK(helper.fix.safe.high == 0);
+  CHECK(helper.fix.with_unsafe.high == Approx(helper.hours.high));
+  CHECK(effort.fix.with_unsafe.high == Approx(effort.total.high)); // every open finding is fixable
+  CHECK(effort.fix.safe.high < effort.total.high);
+  // The credit rolls up by category and directory as the hours do.
+  double category_credit = 0;
+  for (const RollUp &row : effort.by_category)
+    category_credit += row.fix.safe.high;
+  CHECK(category_credit == Approx(effort.fix.safe.high));
+  REQUIRE(!effort.by_directory.empty());
+
+  // The target release decides which fixes exist: GradScaler's needs 2.3.
+  const EffortEstimate old_torch = estimate_effort(scan, roles, repository_model(), {}, "2.2");
+  CHECK(item(old_torch, "MPS109").fix.safe_sites == 0);
+  CHECK(old_torch.fix.safe_sites == 2);
+  CHECK(old_torch.total.high == Approx(effort.total.high)); // the estimate itself does not move
+
+  // The reasons carry the credit in one sentence.
+  const Assessment assessment = assess_scan(scan);
+  CHECK(std::any_of(assessment.decision.reasons.begin(), assessment.decision.reasons.end(),
+                    [](const std::string &reason) {
+                      return reason.rfind("mpsaudit fix --apply removes", 0) == 0 &&
+                             reason.find("(3 findings); --unsafe edits 1 more") != std::string::npos;
+                    }));
+}
+
+TEST_CASE("fix credit is nothing where fix has nothing to edit", "[assess][effort][fix]") {
+  const ScanResult scan = scan_of({{"a.py", "from flash_attn import flash_attn_func\n"}});
+  const EffortEstimate effort =
+      estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  REQUIRE(effort.open_findings == 1);
+  CHECK(effort.fix.safe_sites + effort.fix.unsafe_sites == 0);
+  CHECK(effort.fix.with_unsafe.high == 0);
+  CHECK(effort.items.front().basis.find("mpsaudit fix") == std::string::npos);
+}
+
 TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess][effort]") {
   auto kernel = [](const std::string &name, const std::string &lines, const std::string &tensor_core) {
     Fact fact;
