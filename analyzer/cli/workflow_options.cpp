@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -187,6 +188,18 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
     if (options.partial_scan.empty())
       options.partial_scan = std::to_string(explicit_files.size()) + " file" +
                              (explicit_files.size() == 1 ? "" : "s") + " named on the command line";
+  }
+  // Discovery asks git about these paths alone; listing and stat-ing the
+  // whole repository was most of a pre-commit run's time.
+  if (limit_to_changed && file_list) {
+    std::vector<std::string> both;
+    std::set_intersection(changed.begin(), changed.end(), explicit_files.begin(), explicit_files.end(),
+                          std::back_inserter(both));
+    options.only_paths = std::move(both);
+  } else if (limit_to_changed) {
+    options.only_paths = std::vector<std::string>(changed.begin(), changed.end());
+  } else if (file_list) {
+    options.only_paths = std::vector<std::string>(explicit_files.begin(), explicit_files.end());
   }
   const bool has_globs = !config.include.value.empty() || !config.exclude.value.empty();
   if (has_globs || limit_to_changed || file_list) {

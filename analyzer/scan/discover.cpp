@@ -22,26 +22,72 @@ bool is_excluded_directory(std::string_view name) {
 
 namespace {
 
-// Runs `git ls-files` in `root`; false when root is not in a work tree.
-bool git_list_files(const std::string &root, std::vector<std::string> &paths) {
-  std::string inside;
-  if (!run_command("git -C " + shell_quote(root) + " rev-parse --is-inside-work-tree 2>/dev/null", inside) ||
-      inside.rfind("true", 0) != 0)
-    return false;
-  std::string output;
-  if (!run_command("git -C " + shell_quote(root) + " ls-files -z --cached --others --exclude-standard 2>/dev/null",
-                   output))
-    return false;
-  std::set<std::string> unique; // --cached and --others can overlap on conflicts
+// The whole /bin/sh command line is one argument to exec, which Linux caps at
+// 128 KiB (MAX_ARG_STRLEN); longer candidate lists take the full listing.
+constexpr std::size_t kMaxPathspecBytes = 64 * 1024;
+
+void add_nul_separated(const std::string &output, std::set<std::string> &paths) {
   std::size_t start = 0;
   while (start < output.size()) {
     const std::size_t end = output.find('\0', start);
     const std::size_t stop = end == std::string::npos ? output.size() : end;
     if (stop > start)
-      unique.emplace(output.substr(start, stop - start));
+      paths.emplace(output.substr(start, stop - start));
     start = stop + 1;
   }
-  paths.assign(unique.begin(), unique.end());
+}
+
+// Runs `git ls-files` in `root`; false when root is not in a work tree. With
+// `only`, the listing is restricted to those paths: git then reads the index
+// and the untracked directories on the way to them instead of the whole tree.
+bool git_list_files(const std::string &root, const std::vector<std::string> *only,
+                    std::vector<std::string> &paths) {
+  std::string inside;
+  if (!run_command("git -C " + shell_quote(root) + " rev-parse --is-inside-work-tree 2>/dev/null", inside) ||
+      inside.rfind("true", 0) != 0)
+    return false;
+  std::set<std::string> unique; // --cached and --others can overlap on conflicts
+  bool listed = false;
+  if (only) {
+    if (only->empty()) {
+      paths.clear();
+      return true; // no pathspec would mean "everything"
+    }
+    std::string pathspecs;
+    for (const auto &path : *only)
+      pathspecs += " " + shell_quote(path);
+    std::string output;
+    // Literal pathspecs: names with '*', '?' or '[' mean themselves. When git
+    // refuses a pathspec (one outside the repository), the full listing below
+    // gives the answer a full scan would.
+    listed = pathspecs.size() <= kMaxPathspecBytes &&
+             run_command("git -C " + shell_quote(root) +
+                             " --literal-pathspecs ls-files -z --cached --others --exclude-standard --" +
+                             pathspecs + " 2>/dev/null",
+                         output);
+    if (listed)
+      add_nul_separated(output, unique);
+  }
+  if (!listed) {
+    std::string output;
+    if (!run_command("git -C " + shell_quote(root) +
+                         " ls-files -z --cached --others --exclude-standard 2>/dev/null",
+                     output))
+      return false;
+    add_nul_separated(output, unique);
+  }
+  paths.clear();
+  if (!only) {
+    paths.assign(unique.begin(), unique.end());
+    return true;
+  }
+  // A pathspec naming a directory (a submodule, say) matches the files under
+  // it: keep exact matches only, as the full listing filtered would.
+  for (const auto &path : *only)
+    if (unique.count(path))
+      paths.push_back(path);
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return true;
 }
 
@@ -127,7 +173,7 @@ void walk_tree(const fs::path &root, Discovery &discovery) {
 
 } // namespace
 
-Discovery discover_files(const std::string &root_text, bool use_git) {
+Discovery discover_files(const std::string &root_text, bool use_git, const std::vector<std::string> *only) {
   Discovery discovery;
   std::error_code error;
   const fs::path root(root_text);
@@ -148,7 +194,7 @@ Discovery discover_files(const std::string &root_text, bool use_git) {
     return discovery;
   }
   std::vector<std::string> git_paths;
-  if (use_git && git_list_files(root_text, git_paths)) {
+  if (use_git && git_list_files(root_text, only, git_paths)) {
     discovery.used_git = true;
     for (const auto &relative : git_paths) {
       // Honour our own exclusions too (vendored virtual environments).
@@ -162,6 +208,15 @@ Discovery discover_files(const std::string &root_text, bool use_git) {
     }
   } else {
     walk_tree(root, discovery);
+    if (only) {
+      // The walk's diagnostics stay as they were: an unreadable directory
+      // may hide a candidate.
+      const std::set<std::string> wanted(only->begin(), only->end());
+      discovery.files.erase(
+          std::remove_if(discovery.files.begin(), discovery.files.end(),
+                         [&](const DiscoveredFile &file) { return !wanted.count(file.path); }),
+          discovery.files.end());
+    }
   }
   std::sort(discovery.files.begin(), discovery.files.end(),
             [](const DiscoveredFile &a, const DiscoveredFile &b) { return a.path < b.path; });

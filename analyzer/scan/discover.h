@@ -1,6 +1,8 @@
 // Discovery: which files a scan reads. Inside a git work tree the files git
 // tracks (plus untracked, non-ignored ones), so .gitignore is honoured;
-// elsewhere a walk of the tree that never follows directory symlinks.
+// elsewhere a walk of the tree that never follows directory symlinks. A scan
+// that already knows its candidates (--staged, --changed-since, the files
+// pre-commit names) asks about those paths only.
 #pragma once
 
 #include <string>
@@ -26,6 +28,14 @@ struct Discovery {
 // Directories never descended into: tool caches and virtual environments.
 bool is_excluded_directory(std::string_view name);
 
-Discovery discover_files(const std::string &root, bool use_git);
+// With `only` (paths relative to `root`, '/'-separated), the result is what
+// a full discovery would give restricted to those paths, files and their
+// diagnostics alike, but git is asked about just those paths and nothing else
+// is stat-ed: a pre-commit run over 5 files in a 20,000-file repository must
+// not pay for the 20,000. Outside a work tree (or without git) the tree is
+// still walked, as before: the files kept are those in `only`, the walk's
+// diagnostics are all kept. A single-file root ignores `only`.
+Discovery discover_files(const std::string &root, bool use_git,
+                         const std::vector<std::string> *only = nullptr);
 
 } // namespace mpsaudit

@@ -246,7 +246,9 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
 
   std::vector<Work> work;
   for (const auto &path : options.paths) {
-    Discovery discovery = discover_files(path, options.use_git);
+    // only_paths names paths under a single root; with several it is unused.
+    const bool narrowed = options.only_paths && options.paths.size() == 1;
+    Discovery discovery = discover_files(path, options.use_git, narrowed ? &*options.only_paths : nullptr);
     for (auto &diagnostic : discovery.diagnostics)
       result.diagnostics.push_back(std::move(diagnostic));
     for (auto &file : discovery.files) {

@@ -31,6 +31,11 @@ struct ScanOptions {
   // Which discovered files to read, by path relative to their scan root
   // (config include/exclude globs, --changed-since/--staged); empty: all.
   std::function<bool(const std::string &relative_path)> keep_file;
+  // When the candidates are known before discovery (changed files, files
+  // named by pre-commit), the paths relative to the one scan root that can
+  // pass keep_file: discovery then asks about these alone instead of listing
+  // the tree. keep_file still decides; unset: discover everything.
+  std::optional<std::vector<std::string>> only_paths;
   // Non-empty when keep_file limits the scan to changed files: the label the
   // report puts on decision and effort, e.g. "files changed since origin/main".
   std::string partial_scan;
