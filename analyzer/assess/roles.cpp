@@ -30,21 +30,50 @@ struct PathHint {
   Role role;
 };
 constexpr PathHint kPathHints[] = {
-    {"model", Role::Model},       {"models", Role::Model},        {"arch", Role::Model},
-    {"archs", Role::Model},       {"network", Role::Model},       {"networks", Role::Model},
-    {"nets", Role::Model},        {"net", Role::Model},           {"modules", Role::Model},
-    {"layers", Role::Model},      {"ops", Role::Model},           {"kernels", Role::Model},
-    {"csrc", Role::Model},        {"train", Role::Training},      {"training", Role::Training},
-    {"trainer", Role::Training},  {"finetune", Role::Training},   {"pretrain", Role::Training},
-    {"launch", Role::Training},   {"distributed", Role::Training}, {"data", Role::Data},
-    {"dataset", Role::Data},      {"datasets", Role::Data},       {"dataloader", Role::Data},
-    {"loader", Role::Data},       {"preprocess", Role::Data},     {"preprocessing", Role::Data},
-    {"transforms", Role::Data},   {"eval", Role::Inference},      {"evaluate", Role::Inference},
-    {"evaluation", Role::Inference}, {"infer", Role::Inference},  {"inference", Role::Inference},
-    {"predict", Role::Inference}, {"demo", Role::Inference},      {"sample", Role::Inference},
-    {"generate", Role::Inference}, {"serve", Role::Inference},    {"benchmark", Role::Inference},
-    {"scripts", Role::Tooling},   {"tools", Role::Tooling},       {"utils", Role::Tooling},
-    {"bin", Role::Tooling},       {"docker", Role::Tooling},
+    {"model", Role::Model},
+    {"models", Role::Model},
+    {"arch", Role::Model},
+    {"archs", Role::Model},
+    {"network", Role::Model},
+    {"networks", Role::Model},
+    {"nets", Role::Model},
+    {"net", Role::Model},
+    {"modules", Role::Model},
+    {"layers", Role::Model},
+    {"ops", Role::Model},
+    {"kernels", Role::Model},
+    {"csrc", Role::Model},
+    {"train", Role::Training},
+    {"training", Role::Training},
+    {"trainer", Role::Training},
+    {"finetune", Role::Training},
+    {"pretrain", Role::Training},
+    {"launch", Role::Training},
+    {"distributed", Role::Training},
+    {"data", Role::Data},
+    {"dataset", Role::Data},
+    {"datasets", Role::Data},
+    {"dataloader", Role::Data},
+    {"loader", Role::Data},
+    {"preprocess", Role::Data},
+    {"preprocessing", Role::Data},
+    {"transforms", Role::Data},
+    {"eval", Role::Inference},
+    {"evaluate", Role::Inference},
+    {"evaluation", Role::Inference},
+    {"infer", Role::Inference},
+    {"inference", Role::Inference},
+    {"predict", Role::Inference},
+    {"demo", Role::Inference},
+    {"sample", Role::Inference},
+    {"generate", Role::Inference},
+    {"serve", Role::Inference},
+    {"benchmark", Role::Inference},
+    {"scripts", Role::Tooling},
+    {"tools", Role::Tooling},
+    {"utils", Role::Tooling},
+    {"bin", Role::Tooling},
+    {"docker", Role::Tooling},
 };
 
 std::vector<std::string_view> split_path(std::string_view path) {
@@ -82,8 +111,8 @@ bool is_test_path(const std::vector<std::string_view> &parts) {
 bool is_docs_path(const std::vector<std::string_view> &parts) {
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     const std::string dir = to_lower(parts[i]);
-    if (dir == "docs" || dir == "doc" || dir == "examples" || dir == "example" ||
-        dir == "tutorials" || dir == "tutorial" || dir == "notebooks")
+    if (dir == "docs" || dir == "doc" || dir == "examples" || dir == "example" || dir == "tutorials" ||
+        dir == "tutorial" || dir == "notebooks")
       return true;
   }
   return false;
@@ -106,8 +135,8 @@ std::string plural(int count, std::string_view one, std::string_view many) {
 // Content evidence from Python facts. Each kind of evidence counts once per
 // file with a weight, so a file is not a "model" because of one stray class.
 void content_evidence(const ProjectFile &file, Evidence &evidence) {
-  int modules = 0, optimizers = 0, backward = 0, steps = 0, loaders = 0, datasets = 0,
-      no_grad = 0, forwards = 0, main_guard = 0, argparse = 0;
+  int modules = 0, optimizers = 0, backward = 0, steps = 0, loaders = 0, datasets = 0, no_grad = 0,
+      forwards = 0, main_guard = 0, argparse = 0;
   for (const Fact &fact : file.facts.facts) {
     if (fact.kind == "class-def") {
       const std::string *nn_module = fact.attribute("nn_module");
@@ -164,9 +193,9 @@ void path_evidence(const std::vector<std::string_view> &parts, Evidence &evidenc
     const bool is_file = i + 1 == parts.size();
     const std::string word = is_file ? stem_of(parts[i]) : to_lower(parts[i]);
     for (const PathHint &hint : kPathHints) {
-      const bool hit = word == hint.word ||
-                       (is_file && word.size() > hint.word.size() && starts_with(word, hint.word) &&
-                        (word[hint.word.size()] == '_' || word[hint.word.size()] == '-'));
+      const bool hit =
+          word == hint.word || (is_file && word.size() > hint.word.size() && starts_with(word, hint.word) &&
+                                (word[hint.word.size()] == '_' || word[hint.word.size()] == '-'));
       if (hit) {
         evidence.add(hint.role, 2, "path: " + std::string(parts[i]));
         break;
@@ -192,8 +221,12 @@ Role kind_default(FileKind kind) {
 
 } // namespace
 
-std::string_view to_string(Role role) { return kRoleNames[static_cast<int>(role)].name; }
-std::string_view role_title(Role role) { return kRoleNames[static_cast<int>(role)].title; }
+std::string_view to_string(Role role) {
+  return kRoleNames[static_cast<int>(role)].name;
+}
+std::string_view role_title(Role role) {
+  return kRoleNames[static_cast<int>(role)].title;
+}
 
 std::optional<Role> role_from_string(std::string_view text) {
   for (const auto &entry : kRoleNames)
