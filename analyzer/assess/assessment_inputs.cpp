@@ -1,14 +1,27 @@
 #include "assess/assessment_inputs.h"
 
+#include <array>
+#include <string_view>
+
+#include "assess/roles.h"
+
 namespace mpsaudit {
 
-// Keep in step with what roles.cpp, effort.cpp and memory_fit.cpp read; a
-// kind missing here silently weakens the assessment. The end-to-end report
-// tests go through `mpsaudit scan`, which scans with this list, so their
-// golden decisions and roles catch an omission.
-std::vector<std::string> assessment_fact_kinds() {
-  return {"class-def",  "function-def", "main-guard",       "call",          "import",     "cuda-kernel",
-          "op-registration", "checkpoint", "checkpoint-tensor", "model-config", "doc-requirement"};
+// Keep in step with what effort.cpp and memory_fit.cpp read; the roles ask
+// role_signal() themselves. A fact missing here silently weakens the
+// assessment; the end-to-end report tests go through `mpsaudit scan`, which
+// scans with this retention, so their golden decisions and roles catch an
+// omission.
+FactRetention assessment_retention(const Fact &fact) {
+  static constexpr std::array<std::string_view, 6> kWhole{
+      "cuda-kernel", "op-registration", "checkpoint", "checkpoint-tensor", "model-config", "doc-requirement"};
+  for (std::string_view kind : kWhole)
+    if (fact.kind == kind)
+      return FactRetention::Keep;
+  if (const auto signal = role_signal(fact))
+    // The module flag is an attribute; every other signal is in the name.
+    return *signal == RoleSignal::NnModule ? FactRetention::Keep : FactRetention::NameOnly;
+  return FactRetention::Drop;
 }
 
 } // namespace mpsaudit

@@ -1,13 +1,14 @@
-// The fact kinds the assessment reads from ScanResult::project_files
-// (component roles, kernel sizes, memory fit). A scan that will be assessed
-// keeps these and drops the rest once rules have run.
+// What the assessment reads from ScanResult::project_files (component roles,
+// kernel sizes, memory fit). A scan that will be assessed passes this as
+// ScanOptions::retain_fact, keeps these facts and drops the rest once rules
+// have run, which keeps the memory of a large scan flat.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "core/fact.h"
+#include "scan/scan.h"
 
 namespace mpsaudit {
 
-std::vector<std::string> assessment_fact_kinds();
+FactRetention assessment_retention(const Fact &fact);
 
 } // namespace mpsaudit

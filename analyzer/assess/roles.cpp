@@ -132,40 +132,83 @@ std::string plural(int count, std::string_view one, std::string_view many) {
   return std::to_string(count) + " " + std::string(count == 1 ? one : many);
 }
 
+} // namespace
+
+std::optional<RoleSignal> role_signal(const Fact &fact) {
+  if (fact.kind == "class-def") {
+    const std::string *nn_module = fact.attribute("nn_module");
+    if (nn_module && *nn_module == "true")
+      return RoleSignal::NnModule;
+  } else if (fact.kind == "function-def") {
+    if (fact.name == "forward")
+      return RoleSignal::Forward;
+  } else if (fact.kind == fact_kind::Call) {
+    const std::string &name = fact.name;
+    if (starts_with(name, "torch.optim.") && name.find("lr_scheduler") == std::string::npos)
+      return RoleSignal::Optimizer;
+    // Method calls keep their receiver's name (`loss.backward`), or "?"
+    // when the receiver is an expression (`model(x).sum().backward`).
+    if (ends_with(name, ".backward") || name == "torch.autograd.backward")
+      return RoleSignal::Backward;
+    if (ends_with(name, ".step") || ends_with(name, ".zero_grad"))
+      return RoleSignal::OptimizerStep;
+    if (ends_with(name, "DataLoader") || ends_with(name, ".DistributedSampler"))
+      return RoleSignal::DataLoader;
+    if (name == "torch.no_grad" || name == "torch.inference_mode" || ends_with(name, ".eval"))
+      return RoleSignal::NoGrad;
+    if (starts_with(name, "argparse."))
+      return RoleSignal::Argparse;
+  } else if (fact.kind == fact_kind::Import) {
+    if (fact.name == "torch.utils.data.Dataset" || fact.name == "torch.utils.data.IterableDataset")
+      return RoleSignal::Dataset;
+  } else if (fact.kind == "main-guard") {
+    return RoleSignal::MainGuard; // `if __name__ == "__main__":`, when the front end reports it
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 // Content evidence from Python facts. Each kind of evidence counts once per
 // file with a weight, so a file is not a "model" because of one stray class.
 void content_evidence(const ProjectFile &file, Evidence &evidence) {
   int modules = 0, optimizers = 0, backward = 0, steps = 0, loaders = 0, datasets = 0, no_grad = 0,
       forwards = 0, main_guard = 0, argparse = 0;
   for (const Fact &fact : file.facts.facts) {
-    if (fact.kind == "class-def") {
-      const std::string *nn_module = fact.attribute("nn_module");
-      if (nn_module && *nn_module == "true")
-        ++modules;
-    } else if (fact.kind == "function-def") {
-      if (fact.name == "forward")
-        ++forwards;
-    } else if (fact.kind == fact_kind::Call) {
-      const std::string &name = fact.name;
-      if (starts_with(name, "torch.optim.") && name.find("lr_scheduler") == std::string::npos)
-        ++optimizers;
-      // Method calls keep their receiver's name (`loss.backward`), or "?"
-      // when the receiver is an expression (`model(x).sum().backward`).
-      else if (ends_with(name, ".backward") || name == "torch.autograd.backward")
-        ++backward;
-      else if (ends_with(name, ".step") || ends_with(name, ".zero_grad"))
-        ++steps;
-      else if (ends_with(name, "DataLoader") || ends_with(name, ".DistributedSampler"))
-        ++loaders;
-      else if (name == "torch.no_grad" || name == "torch.inference_mode" || ends_with(name, ".eval"))
-        ++no_grad;
-      else if (starts_with(name, "argparse."))
-        ++argparse;
-    } else if (fact.kind == fact_kind::Import) {
-      if (fact.name == "torch.utils.data.Dataset" || fact.name == "torch.utils.data.IterableDataset")
-        ++datasets;
-    } else if (fact.kind == "main-guard") {
-      ++main_guard; // `if __name__ == "__main__":`, when the front end reports it
+    const std::optional<RoleSignal> signal = role_signal(fact);
+    if (!signal)
+      continue;
+    switch (*signal) {
+    case RoleSignal::NnModule:
+      ++modules;
+      break;
+    case RoleSignal::Forward:
+      ++forwards;
+      break;
+    case RoleSignal::Optimizer:
+      ++optimizers;
+      break;
+    case RoleSignal::Backward:
+      ++backward;
+      break;
+    case RoleSignal::OptimizerStep:
+      ++steps;
+      break;
+    case RoleSignal::DataLoader:
+      ++loaders;
+      break;
+    case RoleSignal::Dataset:
+      ++datasets;
+      break;
+    case RoleSignal::NoGrad:
+      ++no_grad;
+      break;
+    case RoleSignal::Argparse:
+      ++argparse;
+      break;
+    case RoleSignal::MainGuard:
+      ++main_guard;
+      break;
     }
   }
   if (modules)

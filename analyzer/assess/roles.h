@@ -25,12 +25,12 @@ enum class Role : std::uint8_t {
   Inference, // evaluation, inference, demos
   Tooling,   // scripts, utilities, build and environment files
   Tests,
-  Docs,      // documentation and examples
+  Docs, // documentation and examples
 };
 inline constexpr int kRoleCount = 7;
 
-std::string_view to_string(Role role);        // "model", "training", ...
-std::string_view role_title(Role role);       // "Model", "Training loop", ...
+std::string_view to_string(Role role);  // "model", "training", ...
+std::string_view role_title(Role role); // "Model", "Training loop", ...
 std::optional<Role> role_from_string(std::string_view text);
 
 // A user override: files whose path matches `glob` get `role`.
@@ -45,6 +45,24 @@ struct FileRole {
   // Why: "3 nn.Module classes", "path: models/", "override: src/net/**".
   std::vector<std::string> reasons;
 };
+
+// What one fact says about its file's role: the content evidence that
+// classify_roles() counts, once per kind of signal and file. The scan keeps
+// only facts with a signal for the roles (assessment_retention), so this one
+// function decides both what is read and what is kept.
+enum class RoleSignal : std::uint8_t {
+  NnModule,      // class-def of an nn.Module subclass
+  Forward,       // def forward
+  Optimizer,     // torch.optim.* constructed (not an lr_scheduler)
+  Backward,      // .backward(), torch.autograd.backward
+  OptimizerStep, // .step(), .zero_grad()
+  DataLoader,    // DataLoader, DistributedSampler
+  Dataset,       // imports torch.utils.data.Dataset / IterableDataset
+  NoGrad,        // torch.no_grad, torch.inference_mode, .eval()
+  Argparse,      // argparse.*
+  MainGuard,     // if __name__ == "__main__"
+};
+std::optional<RoleSignal> role_signal(const Fact &fact);
 
 // Classifies every file; the result is in the order of `files`.
 std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,

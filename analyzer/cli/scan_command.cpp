@@ -101,7 +101,7 @@ std::optional<Severity> parse_fail_on(const std::string &text) {
 int command_scan(const Invocation &invocation) {
   ScanOptions options;
   options.paths.clear();
-  options.keep_fact_kinds = assessment_fact_kinds();
+  options.retain_fact = assessment_retention;
   std::vector<std::pair<std::string, std::string>> outputs; // format, path ("-" = stdout)
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
   std::string verdicts_path;          // --verdicts: mpsaudit-probe's JSON, merged into the assessment

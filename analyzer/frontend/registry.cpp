@@ -52,13 +52,15 @@ const std::vector<ProjectPass> &frontend_project_passes() {
       {"op-registrations",
        {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call"},
        {"op-registration", "cuda-kernel"},
-       resolve_op_registrations},
+       resolve_op_registrations,
+       op_registrations_need},
 #endif
 #if MPSAUDIT_HAVE_MANIFEST
       {"dependency-cross-check",
        {"dependency", "import"},
        {"dependency", "unused-dependency", "undeclared-import"},
-       cross_check_dependencies},
+       cross_check_dependencies,
+       nullptr},
 #endif
   };
   return passes;

@@ -29,6 +29,10 @@ struct ProjectPass {
   std::vector<std::string> reads;
   std::vector<std::string> writes;
   std::function<void(std::vector<ProjectFile> &files)> run;
+  // Narrows `reads` to the facts of those kinds the pass looks at; null:
+  // all of them. The scan keeps only these, so a pass that reads a few
+  // calls does not keep every call of a large tree.
+  std::function<bool(const Fact &fact)> needs;
 };
 
 const std::vector<ProjectPass> &project_passes();

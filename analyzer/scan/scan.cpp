@@ -60,10 +60,23 @@ struct Stage {
   const RuleEngine &engine;
   // Kinds a project pass adds or annotates: their rules run after the passes.
   std::set<std::string, std::less<>> deferred;
-  // Kinds kept after the per-file stage (passes' inputs, the assessment's);
-  // empty with keep_all: keep every fact.
-  std::set<std::string, std::less<>> kept;
-  bool keep_all = true;
+  // What the passes read, by kind: each reader's narrowing (null: every
+  // fact of the kind). Calls among them are kept by name only.
+  std::map<std::string, std::vector<const std::function<bool(const Fact &)> *>, std::less<>> pass_reads;
+  // What the assessment keeps; null keeps every fact.
+  const std::function<FactRetention(const Fact &)> *retain = nullptr;
+
+  FactRetention retention(const Fact &fact) const {
+    FactRetention result = retain ? (*retain)(fact) : FactRetention::Keep;
+    if (result == FactRetention::Keep)
+      return result;
+    const auto readers = pass_reads.find(fact.kind);
+    if (readers != pass_reads.end())
+      for (const auto *needs : readers->second)
+        if (!*needs || (*needs)(fact))
+          return fact.kind == fact_kind::Call ? FactRetention::NameOnly : FactRetention::Keep;
+    return result;
+  }
 };
 
 std::string snippet_of(std::string_view line) {
@@ -75,13 +88,14 @@ std::string snippet_of(std::string_view line) {
 }
 
 // Evaluates the facts whose rules need no project pass, records the file's
-// torch API uses, then drops what later stages do not read. Calls are kept
-// once per (name, scope) without arguments: the passes and the component
-// roles ask which functions a file calls, not how often or with what.
+// torch API uses, then drops what later stages do not read
+// (Stage::retention): the passes and the assessment keep only the facts they
+// look at, and calls once per (name, scope) without arguments, since they
+// ask which functions a file calls, not how often or with what.
 void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *index) {
   FileFacts early;
   std::vector<Fact> kept;
-  std::set<std::pair<std::string, std::string>> seen_calls;
+  std::set<std::tuple<std::string, std::string, std::string>> seen_by_name;
   for (Fact &fact : work.facts.facts) {
     if ((fact.kind == fact_kind::Call || fact.kind == fact_kind::Attribute) && starts_with(fact.name, "torch.")) {
       auto [it, inserted] = work.api_uses.try_emplace(fact.name, fact.span.line, 0);
@@ -94,22 +108,29 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
       kept.push_back(std::move(fact));
       continue;
     }
-    const bool keep = stage.keep_all || stage.kept.count(fact.kind) > 0;
-    if (keep && fact.kind == fact_kind::Call && !stage.keep_all) {
-      if (!seen_calls.emplace(fact.name, fact.scope).second) {
-        early.facts.push_back(std::move(fact));
-        continue;
-      }
-      early.facts.push_back(fact);
-      Fact &slim = kept.emplace_back(std::move(fact));
-      slim.arguments.clear();
-      slim.attributes.clear();
-      continue;
-    }
-    if (keep)
+    switch (stage.retention(fact)) {
+    case FactRetention::Keep:
       kept.push_back(fact);
+      break;
+    case FactRetention::NameOnly:
+      if (seen_by_name.emplace(fact.kind, fact.name, fact.scope).second) {
+        Fact &slim = kept.emplace_back();
+        slim.kind = fact.kind;
+        slim.name = fact.name;
+        slim.span = fact.span;
+        slim.scope = fact.scope;
+        slim.guard = fact.guard;
+        slim.in_forward = fact.in_forward;
+        slim.cell = fact.cell;
+        slim.cell_line = fact.cell_line;
+      }
+      break;
+    case FactRetention::Drop:
+      break;
+    }
     early.facts.push_back(std::move(fact));
   }
+  kept.shrink_to_fit(); // held until the assessment: no growth slack
   work.facts.facts = std::move(kept);
   work.findings = stage.engine.evaluate(work.file.path, work.file.kind, early, [&](std::uint32_t line) {
     return index ? snippet_of(index->line_text(line)) : std::string();
@@ -262,17 +283,14 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   }
 
   const RuleEngine engine(catalog);
-  Stage stage{options, {}, engine, {}, {}, true};
+  Stage stage{options, {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr};
   stage.extract.compile_commands_dir = options.compile_commands_dir;
   stage.extract.root = result.root;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
   for (const auto &pass : project_passes()) {
     stage.deferred.insert(pass.writes.begin(), pass.writes.end());
-    stage.kept.insert(pass.reads.begin(), pass.reads.end());
-  }
-  if (options.keep_fact_kinds) {
-    stage.keep_all = false;
-    stage.kept.insert(options.keep_fact_kinds->begin(), options.keep_fact_kinds->end());
+    for (const auto &kind : pass.reads)
+      stage.pass_reads[kind].push_back(&pass.needs);
   }
   parallel_for(work.size(), jobs, [&](std::size_t i) { load_and_extract(work[i], stage); });
 
@@ -308,6 +326,11 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   });
 
   std::map<std::string, ApiUse> api_uses;
+  std::size_t finding_count = 0;
+  for (const auto &item : work)
+    finding_count += item.findings.size();
+  result.findings.reserve(result.findings.size() + finding_count);
+  result.files.reserve(result.files.size() + work.size());
   for (std::size_t i = 0; i < work.size(); ++i) {
     result.files.push_back(std::move(work[i].record));
     result.workflow.suppressions += work[i].suppression_counts;
@@ -315,6 +338,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       result.diagnostics.push_back(std::move(diagnostic));
     for (auto &finding : work[i].findings)
       result.findings.push_back(std::move(finding));
+    std::vector<Finding>().swap(work[i].findings); // moved-from findings still hold their storage
     for (const auto &[name, use] : work[i].api_uses) {
       auto [it, inserted] = api_uses.try_emplace(name);
       if (inserted) {

@@ -17,6 +17,16 @@
 
 namespace mpsaudit {
 
+// What a scan keeps of a fact after its rules have run.
+enum class FactRetention : std::uint8_t {
+  Drop,
+  // Kind, name, span, scope and guard, once per (kind, name, scope) in a
+  // file: for readers that ask whether a file calls something, not how
+  // often or with what arguments.
+  NameOnly,
+  Keep, // the whole fact
+};
+
 struct ScanOptions {
   std::vector<std::string> paths{"."};
   unsigned jobs = 0;                             // 0: number of cores
@@ -24,10 +34,11 @@ struct ScanOptions {
   bool use_git = true;                           // use `git ls-files` inside a work tree
   std::string compile_commands_dir;              // -p DIR for C++/CUDA
   unsigned max_parse_ms = 10000;                 // per-file parse time limit (--max-parse-time)
-  // Fact kinds to keep in ScanResult::project_files after rules have run
-  // (the assessment's inputs); unset keeps every fact. Keeping few keeps the
+  // What to keep in ScanResult::project_files of each fact once its rules
+  // have run, besides what the project passes read (ProjectPass::needs): the
+  // assessment's inputs. Unset keeps every fact. Keeping little keeps the
   // memory of a large scan flat.
-  std::optional<std::vector<std::string>> keep_fact_kinds;
+  std::function<FactRetention(const Fact &fact)> retain_fact;
   // Which discovered files to read, by path relative to their scan root
   // (config include/exclude globs, --changed-since/--staged); empty: all.
   std::function<bool(const std::string &relative_path)> keep_file;

@@ -47,17 +47,31 @@ struct PythonFallbacks {
   // Modules imported inside try/except ImportError, with where.
   std::vector<std::pair<std::string, std::string>> guarded_imports;
 
+  // Whether a Python fact can say anything here (op_registrations_need).
+  static bool reads(const Fact &fact) {
+    if (fact.kind == "function-def")
+      return fact.scope.empty();
+    if (fact.kind == "import")
+      return fact.guard == Guard::ImportFallback;
+    if (fact.kind == "call")
+      return !fact.scope.empty() && is_compiled_op_call(fact.name);
+    return false;
+  }
+
   void add(const Fact &fact, const std::string &path) {
-    if (fact.kind == "function-def" && fact.scope.empty()) {
+    if (!reads(fact))
+      return;
+    if (fact.kind == "function-def") {
       module_functions.emplace(fact.name, std::make_pair(path, fact.span.line));
-    } else if (fact.kind == "import" && fact.guard == Guard::ImportFallback) {
+    } else if (fact.kind == "import") {
       guarded_imports.emplace_back(fact.name, path + ":" + std::to_string(fact.span.line));
-    } else if (fact.kind == "call" && !fact.scope.empty()) {
-      const std::string function = last_dotted(fact.scope);
-      const bool compiled = fact.name.find("torch.ops.") == 0 || fact.name.find("_C.") != std::string::npos;
-      if (compiled && last_dotted(fact.name) == function)
-        wrappers.emplace(path, fact.scope);
+    } else if (last_dotted(fact.name) == last_dotted(fact.scope)) {
+      wrappers.emplace(path, fact.scope); // calls the op its function is named after
     }
+  }
+
+  static bool is_compiled_op_call(const std::string &name) {
+    return name.find("torch.ops.") == 0 || name.find("_C.") != std::string::npos;
   }
 
   // "def op at path:line" for a module-level function named `op` that is not
@@ -147,6 +161,12 @@ void resolve_op_registrations_in(std::vector<Fact> &facts) {
       index.add(fact, "");
   for (auto &fact : facts)
     annotate(fact, index, nullptr);
+}
+
+bool op_registrations_need(const Fact &fact) {
+  if (fact.kind == "function-def" || fact.kind == "import" || fact.kind == "call")
+    return PythonFallbacks::reads(fact);
+  return true; // op-registration, kernel-launch, cuda-kernel
 }
 
 void resolve_op_registrations(std::vector<ProjectFile> &files) {

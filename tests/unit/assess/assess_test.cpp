@@ -2,10 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "../test_support.h"
+#include "assess/assessment_inputs.h"
 #include "assess/decision.h"
 
 using namespace mpsaudit;
@@ -469,4 +471,54 @@ TEST_CASE("hours read as hours, days or weeks", "[assess][effort]") {
   CHECK(format_hours({16, 40}) == "2–5 d");
   CHECK(format_hours({80, 240}) == "2–6 wk");
   CHECK(format_hours({8, 8}) == "8 h");
+}
+
+TEST_CASE("keeping only the assessment's facts changes neither findings nor assessment", "[assess][memory]") {
+  // The scan drops what no later stage reads (assessment_retention and the
+  // project passes' needs); every sample must come out the same as with
+  // every fact kept, with far fewer facts held.
+  for (const auto &entry :
+       std::filesystem::directory_iterator(std::string(MPSAUDIT_SOURCE_DIR) + "/samples")) {
+    if (!entry.is_directory())
+      continue;
+    INFO(entry.path().filename().string());
+    ScanOptions options;
+    options.paths = {entry.path().string()};
+    options.use_git = false;
+    const ScanResult whole = run_scan(options, testing::repository_catalog());
+    options.retain_fact = assessment_retention;
+    const ScanResult pruned = run_scan(options, testing::repository_catalog());
+
+    REQUIRE(pruned.findings.size() == whole.findings.size());
+    for (std::size_t i = 0; i < whole.findings.size(); ++i) {
+      CHECK(pruned.findings[i].rule_id == whole.findings[i].rule_id);
+      CHECK(pruned.findings[i].path == whole.findings[i].path);
+      CHECK(pruned.findings[i].span.line == whole.findings[i].span.line);
+      CHECK(pruned.findings[i].message == whole.findings[i].message);
+    }
+    const Assessment a = assess_scan(whole);
+    const Assessment b = assess_scan(pruned);
+    REQUIRE(a.roles.size() == b.roles.size());
+    for (std::size_t i = 0; i < a.roles.size(); ++i) {
+      CHECK(a.roles[i].role == b.roles[i].role);
+      CHECK(a.roles[i].reasons == b.roles[i].reasons);
+    }
+    CHECK(a.decision.outcome == b.decision.outcome);
+    CHECK(a.decision.reasons == b.decision.reasons);
+    CHECK(a.effort.total.high == Approx(b.effort.total.high));
+    CHECK(a.memory.summary == b.memory.summary);
+
+    std::size_t whole_facts = 0, pruned_facts = 0;
+    for (const auto &file : whole.project_files)
+      whole_facts += file.facts.facts.size();
+    for (const auto &file : pruned.project_files)
+      for (const Fact &fact : file.facts.facts) {
+        ++pruned_facts;
+        if (fact.kind == fact_kind::Call) // only calls the roles or a pass look at, by name
+          CHECK(fact.arguments.empty());
+      }
+    CHECK(pruned_facts <= whole_facts);
+    if (whole_facts > 50)
+      CHECK(pruned_facts * 2 < whole_facts);
+  }
 }
