@@ -40,8 +40,10 @@ std::string probe_this_scan(const Invocation &invocation, const ScanResult &resu
   const std::string report_path = directory_template + "/report.json";
   const std::string verdicts = directory_template + "/verdicts.json";
   ReportContext context{tool_version(), &catalog};
-  std::ofstream(report_path)
-      << report_to_json(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  {
+    std::ofstream report(report_path);
+    write_json_report(report, result, context);
+  }
   std::vector<std::string> arguments{"--target", target, "-o", verdicts};
   if (!torch_version.empty())
     arguments.insert(arguments.end(), {"--torch-version", torch_version});
@@ -228,11 +230,9 @@ int command_scan(const Invocation &invocation) {
     if (output_format == "github") {
       write_github_report(*out, result, context, repository_prefix(result.root));
     } else if (output_format == "json") {
-      *out << report_to_json(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-           << "\n";
+      write_json_report(*out, result, context);
     } else if (output_format == "sarif") {
-      *out << report_to_sarif(result, context).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-           << "\n";
+      write_sarif_report(*out, result, context);
     } else if (output_format == "md") {
       write_markdown_report(*out, result, context);
     } else if (output_format == "html") {

@@ -1,7 +1,9 @@
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "core/text.h"
+#include "report/json_stream.h"
 #include "report/report.h"
 
 namespace mpsaudit {
@@ -57,13 +59,17 @@ nlohmann::json fix_credit_json(const FixCredit &fix) {
           {"with_unsafe_hours", hours_json(fix.with_unsafe)}};
 }
 
+nlohmann::json rollup_row_json(const RollUp &row) {
+  return {{"name", sanitize_utf8(row.name)},
+          {"hours", hours_json(row.hours)},
+          {"findings", row.findings},
+          {"fix", fix_credit_json(row.fix)}};
+}
+
 nlohmann::json rollup_json(const std::vector<RollUp> &rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto &row : rows)
-    out.push_back({{"name", sanitize_utf8(row.name)},
-                   {"hours", hours_json(row.hours)},
-                   {"findings", row.findings},
-                   {"fix", fix_credit_json(row.fix)}});
+    out.push_back(rollup_row_json(row));
   return out;
 }
 
@@ -147,9 +153,69 @@ nlohmann::json roles_list(const std::vector<Role> &roles) {
   return out;
 }
 
-} // namespace
+// One distinct fix of the estimate (its file shares inline: one item's
+// shares are at most one per file).
+nlohmann::json effort_item_json(const EffortItem &item) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto &share : item.files)
+    files.push_back({{"path", sanitize_utf8(share.path)},
+                     {"sites", share.sites},
+                     {"hours", hours_json(share.hours)},
+                     {"fix", fix_credit_json(share.fix)}});
+  nlohmann::json entry = {{"key", sanitize_utf8(item.key)},
+                          {"title", sanitize_utf8(item.title)},
+                          {"category", item.family},
+                          {"effort", std::string(to_string(item.effort))},
+                          {"kind", item.kind},
+                          {"sites", item.sites},
+                          {"hours", hours_json(item.hours)},
+                          {"estimable", item.estimable},
+                          {"basis", sanitize_utf8(item.basis)},
+                          {"replacement", item.replacement},
+                          {"fix", fix_credit_json(item.fix)},
+                          {"files", files}};
+  if (!item.rule_id.empty())
+    entry["rule"] = item.rule_id;
+  if (item.deferred.high > 0)
+    entry["deferred"] = hours_json(item.deferred);
+  return entry;
+}
 
-nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult &) {
+// The effort estimate, streamed: items and the per-file roll-up grow with
+// the tree.
+void write_effort_json(JsonStreamWriter &json, const Assessment &assessment) {
+  const EffortEstimate &effort = assessment.effort;
+  json.begin_object();
+  json.member("advisory_findings", effort.advisory_findings);
+  json.member("after_fix",
+              hours_json({effort.total.low - effort.fix.safe.low, effort.total.high - effort.fix.safe.high}));
+  json.member("by_category", rollup_json(effort.by_category));
+  json.member("by_directory", rollup_json(effort.by_directory));
+  json.key("by_file");
+  json.begin_array();
+  for (const auto &row : effort.by_file)
+    json.value(rollup_row_json(row));
+  json.end_array();
+  json.member("by_role", rollup_json(effort.by_role));
+  json.member("deferred", hours_json(effort.deferred));
+  json.member("fix", fix_credit_json(effort.fix));
+  json.member("guarded_findings", effort.guarded_findings);
+  json.key("items");
+  json.begin_array();
+  for (const auto &item : effort.items)
+    json.value(effort_item_json(item));
+  json.end_array();
+  json.member("model", assessment.effort_model_origin);
+  json.member("not_estimated", effort.not_estimated);
+  json.member("open_findings", effort.open_findings);
+  json.member("suppressed_findings", effort.suppressed_findings);
+  json.member("total", hours_json(effort.total));
+  json.end_object();
+}
+
+// The "assessment" member of the report, in sorted member order (see
+// json_stream.h); the parts that grow with the tree are streamed.
+void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment) {
   const Decision &decision = assessment.decision;
   nlohmann::json deciding = nlohmann::json::array(), secondary = nlohmann::json::array();
   for (const auto &factor : decision.deciding)
@@ -167,58 +233,6 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
                                            : nlohmann::json(nullptr)},
       {"what_would_change", decision.what_would_change},
   };
-
-  const EffortEstimate &effort = assessment.effort;
-  nlohmann::json items = nlohmann::json::array();
-  for (const auto &item : effort.items) {
-    nlohmann::json files = nlohmann::json::array();
-    for (const auto &share : item.files)
-      files.push_back({{"path", sanitize_utf8(share.path)},
-                       {"sites", share.sites},
-                       {"hours", hours_json(share.hours)},
-                       {"fix", fix_credit_json(share.fix)}});
-    nlohmann::json entry = {{"key", sanitize_utf8(item.key)},
-                            {"title", sanitize_utf8(item.title)},
-                            {"category", item.family},
-                            {"effort", std::string(to_string(item.effort))},
-                            {"kind", item.kind},
-                            {"sites", item.sites},
-                            {"hours", hours_json(item.hours)},
-                            {"estimable", item.estimable},
-                            {"basis", sanitize_utf8(item.basis)},
-                            {"replacement", item.replacement},
-                            {"fix", fix_credit_json(item.fix)},
-                            {"files", files}};
-    if (!item.rule_id.empty())
-      entry["rule"] = item.rule_id;
-    if (item.deferred.high > 0)
-      entry["deferred"] = hours_json(item.deferred);
-    items.push_back(std::move(entry));
-  }
-  nlohmann::json effort_json = {
-      {"total", hours_json(effort.total)},
-      {"deferred", hours_json(effort.deferred)},
-      {"fix", fix_credit_json(effort.fix)},
-      {"after_fix",
-       hours_json({effort.total.low - effort.fix.safe.low, effort.total.high - effort.fix.safe.high})},
-      {"not_estimated", effort.not_estimated},
-      {"open_findings", effort.open_findings},
-      {"guarded_findings", effort.guarded_findings},
-      {"advisory_findings", effort.advisory_findings},
-      {"suppressed_findings", effort.suppressed_findings},
-      {"model", assessment.effort_model_origin},
-      {"items", items},
-      {"by_category", rollup_json(effort.by_category)},
-      {"by_file", rollup_json(effort.by_file)},
-      {"by_directory", rollup_json(effort.by_directory)},
-      {"by_role", rollup_json(effort.by_role)},
-  };
-
-  nlohmann::json roles = nlohmann::json::array();
-  for (const auto &role : assessment.roles)
-    roles.push_back({{"path", sanitize_utf8(role.path)},
-                     {"role", std::string(to_string(role.role))},
-                     {"reasons", role.reasons}});
 
   nlohmann::json acceptance = nlohmann::json::array();
   for (const auto &level : assessment.acceptance)
@@ -255,86 +269,111 @@ nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult
       {"memory_decides", thresholds.memory_decides},
   };
 
-  return {{"decision", decision_json},
-          {"effort", effort_json},
-          {"roles", roles},
-          {"memory_fit", memory_json(assessment.memory)},
-          {"acceptance", acceptance},
-          {"action_plan", plan},
-          {"probe", probe_json(assessment.probe)},
-          {"thresholds", thresholds_json}};
+  json.begin_object();
+  json.member("acceptance", acceptance);
+  json.member("action_plan", plan);
+  json.member("decision", decision_json);
+  json.key("effort");
+  write_effort_json(json, assessment);
+  json.member("memory_fit", memory_json(assessment.memory));
+  json.member("probe", probe_json(assessment.probe));
+  json.key("roles");
+  json.begin_array();
+  for (const auto &role : assessment.roles)
+    json.value({{"path", sanitize_utf8(role.path)},
+                {"role", std::string(to_string(role.role))},
+                {"reasons", role.reasons}});
+  json.end_array();
+  json.member("thresholds", thresholds_json);
+  json.end_object();
 }
 
-nlohmann::json report_to_json(const ScanResult &result, const ReportContext &context) {
-  nlohmann::json report;
-  report["schema_version"] = kReportSchemaVersion;
-  report["tool"] = {{"name", "mpsaudit"}, {"version", context.tool_version}};
-  report["root"] = result.root;
+} // namespace
 
-  nlohmann::json files = nlohmann::json::array();
+void write_json_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
+  // Members in sorted key order (see json_stream.h); files and findings are
+  // streamed, one element at a time.
+  JsonStreamWriter json(out);
+  json.begin_object();
+  json.key("api_uses");
+  json.begin_array();
+  for (const auto &use : result.api_uses)
+    json.value({{"name", use.name}, {"path", use.path}, {"line", use.line}, {"count", use.count}});
+  json.end_array();
+  if (context.assessment) {
+    json.key("assessment");
+    write_assessment_json(json, *context.assessment);
+  }
+  json.key("diagnostics");
+  json.begin_array();
+  for (const auto &diagnostic : result.diagnostics)
+    json.value({{"level", std::string(to_string(diagnostic.level))},
+                {"path", sanitize_utf8(diagnostic.path)},
+                {"line", diagnostic.line},
+                {"code", diagnostic.code},
+                {"message", sanitize_utf8(diagnostic.message)}});
+  json.end_array();
+  if (!context.environment.is_null())
+    json.member("environment", context.environment);
+
   std::map<std::string, int> modes;
+  json.key("files");
+  json.begin_array();
   for (const auto &file : result.files) {
-    files.push_back({{"path", sanitize_utf8(file.path)},
-                     {"kind", std::string(to_string(file.kind))},
-                     {"mode", file.mode},
-                     {"bytes", file.bytes},
-                     {"lines", file.lines}});
+    json.value({{"path", sanitize_utf8(file.path)},
+                {"kind", std::string(to_string(file.kind))},
+                {"mode", file.mode},
+                {"bytes", file.bytes},
+                {"lines", file.lines}});
     ++modes[file.mode];
   }
-  report["files"] = std::move(files);
+  json.end_array();
 
-  nlohmann::json findings = nlohmann::json::array();
   std::map<std::string, int> by_severity{{"error", 0}, {"warning", 0}, {"info", 0}};
   int suppressed = 0;
+  json.key("findings");
+  json.begin_array();
   for (const auto &finding : result.findings) {
-    findings.push_back(finding_json(finding));
+    json.value(finding_json(finding));
     if (finding.suppressed)
       ++suppressed;
     else
       ++by_severity[std::string(to_string(static_cast<Severity>(finding.severity)))];
   }
-  report["findings"] = std::move(findings);
+  json.end_array();
 
-  nlohmann::json diagnostics = nlohmann::json::array();
-  for (const auto &diagnostic : result.diagnostics)
-    diagnostics.push_back({{"level", std::string(to_string(diagnostic.level))},
-                           {"path", sanitize_utf8(diagnostic.path)},
-                           {"line", diagnostic.line},
-                           {"code", diagnostic.code},
-                           {"message", sanitize_utf8(diagnostic.message)}});
-  report["diagnostics"] = std::move(diagnostics);
-
-  nlohmann::json api_uses = nlohmann::json::array();
-  for (const auto &use : result.api_uses)
-    api_uses.push_back({{"name", use.name}, {"path", use.path}, {"line", use.line}, {"count", use.count}});
-  report["api_uses"] = std::move(api_uses);
-
-  report["summary"] = {{"files", result.files.size()},
-                       {"files_by_mode", modes},
-                       {"findings", result.findings.size() - static_cast<std::size_t>(suppressed)},
-                       {"by_severity", by_severity},
-                       {"suppressed", suppressed},
-                       {"scan_errors", result.has_errors()}};
+  json.member("root", result.root);
+  json.member("schema_version", kReportSchemaVersion);
+  json.member("summary", {{"files", result.files.size()},
+                          {"files_by_mode", modes},
+                          {"findings", result.findings.size() - static_cast<std::size_t>(suppressed)},
+                          {"by_severity", by_severity},
+                          {"suppressed", suppressed},
+                          {"scan_errors", result.has_errors()}});
+  json.member("tool", {{"name", "mpsaudit"}, {"version", context.tool_version}});
   // The everyday-workflow context: what filtered the findings, and how the
   // inline suppressions are used (counted, as ruff counts noqa comments).
   const WorkflowSummary &workflow = result.workflow;
-  report["workflow"] = {{"partial_scan", workflow.partial_scan},
-                        {"config_file", workflow.config_file},
-                        {"target_torch", workflow.target_torch},
-                        {"suppressions",
-                         {{"directives", workflow.suppressions.directives},
-                          {"without_reason", workflow.suppressions.without_reason},
-                          {"unused", workflow.suppressions.unused}}},
-                        {"path_ignored", workflow.path_ignored},
-                        {"baseline",
-                         {{"file", workflow.baseline_file},
-                          {"known", workflow.baseline_known},
-                          {"fixed", workflow.baseline_fixed}}}};
-  if (!context.environment.is_null())
-    report["environment"] = context.environment;
-  if (context.assessment)
-    report["assessment"] = assessment_to_json(*context.assessment, result);
-  return report;
+  json.member("workflow", {{"partial_scan", workflow.partial_scan},
+                           {"config_file", workflow.config_file},
+                           {"target_torch", workflow.target_torch},
+                           {"suppressions",
+                            {{"directives", workflow.suppressions.directives},
+                             {"without_reason", workflow.suppressions.without_reason},
+                             {"unused", workflow.suppressions.unused}}},
+                           {"path_ignored", workflow.path_ignored},
+                           {"baseline",
+                            {{"file", workflow.baseline_file},
+                             {"known", workflow.baseline_known},
+                             {"fixed", workflow.baseline_fixed}}}});
+  json.end_object();
+  out << "\n";
+}
+
+nlohmann::json report_to_json(const ScanResult &result, const ReportContext &context) {
+  std::ostringstream text;
+  write_json_report(text, result, context);
+  return nlohmann::json::parse(text.str());
 }
 
 } // namespace mpsaudit

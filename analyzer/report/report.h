@@ -35,10 +35,11 @@ struct ReportContext {
   nlohmann::json environment;
 };
 
-// The assessment as JSON: the "assessment" member of the full report.
-nlohmann::json assessment_to_json(const Assessment &assessment, const ScanResult &result);
-
-// The full report model as JSON (docs/report.schema.json).
+// `--format json`: the full report model (docs/report.schema.json), as
+// nlohmann's dump(2) would print it, plus a newline; streamed, so a large
+// scan's findings are never held twice.
+void write_json_report(std::ostream &out, const ScanResult &result, const ReportContext &context);
+// The same document in memory (tests, small reports).
 nlohmann::json report_to_json(const ScanResult &result, const ReportContext &context);
 
 struct TextOptions {
@@ -57,7 +58,10 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
 // `--format html`: one self-contained file (inline CSS, JS and SVG charts;
 // no network requests).
 void write_html_report(std::ostream &out, const ScanResult &result, const ReportContext &context);
-// `--format sarif`: SARIF 2.1.0 for GitHub code scanning.
+// `--format sarif`: SARIF 2.1.0 for GitHub code scanning, as dump(2) would
+// print it, plus a newline; results are streamed.
+void write_sarif_report(std::ostream &out, const ScanResult &result, const ReportContext &context);
+// The same document in memory (tests, small reports).
 nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &context);
 // GitHub's primaryLocationLineHash recipe in spirit: a hash of the rule and
 // the whitespace-normalised line, with ":<n>" for the n-th equal line of a file.

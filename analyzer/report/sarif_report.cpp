@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "core/text.h"
+#include "report/json_stream.h"
 #include "report/report.h"
 
 namespace mpsaudit {
@@ -107,7 +109,7 @@ std::string line_hash(std::string_view rule_id, std::string_view line_text) {
   return buffer;
 }
 
-nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &context) {
+void write_sarif_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
   // Rules: the catalog's rules that produced results, in ID order, so that
   // ruleIndex is stable for one report and the array stays small.
   std::map<std::string, const Rule *> used;
@@ -124,7 +126,36 @@ nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &co
     rules.push_back(rule_json(*rule));
   }
 
-  nlohmann::json results = nlohmann::json::array();
+  // Members in sorted key order (see json_stream.h); results are streamed.
+  JsonStreamWriter json(out);
+  json.begin_object();
+  json.member("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+  json.key("runs");
+  json.begin_array();
+  json.begin_object();
+  json.member("columnKind", "unicodeCodePoints");
+  json.member("invocations", nlohmann::json::array({{{"executionSuccessful", !result.has_errors()}}}));
+  json.member("originalUriBaseIds", {{"SRCROOT",
+                                      {{"uri", root_uri(result, context)},
+                                       {"description", {{"text", "The scanned repository root"}}}}}});
+  if (context.assessment) {
+    const Assessment &assessment = *context.assessment;
+    json.member("properties", {
+                                  {"decision", std::string(to_string(assessment.decision.outcome))},
+                                  {"headline", sanitize_utf8(assessment.decision.headline)},
+                                  {"effortHours",
+                                   {{"low", assessment.effort.total.low},
+                                    {"high", assessment.effort.total.high},
+                                    {"text", format_hours(assessment.effort.total)}}},
+                                  {"fixRemovesHours",
+                                   {{"low", assessment.effort.fix.safe.low},
+                                    {"high", assessment.effort.fix.safe.high},
+                                    {"text", format_hours(assessment.effort.fix.safe)},
+                                    {"findings", assessment.effort.fix.safe_sites}}},
+                              });
+  }
+  json.key("results");
+  json.begin_array();
   std::map<std::string, int> seen_hashes; // path + hash -> occurrences so far
   for (const auto &finding : result.findings) {
     nlohmann::json region = {{"startLine", std::max<std::uint32_t>(1, finding.span.line)}};
@@ -167,43 +198,27 @@ nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &co
         suppression["justification"] = sanitize_utf8(finding.suppression_reason);
       entry["suppressions"] = nlohmann::json::array({suppression});
     }
-    results.push_back(std::move(entry));
+    json.value(entry);
   }
 
-  nlohmann::json run = {
-      {"tool",
-       {{"driver",
-         {{"name", "mpsaudit"},
-          {"version", context.tool_version},
-          {"semanticVersion", context.tool_version},
-          {"informationUri", kInformationUri},
-          {"rules", rules}}}}},
-      {"originalUriBaseIds",
-       {{"SRCROOT",
-         {{"uri", root_uri(result, context)}, {"description", {{"text", "The scanned repository root"}}}}}}},
-      {"columnKind", "unicodeCodePoints"},
-      {"results", results},
-      {"invocations", nlohmann::json::array({{{"executionSuccessful", !result.has_errors()}}})},
-  };
-  if (context.assessment) {
-    const Assessment &assessment = *context.assessment;
-    run["properties"] = {
-        {"decision", std::string(to_string(assessment.decision.outcome))},
-        {"headline", sanitize_utf8(assessment.decision.headline)},
-        {"effortHours",
-         {{"low", assessment.effort.total.low},
-          {"high", assessment.effort.total.high},
-          {"text", format_hours(assessment.effort.total)}}},
-        {"fixRemovesHours",
-         {{"low", assessment.effort.fix.safe.low},
-          {"high", assessment.effort.fix.safe.high},
-          {"text", format_hours(assessment.effort.fix.safe)},
-          {"findings", assessment.effort.fix.safe_sites}}},
-    };
-  }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", nlohmann::json::array({run})}};
+  json.end_array();
+  json.member("tool", {{"driver",
+                        {{"name", "mpsaudit"},
+                         {"version", context.tool_version},
+                         {"semanticVersion", context.tool_version},
+                         {"informationUri", kInformationUri},
+                         {"rules", rules}}}});
+  json.end_object();
+  json.end_array();
+  json.member("version", "2.1.0");
+  json.end_object();
+  out << "\n";
+}
+
+nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &context) {
+  std::ostringstream text;
+  write_sarif_report(text, result, context);
+  return nlohmann::json::parse(text.str());
 }
 
 } // namespace mpsaudit

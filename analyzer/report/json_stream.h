@@ -1,0 +1,51 @@
+// Writes JSON in exactly the layout of nlohmann::json::dump(2) while holding
+// only one element of a large array at a time: the JSON and SARIF reports
+// stream their findings through it instead of building the whole document
+// (on a 10k-file tree the document was most of the scan's memory).
+//
+// The caller writes object members in sorted key order, as nlohmann's
+// default object (a std::map) would print them, so that streamed and
+// built documents are byte-identical (tests/unit/report checks this).
+#pragma once
+
+#include <ostream>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mpsaudit {
+
+class JsonStreamWriter {
+public:
+  explicit JsonStreamWriter(std::ostream &out) : out_(out) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  // An object member's key; its value follows (value(), begin_object(), ...).
+  void key(std::string_view name);
+  // A whole value: an array element, or the value of the last key.
+  void value(const nlohmann::json &value);
+  // key() then value().
+  void member(std::string_view name, const nlohmann::json &member_value) {
+    key(name);
+    value(member_value);
+  }
+
+private:
+  struct Level {
+    bool empty = true;
+  };
+  // Separator and indentation before an element or a key.
+  void element_prefix();
+  void open(char bracket);
+  void close(char bracket);
+
+  std::ostream &out_;
+  std::vector<Level> levels_;
+  bool after_key_ = false; // a value goes on its key's line
+};
+
+} // namespace mpsaudit
