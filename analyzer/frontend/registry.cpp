@@ -49,18 +49,18 @@ const std::vector<ProjectPass> &frontend_project_passes() {
   // imports before the dependency cross-check reads the same imports.
   static const std::vector<ProjectPass> passes{
 #if MPSAUDIT_HAVE_CXX
-      {"op-registrations",
-       {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call"},
-       {"op-registration", "cuda-kernel"},
-       resolve_op_registrations,
-       op_registrations_need},
+    {"op-registrations",
+     {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call"},
+     {"op-registration", "cuda-kernel"},
+     resolve_op_registrations,
+     op_registrations_retention},
 #endif
 #if MPSAUDIT_HAVE_MANIFEST
-      {"dependency-cross-check",
-       {"dependency", "import"},
-       {"dependency", "unused-dependency", "undeclared-import"},
-       cross_check_dependencies,
-       nullptr},
+        {"dependency-cross-check",
+         {"dependency", "import"},
+         {"dependency", "unused-dependency", "undeclared-import"},
+         cross_check_dependencies,
+         dependency_pass_retention},
 #endif
   };
   return passes;

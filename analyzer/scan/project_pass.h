@@ -14,6 +14,17 @@
 
 namespace mpsaudit {
 
+// What a scan keeps of a fact after its rules have run, for the passes and
+// the assessment (ordered: a later value keeps more).
+enum class FactRetention : std::uint8_t {
+  Drop,
+  // Kind, name, span, scope and guard, once per (kind, name, scope, guard)
+  // in a file: for readers that ask whether a file calls or imports
+  // something, not how often or with what arguments.
+  NameOnly,
+  Keep, // the whole fact
+};
+
 struct ProjectFile {
   std::string path;
   FileKind kind = FileKind::Unknown;
@@ -29,10 +40,10 @@ struct ProjectPass {
   std::vector<std::string> reads;
   std::vector<std::string> writes;
   std::function<void(std::vector<ProjectFile> &files)> run;
-  // Narrows `reads` to the facts of those kinds the pass looks at; null:
-  // all of them. The scan keeps only these, so a pass that reads a few
-  // calls does not keep every call of a large tree.
-  std::function<bool(const Fact &fact)> needs;
+  // What the pass needs of each fact of the kinds it reads; null: all of
+  // it. The scan keeps only that, so a pass that reads a few calls does not
+  // keep every call of a large tree.
+  std::function<FactRetention(const Fact &fact)> retention;
 };
 
 const std::vector<ProjectPass> &project_passes();

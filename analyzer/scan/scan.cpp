@@ -60,21 +60,19 @@ struct Stage {
   const RuleEngine &engine;
   // Kinds a project pass adds or annotates: their rules run after the passes.
   std::set<std::string, std::less<>> deferred;
-  // What the passes read, by kind: each reader's narrowing (null: every
-  // fact of the kind). Calls among them are kept by name only.
-  std::map<std::string, std::vector<const std::function<bool(const Fact &)> *>, std::less<>> pass_reads;
+  // What the passes read, by kind: each reader's retention (null: the
+  // whole fact).
+  std::map<std::string, std::vector<const std::function<FactRetention(const Fact &)> *>, std::less<>>
+      pass_reads;
   // What the assessment keeps; null keeps every fact.
   const std::function<FactRetention(const Fact &)> *retain = nullptr;
 
   FactRetention retention(const Fact &fact) const {
     FactRetention result = retain ? (*retain)(fact) : FactRetention::Keep;
-    if (result == FactRetention::Keep)
-      return result;
     const auto readers = pass_reads.find(fact.kind);
     if (readers != pass_reads.end())
-      for (const auto *needs : readers->second)
-        if (!*needs || (*needs)(fact))
-          return fact.kind == fact_kind::Call ? FactRetention::NameOnly : FactRetention::Keep;
+      for (const auto *pass_retention : readers->second)
+        result = std::max(result, *pass_retention ? (*pass_retention)(fact) : FactRetention::Keep);
     return result;
   }
 };
@@ -95,7 +93,7 @@ std::string snippet_of(std::string_view line) {
 void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *index) {
   FileFacts early;
   std::vector<Fact> kept;
-  std::set<std::tuple<std::string, std::string, std::string>> seen_by_name;
+  std::set<std::tuple<std::string, std::string, std::string, Guard>> seen_by_name;
   for (Fact &fact : work.facts.facts) {
     if ((fact.kind == fact_kind::Call || fact.kind == fact_kind::Attribute) && starts_with(fact.name, "torch.")) {
       auto [it, inserted] = work.api_uses.try_emplace(fact.name, fact.span.line, 0);
@@ -113,7 +111,7 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
       kept.push_back(fact);
       break;
     case FactRetention::NameOnly:
-      if (seen_by_name.emplace(fact.kind, fact.name, fact.scope).second) {
+      if (seen_by_name.emplace(fact.kind, fact.name, fact.scope, fact.guard).second) {
         Fact &slim = kept.emplace_back();
         slim.kind = fact.kind;
         slim.name = fact.name;
@@ -290,7 +288,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   for (const auto &pass : project_passes()) {
     stage.deferred.insert(pass.writes.begin(), pass.writes.end());
     for (const auto &kind : pass.reads)
-      stage.pass_reads[kind].push_back(&pass.needs);
+      stage.pass_reads[kind].push_back(&pass.retention);
   }
   parallel_for(work.size(), jobs, [&](std::size_t i) { load_and_extract(work[i], stage); });
 

@@ -17,16 +17,6 @@
 
 namespace mpsaudit {
 
-// What a scan keeps of a fact after its rules have run.
-enum class FactRetention : std::uint8_t {
-  Drop,
-  // Kind, name, span, scope and guard, once per (kind, name, scope) in a
-  // file: for readers that ask whether a file calls something, not how
-  // often or with what arguments.
-  NameOnly,
-  Keep, // the whole fact
-};
-
 struct ScanOptions {
   std::vector<std::string> paths{"."};
   unsigned jobs = 0;                             // 0: number of cores

@@ -163,10 +163,10 @@ void resolve_op_registrations_in(std::vector<Fact> &facts) {
     annotate(fact, index, nullptr);
 }
 
-bool op_registrations_need(const Fact &fact) {
+FactRetention op_registrations_retention(const Fact &fact) {
   if (fact.kind == "function-def" || fact.kind == "import" || fact.kind == "call")
-    return PythonFallbacks::reads(fact);
-  return true; // op-registration, kernel-launch, cuda-kernel
+    return PythonFallbacks::reads(fact) ? FactRetention::NameOnly : FactRetention::Drop;
+  return FactRetention::Keep; // op-registration, kernel-launch, cuda-kernel
 }
 
 void resolve_op_registrations(std::vector<ProjectFile> &files) {

@@ -16,10 +16,10 @@ namespace mpsaudit {
 // the repository.
 void resolve_op_registrations(std::vector<ProjectFile> &files);
 
-// Which facts of the kinds it reads the pass looks at: module-level
-// functions, imports behind try/except ImportError and calls of compiled ops
-// from Python; every fact of the C++ front end's kinds.
-bool op_registrations_need(const Fact &fact);
+// What the pass needs of the facts of the kinds it reads: the names of
+// module-level functions, of imports behind try/except ImportError and of
+// calls of compiled ops from Python; every C++ front-end fact whole.
+FactRetention op_registrations_retention(const Fact &fact);
 
 // The same resolution within one file's facts (the front end runs it so that
 // a single file is already annotated; the project pass then widens it).

@@ -166,4 +166,8 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
   }
 }
 
+FactRetention dependency_pass_retention(const Fact &fact) {
+  return fact.kind == fact_kind::Import ? FactRetention::NameOnly : FactRetention::Keep;
+}
+
 } // namespace mpsaudit

@@ -24,4 +24,9 @@ namespace mpsaudit {
 
 void cross_check_dependencies(std::vector<ProjectFile> &files);
 
+// What the pass needs: dependency facts whole, imports by name (it reads
+// their name, position, scope and guard, and reports a module once per
+// file).
+FactRetention dependency_pass_retention(const Fact &fact);
+
 } // namespace mpsaudit
