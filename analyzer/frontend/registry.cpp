@@ -47,22 +47,24 @@ const Extractor *find_extractor(FileKind kind) {
 const std::vector<ProjectPass> &frontend_project_passes() {
   // Order matters: op registrations look for Python fallbacks among the
   // imports before the dependency cross-check reads the same imports.
-  static const std::vector<ProjectPass> passes{
+  static const std::vector<ProjectPass> passes = [] {
+    std::vector<ProjectPass> list;
 #if MPSAUDIT_HAVE_CXX
-    {"op-registrations",
-     {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call"},
-     {"op-registration", "cuda-kernel"},
-     resolve_op_registrations,
-     op_registrations_retention},
+    list.push_back({"op-registrations",
+                    {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call"},
+                    {"op-registration", "cuda-kernel"},
+                    resolve_op_registrations,
+                    op_registrations_retention});
 #endif
 #if MPSAUDIT_HAVE_MANIFEST
-        {"dependency-cross-check",
-         {"dependency", "import"},
-         {"dependency", "unused-dependency", "undeclared-import"},
-         cross_check_dependencies,
-         dependency_pass_retention},
+    list.push_back({"dependency-cross-check",
+                    {"dependency", "import"},
+                    {"dependency", "unused-dependency", "undeclared-import"},
+                    cross_check_dependencies,
+                    dependency_pass_retention});
 #endif
-  };
+    return list;
+  }();
   return passes;
 }
 
