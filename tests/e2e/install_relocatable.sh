@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `cmake --install` puts the binary in bin/ and rules (and coverage tables)
-# under share/mpsaudit/; the installed binary finds them relative to itself,
+# `cmake --install` puts the binary in bin/, rules (and coverage tables)
+# under share/mpsaudit/ and the C++/CUDA front end's plugin under
+# <libdir>/mpsaudit/; the installed binary finds them relative to itself,
 # from the prefix and from a copy moved elsewhere with its data, whether it
 # is called by path or by name through PATH.
 # Usage: install_relocatable.sh <mpsaudit binary> <repository root>
@@ -31,6 +32,22 @@ fi
 
 mkdir -p "$WORK/project"
 printf 'import torch\nx = torch.zeros(2).cuda()\n' > "$WORK/project/train.py"
+printf '__global__ void k(float *x) { x[threadIdx.x] = 0; }\n' > "$WORK/project/k.cu"
+plugin_installed=$(find "$PREFIX" -name libmpsaudit-cxx.so | head -1)
+if [ -e "$BUILD/libmpsaudit-cxx.so" ]; then
+  [ -n "$plugin_installed" ] || fail "the C++/CUDA front end's plugin is not installed"
+fi
+
+# check_loads_own_plugin <binary>: a C++ file makes the binary load the
+# plugin installed beside it, not the build tree's.
+check_loads_own_plugin() {
+  local binary=$1 prefix
+  prefix=$(dirname "$(dirname "$binary")")
+  [ -n "$plugin_installed" ] || return 0
+  LD_DEBUG=files "$binary" scan "$WORK/project" --no-git --format json -o /dev/null 2>"$WORK/ld.log" || true
+  grep -q "file=$prefix/.*libmpsaudit-cxx.so" "$WORK/ld.log" ||
+    fail "$binary did not load the plugin under $prefix: $(grep -o 'file=[^ ]*libmpsaudit-cxx.so' "$WORK/ld.log")"
+}
 
 # check_uses_own_data <binary>: the binary loads the rules beside it. To prove
 # it (and not the source tree it was built from), drop one rules file from
@@ -50,10 +67,12 @@ check_uses_own_data() {
 }
 
 check_uses_own_data "$PREFIX/bin/mpsaudit"
+check_loads_own_plugin "$PREFIX/bin/mpsaudit"
 
 # Moved elsewhere with its data (a relocated prefix, e.g. a tarball).
 mv "$PREFIX" "$WORK/elsewhere"
 check_uses_own_data "$WORK/elsewhere/bin/mpsaudit"
+check_loads_own_plugin "$WORK/elsewhere/bin/mpsaudit"
 
 # Called by name through PATH, and through a symlink on PATH (Homebrew links
 # bin/mpsaudit from its Cellar).

@@ -292,13 +292,4 @@ FileFacts extract_metal_file(const SourceFile &file, const ExtractOptions &) {
   return result;
 }
 
-void register_cxx_frontends(ExtractorTable &table) {
-  auto extract = [](const SourceFile &file, const ExtractOptions &options) {
-    return extract_cxx_file(file, options, CxxParseMode::Auto);
-  };
-  table.add(FileKind::Cxx, extract);
-  table.add(FileKind::Cuda, extract);
-  table.add(FileKind::Metal, extract_metal_file);
-}
-
 } // namespace mpsaudit

@@ -29,6 +29,8 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
 // Facts of one .metal shader file.
 FileFacts extract_metal_file(const SourceFile &file, const ExtractOptions &options);
 
+// Registers the front end for C, C++, CUDA and Metal files without loading
+// Clang: the extractors load the plugin (cxx_plugin.h) on first use.
 void register_cxx_frontends(ExtractorTable &table);
 
 } // namespace mpsaudit

@@ -1,0 +1,126 @@
+// Registers the C, C++, CUDA and Metal extractors without loading Clang: the
+// first file of those kinds loads libmpsaudit-cxx.so (cxx_plugin.h). Where
+// it is looked for, first match wins:
+//   $MPSAUDIT_CXX_PLUGIN                      an explicit path (tests, packagers)
+//   <binary's directory>/libmpsaudit-cxx.so   the build tree
+//   <binary's directory>/../<libdir>/mpsaudit/libmpsaudit-cxx.so   an install
+//   the build tree this analyzer was built in (unit-test binaries)
+// A plugin that cannot be loaded, or comes from another build, leaves every
+// such file skipped with an error diagnostic that says why; the rest of the
+// scan goes on.
+#include <dlfcn.h>
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#endif
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "frontend/cxx/cxx_frontend.h"
+#include "frontend/cxx/cxx_plugin.h"
+
+namespace mpsaudit {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct LoadedPlugin {
+  const CxxPluginApi *api = nullptr;
+  std::string problem; // why api is null
+};
+
+// This executable's real path (symbolic links resolved, as Homebrew links
+// bin/mpsaudit into its Cellar), or empty.
+fs::path executable_path() {
+  std::error_code error;
+#ifdef __APPLE__
+  std::uint32_t size = 0;
+  _NSGetExecutablePath(nullptr, &size);
+  std::string buffer(size, '\0');
+  if (_NSGetExecutablePath(buffer.data(), &size) != 0)
+    return {};
+  const fs::path self = fs::canonical(buffer.c_str(), error);
+#else
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+#endif
+  return error ? fs::path() : self;
+}
+
+std::vector<std::string> plugin_candidates() {
+  if (const char *explicit_path = std::getenv("MPSAUDIT_CXX_PLUGIN"); explicit_path && *explicit_path)
+    return {explicit_path};
+  std::vector<std::string> candidates;
+  const fs::path self = executable_path();
+  if (!self.empty()) {
+    candidates.push_back((self.parent_path() / kCxxPluginFileName).string());
+    candidates.push_back(
+        (self.parent_path().parent_path() / MPSAUDIT_CXX_PLUGIN_LIBDIR / "mpsaudit" / kCxxPluginFileName)
+            .string());
+  }
+  candidates.push_back(MPSAUDIT_CXX_PLUGIN_BUILD_PATH);
+  return candidates;
+}
+
+LoadedPlugin load_plugin() {
+  LoadedPlugin loaded;
+  std::string tried;
+  for (const std::string &path : plugin_candidates()) {
+    std::error_code error;
+    if (!fs::exists(path, error)) {
+      tried += (tried.empty() ? "" : ", ") + path;
+      continue;
+    }
+    // RTLD_LOCAL: Clang's and the plugin's symbols stay out of our namespace.
+    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *reason = dlerror();
+      loaded.problem = "cannot load " + path + ": " + (reason ? reason : "unknown error");
+      return loaded;
+    }
+    using Entry = const CxxPluginApi *(*)();
+    const auto entry = reinterpret_cast<Entry>(dlsym(handle, kCxxPluginEntry));
+    const CxxPluginApi *api = entry ? entry() : nullptr;
+    if (!api || !api->compatible()) {
+      loaded.problem = path + " is not a C++/CUDA front end of this mpsaudit build";
+      return loaded;
+    }
+    loaded.api = api; // the handle stays open for the life of the process
+    return loaded;
+  }
+  loaded.problem = std::string(kCxxPluginFileName) + " not found (looked in " + tried +
+                   "); this build of mpsaudit reads C++/CUDA files only with it";
+  return loaded;
+}
+
+const LoadedPlugin &plugin() {
+  static const LoadedPlugin loaded = load_plugin(); // once, thread-safe
+  return loaded;
+}
+
+FileFacts unavailable(const SourceFile &file) {
+  FileFacts facts;
+  facts.mode = "skipped";
+  facts.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "cxx-frontend-unavailable",
+                               "C++/CUDA front end unavailable: " + plugin().problem});
+  return facts;
+}
+
+} // namespace
+
+void register_cxx_frontends(ExtractorTable &table) {
+  auto extract_cxx = [](const SourceFile &file, const ExtractOptions &options) {
+    const CxxPluginApi *api = plugin().api;
+    return api ? api->extract_cxx(file, options) : unavailable(file);
+  };
+  table.add(FileKind::Cxx, extract_cxx);
+  table.add(FileKind::Cuda, extract_cxx);
+  table.add(FileKind::Metal, [](const SourceFile &file, const ExtractOptions &options) {
+    const CxxPluginApi *api = plugin().api;
+    return api ? api->extract_metal(file, options) : unavailable(file);
+  });
+}
+
+} // namespace mpsaudit

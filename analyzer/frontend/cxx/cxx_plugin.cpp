@@ -1,0 +1,24 @@
+// libmpsaudit-cxx.so: the Clang part of the C++/CUDA front end behind the
+// entry point the analyzer looks up after dlopen (cxx_plugin.h).
+#include "frontend/cxx/cxx_plugin.h"
+
+#include "frontend/cxx/cxx_frontend.h"
+
+namespace {
+
+mpsaudit::FileFacts extract_cxx_auto(const mpsaudit::SourceFile &file,
+                                     const mpsaudit::ExtractOptions &options) {
+  return mpsaudit::extract_cxx_file(file, options, mpsaudit::CxxParseMode::Auto);
+}
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const mpsaudit::CxxPluginApi *mpsaudit_cxx_plugin_api() {
+  static const mpsaudit::CxxPluginApi api = [] {
+    mpsaudit::CxxPluginApi table;
+    table.extract_cxx = &extract_cxx_auto;
+    table.extract_metal = &mpsaudit::extract_metal_file;
+    return table;
+  }();
+  return &api;
+}
