@@ -10,35 +10,36 @@ namespace mpsaudit {
 
 namespace {
 
-nlohmann::json finding_json(const Finding &finding) {
-  nlohmann::json out = {
-      {"rule", finding.rule_id},
-      {"path", finding.path},
-      {"kind", std::string(to_string(finding.file_kind))},
-      {"line", finding.span.line},
-      {"column", finding.span.column},
-      {"end_line", finding.span.end_line},
-      {"end_column", finding.span.end_column},
-      {"name", sanitize_utf8(finding.name)},
-      {"message", sanitize_utf8(finding.message)},
-      {"snippet", finding.snippet},
-      {"severity", std::string(to_string(static_cast<Severity>(finding.severity)))},
-      {"guard", std::string(to_string(finding.guard))},
-      {"scope", finding.scope},
-      {"in_forward", finding.in_forward},
-      {"suppressed", finding.suppressed},
-  };
-  if (finding.rule) {
-    out["family"] = finding.rule->family;
-    out["effort"] = std::string(to_string(finding.rule->effort));
-    out["replacement"] = finding.rule->replacement;
-  }
+// One finding, members in sorted key order (json_stream.h).
+FlatJsonObject finding_json(const Finding &finding) {
+  FlatJsonObject out;
   if (finding.cell >= 0) {
-    out["cell"] = finding.cell + 1; // 1-based, as Jupyter shows cells
-    out["cell_line"] = finding.cell_line;
+    out.add("cell", std::int64_t{finding.cell} + 1); // 1-based, as Jupyter shows cells
+    out.add("cell_line", std::int64_t{finding.cell_line});
   }
+  out.add("column", std::int64_t{finding.span.column});
+  if (finding.rule)
+    out.add("effort", to_string(finding.rule->effort));
+  out.add("end_column", std::int64_t{finding.span.end_column});
+  out.add("end_line", std::int64_t{finding.span.end_line});
+  if (finding.rule)
+    out.add("family", finding.rule->family);
+  out.add("guard", to_string(finding.guard));
+  out.add("in_forward", finding.in_forward);
+  out.add("kind", to_string(finding.file_kind));
+  out.add("line", std::int64_t{finding.span.line});
+  out.add("message", sanitize_utf8(finding.message));
+  out.add("name", sanitize_utf8(finding.name));
+  out.add("path", finding.path);
+  if (finding.rule)
+    out.add("replacement", finding.rule->replacement);
+  out.add("rule", finding.rule_id);
+  out.add("scope", finding.scope);
+  out.add("severity", to_string(static_cast<Severity>(finding.severity)));
+  out.add("snippet", finding.snippet);
+  out.add("suppressed", finding.suppressed);
   if (finding.suppressed)
-    out["suppression_reason"] = finding.suppression_reason;
+    out.add("suppression_reason", finding.suppression_reason);
   return out;
 }
 
@@ -320,11 +321,13 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
   json.key("files");
   json.begin_array();
   for (const auto &file : result.files) {
-    json.value({{"path", sanitize_utf8(file.path)},
-                {"kind", std::string(to_string(file.kind))},
-                {"mode", file.mode},
-                {"bytes", file.bytes},
-                {"lines", file.lines}});
+    FlatJsonObject entry; // members in sorted key order
+    entry.add("bytes", static_cast<std::int64_t>(file.bytes));
+    entry.add("kind", to_string(file.kind));
+    entry.add("lines", std::int64_t{file.lines});
+    entry.add("mode", file.mode);
+    entry.add("path", sanitize_utf8(file.path));
+    json.value(entry);
     ++modes[file.mode];
   }
   json.end_array();

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/text.h"
+
 namespace mpsaudit {
 
 namespace {
@@ -11,7 +13,100 @@ constexpr int kIndent = 2; // dump(2)
 std::string dumped(const nlohmann::json &value, int indent) {
   return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+constexpr char kMarginMark = '\t'; // never in an escaped JSON text: tabs are escaped
+
+// Appends `text` as a JSON string exactly as nlohmann's dump() writes it
+// (ensure_ascii off): quotes, backslashes and control characters escaped,
+// the latter as \u00xx in lower case, everything else verbatim. Text that
+// is not valid UTF-8 goes through nlohmann itself, whose replacement of bad
+// bytes this does not try to imitate.
+void append_json_string(std::string &out, std::string_view text) {
+  if (find_invalid_utf8(text) != std::string_view::npos) {
+    out += dumped(nlohmann::json(std::string(text)), -1);
+    return;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (const char c : text) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\b':
+      out += "\\b";
+      break;
+    case '\f':
+      out += "\\f";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) {
+        out += "\\u00";
+        out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+        out += kHex[static_cast<unsigned char>(c) & 0xf];
+      } else {
+        out += c;
+      }
+    }
+  }
+  out += '"';
+}
+
 } // namespace
+
+void FlatJsonObject::key(std::string_view name) {
+  text_ += text_.empty() ? "\n" : ",\n";
+  text_ += kMarginMark;
+  append_json_string(text_, name);
+  text_ += ": ";
+}
+
+void FlatJsonObject::add(std::string_view name, std::string_view text) {
+  key(name);
+  append_json_string(text_, text);
+}
+
+void FlatJsonObject::add(std::string_view name, std::int64_t number) {
+  key(name);
+  text_ += std::to_string(number);
+}
+
+void FlatJsonObject::add(std::string_view name, bool flag) {
+  key(name);
+  text_ += flag ? "true" : "false";
+}
+
+void JsonStreamWriter::value(const FlatJsonObject &object) {
+  element_prefix();
+  if (object.empty()) {
+    out_ << "{}";
+    return;
+  }
+  // Members sit one level deeper than the object itself.
+  const std::string member_margin(kIndent * (levels_.size() + 1), ' ');
+  out_ << '{';
+  const std::string &text = object.text();
+  std::size_t start = 0;
+  for (std::size_t mark = text.find(kMarginMark); mark != std::string::npos;
+       mark = text.find(kMarginMark, start)) {
+    out_.write(text.data() + start, static_cast<std::streamsize>(mark - start));
+    out_ << member_margin;
+    start = mark + 1;
+  }
+  out_.write(text.data() + start, static_cast<std::streamsize>(text.size() - start));
+  out_ << '\n' << std::string(kIndent * levels_.size(), ' ') << '}';
+}
 
 void JsonStreamWriter::element_prefix() {
   if (after_key_) {

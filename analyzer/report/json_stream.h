@@ -8,13 +8,36 @@
 // built documents are byte-identical (tests/unit/report checks this).
 #pragma once
 
+#include <cstdint>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace mpsaudit {
+
+// A flat object (no nested containers) rendered straight into dump(2)
+// layout: far cheaper than an nlohmann object per element for the many
+// small objects of a large report (findings, files). Members must be added
+// in sorted key order, as nlohmann prints them.
+class FlatJsonObject {
+public:
+  void add(std::string_view key, std::string_view text); // escaped; bad UTF-8 becomes U+FFFD
+  void add(std::string_view key, const char *text) { add(key, std::string_view(text)); }
+  void add(std::string_view key, std::int64_t number);
+  void add(std::string_view key, bool flag);
+  // Members one per line, each preceded by "\n" and a placeholder margin
+  // character ('\t'), which the writer replaces by the indentation of its
+  // depth.
+  const std::string &text() const { return text_; }
+  bool empty() const { return text_.empty(); }
+
+private:
+  void key(std::string_view name);
+  std::string text_;
+};
 
 class JsonStreamWriter {
 public:
@@ -28,6 +51,7 @@ public:
   void key(std::string_view name);
   // A whole value: an array element, or the value of the last key.
   void value(const nlohmann::json &value);
+  void value(const FlatJsonObject &object);
   // key() then value().
   void member(std::string_view name, const nlohmann::json &member_value) {
     key(name);

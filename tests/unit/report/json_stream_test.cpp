@@ -71,6 +71,50 @@ TEST_CASE("streamed JSON is byte-identical to dump(2), nested, empty and escaped
   CHECK(empty.str() == "[]");
 }
 
+TEST_CASE("flat objects are written as nlohmann writes them, escapes included", "[report][json-stream]") {
+  const std::string every_control = [] {
+    std::string text;
+    for (char c = 1; c < 0x20; ++c)
+      text += c;
+    return text + "\x7f";
+  }();
+  const std::vector<std::pair<std::string, std::string>> strings = {
+      {"a_plain", "torch.cuda.synchronize()"},
+      {"b_quotes", "say \"hi\" \\ back\\slash"},
+      {"c_controls", every_control},
+      {"d_unicode", "café — 数据 🚀"},
+      {"e_invalid", std::string("bad \xff\xfe and \xc3\x28 bytes")},
+      {"f_empty", ""},
+  };
+  FlatJsonObject flat;
+  nlohmann::json expected = nlohmann::json::object();
+  for (const auto &[key, text] : strings) {
+    flat.add(key, text);
+    expected[key] = text;
+  }
+  flat.add("g_number", std::int64_t{-42});
+  expected["g_number"] = -42;
+  flat.add("h_flag", true);
+  expected["h_flag"] = true;
+  for (int depth = 0; depth < 3; ++depth) {
+    std::ostringstream out;
+    JsonStreamWriter json(out);
+    nlohmann::json wrapped = expected;
+    for (int level = 0; level < depth; ++level)
+      json.begin_array();
+    json.value(flat);
+    for (int level = 0; level < depth; ++level) {
+      json.end_array();
+      wrapped = nlohmann::json::array({wrapped});
+    }
+    CHECK(out.str() == dump2(wrapped));
+  }
+  std::ostringstream empty_out;
+  JsonStreamWriter empty_writer(empty_out);
+  empty_writer.value(FlatJsonObject{});
+  CHECK(empty_out.str() == "{}");
+}
+
 TEST_CASE("the JSON and SARIF reports stream exactly what nlohmann would print", "[report][json-stream]") {
   // Re-printing the parsed report must give the same bytes: members are in
   // sorted order and laid out as dump(2) lays them out.
