@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include <toml++/toml.h>
 
@@ -277,6 +278,7 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
         kernel_files.insert(file.path);
 
   std::map<std::string, EffortItem> items; // by key
+  std::map<std::string, std::unordered_map<std::string, std::size_t>> share_index; // key -> path -> files[]
   std::set<std::string> open_families;
   // Per family: open findings, and how many of them fix edits (safe; safe or
   // unsafe). A one-off is credited when fix edits every finding that
@@ -339,12 +341,12 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     }
     ++item.sites;
     item.finding_indices.push_back(index);
-    auto share = std::find_if(item.files.begin(), item.files.end(),
-                              [&](const FileShare &f) { return f.path == finding.path; });
-    if (share == item.files.end()) {
+    // The item's share of this file; an index, not a search of item.files,
+    // which grows with the tree (a rule with findings in 30k files).
+    const auto [slot, added] = share_index[key].try_emplace(finding.path, item.files.size());
+    if (added)
       item.files.push_back({finding.path, 0, {}, {}});
-      share = item.files.end() - 1;
-    }
+    FileShare *share = &item.files[slot->second];
     ++share->sites;
     if (fix)
       ++(*fix == FixSafety::Safe ? share->fix.safe_sites : share->fix.unsafe_sites);

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "core/text.h"
 #include "frontend/manifest/manifest_frontend.h"
@@ -56,6 +57,14 @@ std::string top_module(std::string_view name) {
 
 void cross_check_dependencies(std::vector<ProjectFile> &files) {
   const manifest::PackageKnowledge &knowledge = manifest::package_knowledge();
+  // Lower-case module -> the first distribution (in knowledge-base order,
+  // glob entries left out) that provides it: looked up for every import of
+  // every file, so built once rather than searched each time.
+  std::unordered_map<std::string, const manifest::PackageEntry *> provider_of;
+  for (const auto &entry : knowledge.packages)
+    if (entry.name.find('*') == std::string::npos)
+      for (const auto &provided : entry.imports)
+        provider_of.try_emplace(to_lower(provided), &entry);
 
   // Modules the project itself provides: every directory and file stem on
   // the way to a Python file (src/pkg/mod.py gives src, pkg, mod).
@@ -140,13 +149,10 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
           continue;
         // Only modules the knowledge base can attribute to a distribution:
         // anything else may be the standard library or a local module.
-        const manifest::PackageEntry *provider = nullptr;
-        for (const auto &entry : knowledge.packages)
-          for (const auto &provided : entry.imports)
-            if (to_lower(provided) == lower && !provider && entry.name.find('*') == std::string::npos)
-              provider = &entry;
-        if (!provider)
+        const auto found = provider_of.find(lower);
+        if (found == provider_of.end())
           continue;
+        const manifest::PackageEntry *provider = found->second;
         reported.insert(module);
         Fact note;
         note.kind = std::string(manifest_fact_kind::UndeclaredImport);
