@@ -172,45 +172,16 @@ namespace {
 // Content evidence from Python facts. Each kind of evidence counts once per
 // file with a weight, so a file is not a "model" because of one stray class.
 void content_evidence(const ProjectFile &file, Evidence &evidence) {
-  int modules = 0, optimizers = 0, backward = 0, steps = 0, loaders = 0, datasets = 0, no_grad = 0,
-      forwards = 0, main_guard = 0, argparse = 0;
-  for (const Fact &fact : file.facts.facts) {
-    const std::optional<RoleSignal> signal = role_signal(fact);
-    if (!signal)
-      continue;
-    switch (*signal) {
-    case RoleSignal::NnModule:
-      ++modules;
-      break;
-    case RoleSignal::Forward:
-      ++forwards;
-      break;
-    case RoleSignal::Optimizer:
-      ++optimizers;
-      break;
-    case RoleSignal::Backward:
-      ++backward;
-      break;
-    case RoleSignal::OptimizerStep:
-      ++steps;
-      break;
-    case RoleSignal::DataLoader:
-      ++loaders;
-      break;
-    case RoleSignal::Dataset:
-      ++datasets;
-      break;
-    case RoleSignal::NoGrad:
-      ++no_grad;
-      break;
-    case RoleSignal::Argparse:
-      ++argparse;
-      break;
-    case RoleSignal::MainGuard:
-      ++main_guard;
-      break;
-    }
-  }
+  std::array<int, kRoleSignalCount> count{};
+  for (const Fact &fact : file.facts.facts)
+    if (const std::optional<RoleSignal> signal = role_signal(fact))
+      ++count[static_cast<std::size_t>(*signal)];
+  auto of = [&count](RoleSignal signal) { return count[static_cast<std::size_t>(signal)]; };
+  const int modules = of(RoleSignal::NnModule), forwards = of(RoleSignal::Forward),
+            optimizers = of(RoleSignal::Optimizer), backward = of(RoleSignal::Backward),
+            steps = of(RoleSignal::OptimizerStep), loaders = of(RoleSignal::DataLoader),
+            datasets = of(RoleSignal::Dataset), no_grad = of(RoleSignal::NoGrad),
+            argparse = of(RoleSignal::Argparse), main_guard = of(RoleSignal::MainGuard);
   if (modules)
     evidence.add(Role::Model, 3, plural(modules, "nn.Module class", "nn.Module classes"));
   if (forwards && modules)

@@ -8,6 +8,7 @@
 // decision.h carries the overrides; the config file fills them).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -62,6 +63,7 @@ enum class RoleSignal : std::uint8_t {
   Argparse,      // argparse.*
   MainGuard,     // if __name__ == "__main__"
 };
+inline constexpr std::size_t kRoleSignalCount = 10;
 std::optional<RoleSignal> role_signal(const Fact &fact);
 
 // Classifies every file; the result is in the order of `files`.
