@@ -88,8 +88,8 @@ std::string snippet_of(std::string_view line) {
 // Evaluates the facts whose rules need no project pass, records the file's
 // torch API uses, then drops what later stages do not read
 // (Stage::retention): the passes and the assessment keep only the facts they
-// look at, and calls once per (name, scope) without arguments, since they
-// ask which functions a file calls, not how often or with what.
+// look at, many of them by name only (FactRetention::NameOnly), since they
+// ask which functions a file calls or imports, not how often or with what.
 void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *index) {
   FileFacts early;
   std::vector<Fact> kept;
