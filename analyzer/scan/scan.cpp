@@ -36,6 +36,7 @@ std::string human_bytes(std::uint64_t bytes) {
 
 // One file's journey through the pipeline.
 struct Work {
+  std::size_t order = 0; // position in the scan, for deterministic merges
   DiscoveredFile file;
   FileRecord record;
   FileFacts facts;
@@ -49,8 +50,44 @@ struct Work {
   // Findings of the facts no project pass can change, made while the file
   // was in memory; the rest are evaluated after the passes.
   std::vector<Finding> findings;
-  // torch.* calls and attributes of this file: name -> (first line, count).
+  // torch.* calls and attributes of this file: name -> (first line, count);
+  // merged into the scan's ApiUseTable as soon as the file is done.
   std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> api_uses;
+};
+
+// The torch API uses of the whole scan, merged as each file finishes rather
+// than held per file until the end (a per-file table costs about 1.5 KiB a
+// file): name -> the first use in scan order, and the count.
+class ApiUseTable {
+public:
+  void merge(Work &work) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto &[name, use] : work.api_uses) {
+      auto [it, inserted] = uses_.try_emplace(name, Use{work.order, use.first, 0});
+      if (!inserted && work.order < it->second.order) {
+        it->second.order = work.order;
+        it->second.line = use.first;
+      }
+      it->second.count += use.second;
+    }
+    decltype(work.api_uses)().swap(work.api_uses);
+  }
+  std::vector<ApiUse> take(const std::vector<Work> &work) {
+    std::vector<ApiUse> result;
+    for (const auto &[name, use] : uses_)
+      result.push_back({name, work[use.order].file.path, use.line, use.count});
+    uses_.clear();
+    return result;
+  }
+
+private:
+  struct Use {
+    std::size_t order = 0;
+    std::uint32_t line = 0;
+    std::uint32_t count = 0;
+  };
+  std::mutex mutex_;
+  std::map<std::string, Use> uses_;
 };
 
 // What the per-file stage needs to know about the whole scan.
@@ -66,6 +103,7 @@ struct Stage {
       pass_reads;
   // What the assessment keeps; null keeps every fact.
   const std::function<FactRetention(const Fact &)> *retain = nullptr;
+  ApiUseTable *api_uses = nullptr;
 
   FactRetention retention(const Fact &fact) const {
     FactRetention result = retain ? (*retain)(fact) : FactRetention::Keep;
@@ -133,6 +171,7 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
   work.findings = stage.engine.evaluate(work.file.path, work.file.kind, early, [&](std::uint32_t line) {
     return index ? snippet_of(index->line_text(line)) : std::string();
   });
+  stage.api_uses->merge(work);
 }
 
 void load_and_extract(Work &work, const Stage &stage) {
@@ -276,12 +315,15 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
         file.path = path + "/" + file.path;
       if (options.keep_file && !options.keep_file(file.path))
         continue;
-      work.emplace_back().file = std::move(file);
+      Work &item = work.emplace_back();
+      item.order = work.size() - 1;
+      item.file = std::move(file);
     }
   }
 
   const RuleEngine engine(catalog);
-  Stage stage{options, {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr};
+  ApiUseTable api_uses;
+  Stage stage{options, {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr, &api_uses};
   stage.extract.compile_commands_dir = options.compile_commands_dir;
   stage.extract.root = result.root;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
@@ -323,7 +365,6 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
         apply_suppressions(work[i].suppressions, all, engine, project[i].path, project[i].kind);
   });
 
-  std::map<std::string, ApiUse> api_uses;
   std::size_t finding_count = 0;
   for (const auto &item : work)
     finding_count += item.findings.size();
@@ -337,18 +378,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     for (auto &finding : work[i].findings)
       result.findings.push_back(std::move(finding));
     std::vector<Finding>().swap(work[i].findings); // moved-from findings still hold their storage
-    for (const auto &[name, use] : work[i].api_uses) {
-      auto [it, inserted] = api_uses.try_emplace(name);
-      if (inserted) {
-        it->second.name = name;
-        it->second.path = project[i].path;
-        it->second.line = use.first;
-      }
-      it->second.count += use.second;
-    }
   }
-  for (auto &entry : api_uses)
-    result.api_uses.push_back(std::move(entry.second));
+  result.api_uses = api_uses.take(work);
   result.project_files = std::move(project);
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
   std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {

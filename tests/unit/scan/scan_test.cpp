@@ -149,6 +149,20 @@ TEST_CASE("results are identical whatever the thread count", "[scan][determinism
   REQUIRE(keys(one).size() == 120);
   CHECK(keys(one) == keys(two));
   CHECK(keys(one) == keys(many));
+  // The torch API uses too: each with its first use in scan order and the
+  // count over all files, however the files were spread over threads.
+  const auto uses = [](const ScanResult &r) {
+    std::vector<std::string> out;
+    for (const auto &use : r.api_uses)
+      out.push_back(use.name + "@" + use.path + ":" + std::to_string(use.line) + "x" +
+                    std::to_string(use.count));
+    return out;
+  };
+  const std::vector<std::string> expected_uses = uses(one);
+  CHECK(std::find(expected_uses.begin(), expected_uses.end(), "torch.cuda.synchronize@pkg0/m0.py:3x40") !=
+        expected_uses.end());
+  CHECK(uses(two) == expected_uses);
+  CHECK(uses(many) == expected_uses);
 }
 
 TEST_CASE("inside a git work tree, ignored files are not scanned", "[scan][discovery]") {
