@@ -1,4 +1,5 @@
 // `mpsaudit scan`: the main job.
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,30 @@
 
 namespace mpsaudit::cli {
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// `scan --profile`: wall time per phase, and per file kind the time its
+// front end took (summed over threads, so it can exceed the wall time of
+// the phase that runs them) — to find where a slow scan spends its time.
+void print_profile(std::ostream &out, const ScanProfile &profile, double total_seconds) {
+  char line[160];
+  out << "mpsaudit profile (seconds)\n";
+  for (const auto &[phase, seconds] : profile.phases) {
+    std::snprintf(line, sizeof line, "  %-44s %9.3f\n", phase.c_str(), seconds);
+    out << line;
+    if (phase == "read, extract facts, first rules")
+      for (const auto &[kind, front_end] : profile.front_ends) {
+        std::snprintf(line, sizeof line, "    front end %-14s %7zu files %9.3f (all threads)\n", kind.c_str(),
+                      front_end.files, front_end.seconds);
+        out << line;
+      }
+  }
+  std::snprintf(line, sizeof line, "  %-44s %9.3f\n", "total", total_seconds);
+  out << line;
+}
 
 // Writes this scan's JSON report to a temporary file, runs mpsaudit-probe on
 // it and returns the path of the verdicts it wrote ("" on failure, reported).
@@ -110,6 +135,8 @@ int command_scan(const Invocation &invocation) {
   bool run_probe = false;             // --probe: run mpsaudit-probe on this scan first
   std::vector<std::string> env_paths; // --env: records written by `mpsaudit env`
   std::string probe_target = "auto";
+  bool profile = false; // --profile: where the time went, on standard error
+  const auto started = std::chrono::steady_clock::now();
   Arguments args(invocation.arguments);
   std::string value;
   WorkflowOptions workflow; // config, rule selection, baseline, changed files
@@ -150,6 +177,8 @@ int command_scan(const Invocation &invocation) {
       options.compile_commands_dir = value;
     } else if (args.flag("--no-git")) {
       options.use_git = false;
+    } else if (args.flag("--profile")) {
+      profile = true;
     } else {
       return usage_error("unknown option for scan: " + args.current());
     }
@@ -177,7 +206,14 @@ int command_scan(const Invocation &invocation) {
     return kUsage;
   if (!prepare_workflow(invocation, workflow, options, catalog, fail_on))
     return kUsage;
+  const double setup_seconds = seconds_since(started);
   ScanResult result = run_scan(options, catalog);
+  result.profile.phases.insert(result.profile.phases.begin(), {"load rules and config", setup_seconds});
+  auto phase_started = std::chrono::steady_clock::now();
+  auto end_phase = [&](std::string name) {
+    result.profile.phases.emplace_back(std::move(name), seconds_since(phase_started));
+    phase_started = std::chrono::steady_clock::now();
+  };
   if (!finish_workflow(workflow, result, catalog))
     return kUsage;
   if (!workflow.write_baseline_path.empty())
@@ -207,6 +243,7 @@ int command_scan(const Invocation &invocation) {
               << ": " << problem.message << "\n";
   if (!assess_problems.empty())
     return kUsage;
+  end_phase("baseline, config, effort model, probe");
   Assessment assessment = assess(assessment_input);
   label_partial_scan(assessment, result); // --changed-since, --staged, named files
   ReportContext context{tool_version(), &catalog};
@@ -216,6 +253,7 @@ int command_scan(const Invocation &invocation) {
     if (context.environment.is_null())
       return kUsage;
   }
+  end_phase("assess");
 
   for (const auto &[output_format, path] : outputs) {
     std::ofstream file;
@@ -242,10 +280,13 @@ int command_scan(const Invocation &invocation) {
       text_options.color = color == "always" || (color == "auto" && to_stdout && isatty(STDOUT_FILENO));
       write_text_report(*out, result, context, text_options);
     }
+    end_phase("report " + output_format + (to_stdout ? "" : " to " + path));
   }
   if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text"))
     std::cerr << summary_line(result) << "\n" << assessment_summary(assessment);
   print_workflow_notes(result);
+  if (profile)
+    print_profile(std::cerr, result.profile, seconds_since(started));
 
   if (result.has_errors())
     return kScanErrors;

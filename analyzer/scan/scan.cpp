@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,7 @@ std::string human_bytes(std::uint64_t bytes) {
 struct Work {
   std::size_t order = 0; // position in the scan, for deterministic merges
   DiscoveredFile file;
+  double extract_seconds = 0; // in the front end (ScanProfile)
   FileRecord record;
   FileFacts facts;
   // The text of every line a fact sits on, kept so that findings can quote
@@ -244,7 +246,9 @@ void load_and_extract(Work &work, const Stage &stage) {
                                                    (!source.text.empty() && source.text.back() != '\n'));
   }
   try {
+    const auto started = std::chrono::steady_clock::now();
     work.facts = (*extractor)(source, extract_options);
+    work.extract_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } catch (const std::exception &exception) {
     work.record.mode = "error";
     work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "internal-error",
@@ -301,6 +305,13 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   result.root = options.paths.empty() ? "." : options.paths.front();
   result.workflow.partial_scan = options.partial_scan;
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // Phase timer for ScanProfile: each call records the time since the last.
+  auto phase_started = std::chrono::steady_clock::now();
+  auto end_phase = [&](std::string name) {
+    const auto now = std::chrono::steady_clock::now();
+    result.profile.phases.emplace_back(std::move(name), std::chrono::duration<double>(now - phase_started).count());
+    phase_started = now;
+  };
 
   std::vector<Work> work;
   for (const auto &path : options.paths) {
@@ -332,7 +343,14 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     for (const auto &kind : pass.reads)
       stage.pass_reads[kind].push_back(&pass.retention);
   }
+  end_phase("discover");
   parallel_for(work.size(), jobs, [&](std::size_t i) { load_and_extract(work[i], stage); });
+  end_phase("read, extract facts, first rules");
+  for (const auto &item : work) {
+    ScanProfile::FrontEnd &front_end = result.profile.front_ends[std::string(to_string(item.file.kind))];
+    ++front_end.files;
+    front_end.seconds += item.extract_seconds;
+  }
 
   // Project passes see every file's remaining facts at once.
   std::vector<ProjectFile> project;
@@ -342,8 +360,11 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   std::vector<std::size_t> facts_before_passes;
   for (const auto &file : project)
     facts_before_passes.push_back(file.facts.facts.size());
-  for (const auto &pass : project_passes())
+  end_phase("prepare project passes");
+  for (const auto &pass : project_passes()) {
     pass.run(project);
+    end_phase("project pass " + pass.name);
+  }
 
   // The deferred facts, and whatever the passes added, meet their rules now.
   parallel_for(work.size(), jobs, [&](std::size_t i) {
@@ -365,6 +386,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
         apply_suppressions(work[i].suppressions, all, engine, project[i].path, project[i].kind);
   });
 
+  end_phase("late rules, suppressions");
   std::size_t finding_count = 0;
   for (const auto &item : work)
     finding_count += item.findings.size();
@@ -385,6 +407,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {
     return std::tie(a.path, a.line, a.code) < std::tie(b.path, b.line, b.code);
   });
+  end_phase("merge, sort");
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,18 @@ struct ApiUse {
   std::uint32_t count = 0;
 };
 
+// Where a scan's time went (`scan --profile`): wall seconds per phase, in
+// order, and for each file kind the seconds its front end spent (summed over
+// threads) and how many files it read.
+struct ScanProfile {
+  struct FrontEnd {
+    std::size_t files = 0;
+    double seconds = 0;
+  };
+  std::vector<std::pair<std::string, double>> phases;
+  std::map<std::string, FrontEnd> front_ends; // by file kind
+};
+
 struct ScanResult {
   std::string root; // the first scanned path, as given
   std::vector<FileRecord> files;
@@ -71,6 +84,7 @@ struct ScanResult {
   // Every file's facts after the project passes: the assessment's input
   // (component roles, kernel sizes, memory fit). Not written to reports.
   std::vector<ProjectFile> project_files;
+  ScanProfile profile;
   bool has_errors() const;
 };
 

@@ -24,6 +24,11 @@ status=0; "$binary" scan --no-git "$work/broken" >"$work/broken.txt" 2>&1 || sta
 [[ $status -eq 3 ]] || fail "scan errors exit $status, want 3"
 grep -q 'b.ipynb' "$work/broken.txt" || fail "the diagnostic does not name the broken notebook"
 grep -q 'MPS101' "$work/broken.txt" || fail "a broken file hid another file's finding"
+"$binary" scan --no-git --profile --fail-on never "$work/dirty" >/dev/null 2>"$work/profile.txt"
+for phase in 'mpsaudit profile' 'discover' 'read, extract facts, first rules' 'front end python' 'assess' \
+  'report text' 'total'; do
+  grep -q "$phase" "$work/profile.txt" || fail "--profile lacks '$phase': $(cat "$work/profile.txt")"
+done
 status=0; "$binary" scan --no-such-option >/dev/null 2>&1 || status=$?
 [[ $status -eq 2 ]] || fail "usage error exits $status, want 2"
 status=0; "$binary" frobnicate >/dev/null 2>&1 || status=$?
