@@ -309,7 +309,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   auto phase_started = std::chrono::steady_clock::now();
   auto end_phase = [&](std::string name) {
     const auto now = std::chrono::steady_clock::now();
-    result.profile.phases.emplace_back(std::move(name), std::chrono::duration<double>(now - phase_started).count());
+    result.profile.phases.emplace_back(std::move(name),
+                                       std::chrono::duration<double>(now - phase_started).count());
     phase_started = now;
   };
 
