@@ -98,7 +98,8 @@ TEST_CASE("two interpreters with different torch versions", "[disagreements]") {
 TEST_CASE("the MPS fallback variable is flagged as PyTorch reads it", "[disagreements]") {
   InterpreterRecord on = interpreter("/a", "Darwin", "2.4.0", true, true);
   on.variables["PYTORCH_ENABLE_MPS_FALLBACK"] = "1";
-  const Disagreement &warning = find(find_disagreements({on}), "mps-fallback-set");
+  const auto with_fallback = find_disagreements({on}); // find() returns a reference into it
+  const Disagreement &warning = find(with_fallback, "mps-fallback-set");
   CHECK(warning.severity == "warning");
   CHECK(warning.message.find("silently run on the CPU") != std::string::npos);
 
