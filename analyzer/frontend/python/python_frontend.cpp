@@ -152,16 +152,19 @@ private:
   // --- names ---------------------------------------------------------------
   // The dotted text of an identifier/attribute chain, or "" when the chain
   // has another kind of expression at its root (a call, a subscript...).
+  // A loop, not recursion: an attribute chain can be as long as the file.
   std::string dotted(TSNode node) const {
-    if (is(node, g_.identifier))
-      return std::string(text(node));
-    if (is(node, g_.attribute)) {
-      const std::string object = dotted(field(node, g_.f_object));
-      if (object.empty())
-        return {};
-      return object + "." + std::string(text(field(node, g_.f_attribute)));
+    std::vector<std::string_view> parts; // innermost last
+    while (is(node, g_.attribute)) {
+      parts.push_back(text(field(node, g_.f_attribute)));
+      node = field(node, g_.f_object);
     }
-    return {};
+    if (!is(node, g_.identifier))
+      return {};
+    std::string chain(text(node));
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part)
+      chain.append(".").append(*part);
+    return chain;
   }
 
   // Resolves the root of a dotted name through the import table.
@@ -228,7 +231,7 @@ private:
     out_.facts.push_back(std::move(fact));
   }
 
-  void visit_import(TSNode node) {
+  [[gnu::noinline]] void visit_import(TSNode node) {
     for_each_child(node, [&](TSNode child, TSFieldId field_id) {
       if (field_id != g_.f_name)
         return;
@@ -244,7 +247,7 @@ private:
     });
   }
 
-  void visit_import_from(TSNode node) {
+  [[gnu::noinline]] void visit_import_from(TSNode node) {
     const TSNode module_node = field(node, g_.f_module_name);
     if (is(module_node, g_.relative_import)) {
       // Relative imports name this repository's own modules; record them so
@@ -458,6 +461,11 @@ private:
     return last_text.find("exit(") != std::string_view::npos;
   }
 
+  // visit() recurses up to kMaxDepth levels, so its own frame must stay small:
+  // the handlers it dispatches to are kept out of line (noinline), otherwise
+  // their locals would be part of every level's frame. Inlined, the frame was
+  // 1 KiB per level in a release build and 10 KiB under AddressSanitizer, whose
+  // 10,000-bracket test then overflowed an 8 MiB stack.
   void visit(TSNode node, int depth) {
     if (depth > kMaxDepth) {
       if (!depth_reported_) {
@@ -487,7 +495,7 @@ private:
     if (symbol == g_.call)
       return visit_call(node, depth);
     if (symbol == g_.attribute || symbol == g_.identifier)
-      return visit_reference(node);
+      return visit_reference(node, depth);
     if (symbol == g_.assignment)
       return visit_assignment(node, depth);
     if (symbol == g_.string || symbol == g_.concatenated_string)
@@ -511,7 +519,7 @@ private:
     visit_children(node, depth);
   }
 
-  void visit_class(TSNode node, int depth) {
+  [[gnu::noinline]] void visit_class(TSNode node, int depth) {
     ContextSave save(*this);
     const std::string name(text(field(node, g_.f_name)));
     in_module_class_ = module_classes_.count(name) > 0;
@@ -529,7 +537,7 @@ private:
     visit_children(node, depth);
   }
 
-  void visit_function(TSNode node, int depth) {
+  [[gnu::noinline]] void visit_function(TSNode node, int depth) {
     ContextSave save(*this);
     const std::string name(text(field(node, g_.f_name)));
     const bool method_of_module = in_module_class_ && !scope_.empty();
@@ -549,7 +557,7 @@ private:
            exception_text.find("BaseException") != std::string_view::npos;
   }
 
-  void visit_try(TSNode node, int depth) {
+  [[gnu::noinline]] void visit_try(TSNode node, int depth) {
     bool import_guard = false;
     for_each_child(node, [&](TSNode child, TSFieldId) {
       if (is(child, g_.except_clause)) {
@@ -574,7 +582,7 @@ private:
     return is(condition, g_.not_operator) && mentions_cuda(condition);
   }
 
-  void visit_if(TSNode node, int depth) {
+  [[gnu::noinline]] void visit_if(TSNode node, int depth) {
     const TSNode condition = field(node, g_.f_condition);
     // `if __name__ == "__main__":` marks a script entry point (component
     // roles: tooling and training scripts).
@@ -619,7 +627,7 @@ private:
   }
 
   // `a if cond else b`: named children are a, cond, b (no fields).
-  void visit_conditional(TSNode node, int depth) {
+  [[gnu::noinline]] void visit_conditional(TSNode node, int depth) {
     std::vector<TSNode> parts;
     for_each_child(node, [&](TSNode child, TSFieldId) {
       if (ts_node_is_named(child) && !is(child, g_.comment))
@@ -662,9 +670,10 @@ private:
     return argument;
   }
 
-  void visit_call(TSNode node, int depth) {
-    const TSNode function = field(node, g_.f_function);
-    const TSNode arguments = field(node, g_.f_arguments);
+  // The call's own fact; returns the callee's name. Out of line so that the
+  // fact under construction is not part of visit_call's frame, which is on
+  // the stack once per nesting level of calls such as f(f(f(...))).
+  [[gnu::noinline]] std::string record_call(TSNode node, TSNode function, TSNode arguments) {
     // Named variables, not structured bindings: lambdas below capture them.
     const auto callee = callee_name(function);
     const std::string &name = callee.first;
@@ -698,6 +707,13 @@ private:
       });
     }
     out_.facts.push_back(std::move(fact));
+    return name;
+  }
+
+  [[gnu::noinline]] void visit_call(TSNode node, int depth) {
+    const TSNode function = field(node, g_.f_function);
+    const TSNode arguments = field(node, g_.f_arguments);
+    const std::string name = record_call(node, function, arguments);
 
     // The callee chain: visit the receiver (it may contain calls) but not the
     // chain itself as an attribute read.
@@ -745,20 +761,21 @@ private:
 
   // Inside a callee chain such as `a.b(c).d`, nested calls still need facts.
   void visit_receiver_chain(TSNode node, int depth) {
-    if (is(node, g_.attribute))
-      return visit_receiver_chain(field(node, g_.f_object), depth + 1);
+    for (; is(node, g_.attribute); ++depth) // a loop: chains can be as long as the file
+      node = field(node, g_.f_object);
     if (!is(node, g_.identifier))
       visit(node, depth + 1);
   }
 
   // An attribute chain or a name read as a value. Only chains rooted in an
   // import are recorded: `torch.float64`, `torch.backends.cudnn.benchmark`.
-  void visit_reference(TSNode node) {
+  [[gnu::noinline]] void visit_reference(TSNode node, int depth) {
     const std::string chain = dotted(node);
     if (chain.empty()) {
-      // e.g. `f(x).attr`: walk the receiver.
+      // e.g. `f(x).attr`: walk the receiver (one level deeper: restarting the
+      // count here let f(f(f(x).a).a).a... recurse without bound).
       if (is(node, g_.attribute))
-        visit(field(node, g_.f_object), 1);
+        visit(field(node, g_.f_object), depth + 1);
       return;
     }
     const auto [canonical, rooted] = resolve(chain);
@@ -780,7 +797,7 @@ private:
     out_.facts.push_back(make_fact(fact_kind::Attribute, canonical, node));
   }
 
-  void visit_assignment(TSNode node, int depth) {
+  [[gnu::noinline]] void visit_assignment(TSNode node, int depth) {
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
@@ -813,8 +830,8 @@ private:
 
   // A string literal that names a CUDA device. `context` says where it sits:
   // argument (of `callee`), assignment, default, comparison, other.
-  void visit_string(TSNode node, std::string_view context, const std::string &keyword,
-                    const std::string &callee = "") {
+  [[gnu::noinline]] void visit_string(TSNode node, std::string_view context, const std::string &keyword,
+                                      const std::string &callee = "") {
     const std::string value = string_value(node);
     if (!is_device_literal(value))
       return;
@@ -845,20 +862,27 @@ private:
   mutable std::size_t cursor_depth_ = 0;
 };
 
-// The first syntax error, for the diagnostic.
-bool first_error(TSNode node, TSPoint &where) {
-  if (std::strcmp(ts_node_type(node), "ERROR") == 0 || ts_node_is_missing(node)) {
-    where = ts_node_start_point(node);
-    return true;
-  }
-  if (!ts_node_has_error(node))
-    return false;
-  TSTreeCursor cursor = ts_tree_cursor_new(node);
+// The first syntax error, for the diagnostic: a depth-first walk with one
+// cursor, descending only into nodes that contain an error (a loop, not
+// recursion: an error can sit under as many levels as the file has brackets).
+bool first_error(TSNode root, TSPoint &where) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
   bool found = false;
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      found = first_error(ts_tree_cursor_current_node(&cursor), where);
-    } while (!found && ts_tree_cursor_goto_next_sibling(&cursor));
+  for (;;) {
+    const TSNode node = ts_tree_cursor_current_node(&cursor);
+    if (std::strcmp(ts_node_type(node), "ERROR") == 0 || ts_node_is_missing(node)) {
+      where = ts_node_start_point(node);
+      found = true;
+      break;
+    }
+    if (ts_node_has_error(node) && ts_tree_cursor_goto_first_child(&cursor))
+      continue;
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor)))
+      if (!ts_tree_cursor_goto_parent(&cursor))
+        break;
+    if (!moved)
+      break;
   }
   ts_tree_cursor_delete(&cursor);
   return found;

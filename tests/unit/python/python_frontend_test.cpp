@@ -217,6 +217,48 @@ TEST_CASE("deep nesting is bounded and reported", "[python][robustness]") {
   CHECK(reported);
 }
 
+// Each of these crashed a release build (stack overflow) before the walk
+// used loops for attribute chains and syntax-error search, and kept counting
+// depth through `f(x).attr` receivers.
+TEST_CASE("long attribute chains and receiver nesting do not exhaust the stack", "[python][robustness]") {
+  const auto repeat = [](std::string_view piece, int times) {
+    std::string out;
+    out.reserve(piece.size() * static_cast<std::size_t>(times));
+    for (int i = 0; i < times; ++i)
+      out += piece;
+    return out;
+  };
+  const std::string canary = "\ntorch.cuda.synchronize()\n";
+  const std::string chain = repeat(".y", 200000);
+  SECTION("a chain read as a value") {
+    const FileFacts facts = extract_python_source("import torch\nx = torch" + chain + canary, "chain.py");
+    CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+  }
+  SECTION("a chain as the callee") {
+    const FileFacts facts = extract_python_source("import torch\nx = torch" + chain + "()" + canary, "chain.py");
+    CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+  }
+  SECTION("a chain whose receiver is a call") {
+    const FileFacts facts = extract_python_source("import torch\nx = f()" + chain + "()" + canary, "chain.py");
+    CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+  }
+  SECTION("f(f(f(x).a).a).a ... is bounded by the nesting limit") {
+    const FileFacts facts =
+        extract_python_source("import torch\nx = " + repeat("f(", 100000) + "x" + repeat(").a", 100000) + canary,
+                              "receivers.py");
+    CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
+    CHECK(std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                      [](const Diagnostic &d) { return d.code == "nesting-limit"; }));
+  }
+  SECTION("a syntax error below 100,000 brackets") {
+    const FileFacts facts = extract_python_source(
+        "import torch\nx = " + repeat("(", 100000) + "1 +" + repeat(")", 100000) + canary, "error.py");
+    REQUIRE_FALSE(facts.diagnostics.empty());
+    CHECK(std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                      [](const Diagnostic &d) { return d.code == "syntax-error" && d.line == 2; }));
+  }
+}
+
 TEST_CASE("notebook positions map to cell, cell line and file line", "[python][notebook]") {
   const std::string notebook = R"({
  "cells": [
