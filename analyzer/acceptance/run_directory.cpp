@@ -111,13 +111,21 @@ std::vector<std::string> split_cells(const std::string &line, char delimiter) {
   return cells;
 }
 
-void flatten_json(const json &value, const std::string &prefix, std::map<std::string, std::string> &out) {
-  if (value.is_object()) {
+// Configs and metric records are a few levels deep; a deeper value is left
+// out (and the caller notes it) rather than walked: recursion on a hostile
+// config.json of 100,000 nested arrays overflowed the stack.
+constexpr int kMaxConfigDepth = 64;
+
+void flatten_json(const json &value, const std::string &prefix, std::map<std::string, std::string> &out,
+                  bool &truncated, int depth = 0) {
+  if ((value.is_object() || value.is_array()) && depth >= kMaxConfigDepth) {
+    truncated = true;
+  } else if (value.is_object()) {
     for (const auto &[key, child] : value.items())
-      flatten_json(child, prefix.empty() ? key : prefix + "." + key, out);
+      flatten_json(child, prefix.empty() ? key : prefix + "." + key, out, truncated, depth + 1);
   } else if (value.is_array()) {
     for (std::size_t i = 0; i < value.size(); ++i)
-      flatten_json(value[i], prefix + "[" + std::to_string(i) + "]", out);
+      flatten_json(value[i], prefix + "[" + std::to_string(i) + "]", out, truncated, depth + 1);
   } else if (value.is_string()) {
     out[prefix] = value.get<std::string>();
   } else {
@@ -125,18 +133,26 @@ void flatten_json(const json &value, const std::string &prefix, std::map<std::st
   }
 }
 
-void flatten_yaml(const YAML::Node &node, const std::string &prefix,
-                  std::map<std::string, std::string> &out) {
+void flatten_yaml(const YAML::Node &node, const std::string &prefix, std::map<std::string, std::string> &out,
+                  bool &truncated, int depth = 0) {
   switch (node.Type()) {
   case YAML::NodeType::Map:
+    if (depth >= kMaxConfigDepth) {
+      truncated = true;
+      break;
+    }
     for (const auto &entry : node) {
       const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string("?");
-      flatten_yaml(entry.second, prefix.empty() ? key : prefix + "." + key, out);
+      flatten_yaml(entry.second, prefix.empty() ? key : prefix + "." + key, out, truncated, depth + 1);
     }
     break;
   case YAML::NodeType::Sequence:
+    if (depth >= kMaxConfigDepth) {
+      truncated = true;
+      break;
+    }
     for (std::size_t i = 0; i < node.size(); ++i)
-      flatten_yaml(node[i], prefix + "[" + std::to_string(i) + "]", out);
+      flatten_yaml(node[i], prefix + "[" + std::to_string(i) + "]", out, truncated, depth + 1);
     break;
   case YAML::NodeType::Scalar:
     out[prefix] = node.Scalar();
@@ -145,6 +161,11 @@ void flatten_yaml(const YAML::Node &node, const std::string &prefix,
     out[prefix] = "null";
     break;
   }
+}
+
+void note_truncated(RunDirectory &run, const std::string &name, std::uint32_t line) {
+  note(run, DiagnosticLevel::Warning, name, line, "nesting-limit",
+       "values nested deeper than " + std::to_string(kMaxConfigDepth) + " levels are not compared");
 }
 
 bool read_text(const fs::path &file, std::string &text) {
@@ -179,7 +200,10 @@ void add_metrics_object(const json &object, const std::string &name, std::size_t
   if (run.step_column.empty())
     run.step_column = step_key;
   std::map<std::string, std::string> flat;
-  flatten_json(object, "", flat);
+  bool truncated = false;
+  flatten_json(object, "", flat, truncated);
+  if (truncated)
+    note_truncated(run, name, static_cast<std::uint32_t>(index + 1));
   for (const auto &[key, text] : flat) {
     if (key == step_key)
       continue;
@@ -387,10 +411,16 @@ void flatten_config(const std::string &text, const std::string &name, RunDirecto
            "not valid JSON; not read as config");
       return;
     }
-    flatten_json(parsed, "", flat);
+    bool truncated = false;
+    flatten_json(parsed, "", flat, truncated);
+    if (truncated)
+      note_truncated(run, name, 0);
   } else if (extension == ".yaml" || extension == ".yml") {
     try {
-      flatten_yaml(YAML::Load(text), "", flat);
+      bool truncated = false;
+      flatten_yaml(YAML::Load(text), "", flat, truncated);
+      if (truncated)
+        note_truncated(run, name, 0);
     } catch (const YAML::Exception &error) {
       note(run, DiagnosticLevel::Warning, name, static_cast<std::uint32_t>(error.mark.line + 1),
            "config-parse-error", std::string("not valid YAML (") + error.msg + "); not read as config");

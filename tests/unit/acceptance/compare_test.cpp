@@ -2,6 +2,7 @@
 // tests/fixtures/compare/make-fixtures.py), and its readers on small inputs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "acceptance/compare.h"
@@ -259,6 +260,26 @@ TEST_CASE("configs flatten from JSON, YAML and seed files", "[compare][readers]"
   CHECK(run.config.at("trainer.accelerator") == "mps");
   CHECK(run.config.at("seed") == "1234");
   CHECK(run.config_files == std::vector<std::string>{"config.json", "hparams.yaml", "seed"});
+}
+
+// 100,000 nested arrays overflowed the stack of the recursive flattening.
+TEST_CASE("deeply nested configs and metric records are cut off with a note", "[compare][readers][robustness]") {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  RunDirectory run;
+  flatten_config("{\"lr\": 0.1, \"deep\": " + deep + "}", "config.json", run);
+  flatten_config("lr2: 0.2\ndeep: " + std::string(1000, '[') + std::string(1000, ']') + "\n", "hparams.yaml",
+                 run);
+  CHECK(parse_metrics_jsonl("{\"step\": 1, \"loss\": 0.5, \"deep\": " + deep + "}\n", "metrics.jsonl", run));
+  CHECK(run.config.at("lr") == "0.1");
+  CHECK(run.metrics.at("loss").at(1) == 0.5);
+  std::vector<std::string> codes;
+  for (const auto &diagnostic : run.diagnostics)
+    codes.push_back(diagnostic.code + "@" + diagnostic.path);
+  CHECK(std::count(codes.begin(), codes.end(), "nesting-limit@config.json") == 1);
+  CHECK(std::count(codes.begin(), codes.end(), "nesting-limit@metrics.jsonl") == 1);
+  // yaml-cpp refuses this depth itself (DeepRecursion) or it is cut off: either way, a diagnostic.
+  CHECK((std::count(codes.begin(), codes.end(), "nesting-limit@hparams.yaml") +
+         std::count(codes.begin(), codes.end(), "config-parse-error@hparams.yaml")) == 1);
 }
 
 TEST_CASE("globs match metric and config names without regard to case", "[compare][readers]") {
