@@ -161,19 +161,23 @@ bool PythonModule::is_cuda_literal(TSNode node) const {
   return value == "cuda" || starts_with(value, "cuda:");
 }
 
-std::vector<TSNode> PythonModule::cuda_literals(TSNode node) const {
+// In source order; a loop over an explicit stack, as an expression can nest
+// as deep as the file is long.
+std::vector<TSNode> PythonModule::cuda_literals(TSNode root) const {
   std::vector<TSNode> found;
-  if (ts_node_is_null(node))
-    return found;
-  if (is_string(node)) {
-    if (is_cuda_literal(node))
-      found.push_back(node);
-    return found;
-  }
-  const uint32_t count = ts_node_named_child_count(node);
-  for (uint32_t i = 0; i < count; ++i) {
-    const auto nested = cuda_literals(ts_node_named_child(node, i));
-    found.insert(found.end(), nested.begin(), nested.end());
+  std::vector<TSNode> pending{root};
+  while (!pending.empty()) {
+    const TSNode node = pending.back();
+    pending.pop_back();
+    if (ts_node_is_null(node))
+      continue;
+    if (is_string(node)) {
+      if (is_cuda_literal(node))
+        found.push_back(node);
+      continue;
+    }
+    for (uint32_t i = ts_node_named_child_count(node); i > 0; --i)
+      pending.push_back(ts_node_named_child(node, i - 1));
   }
   return found;
 }
@@ -414,17 +418,24 @@ public:
   }
 
 private:
+  // The names an assignment target binds, in source order. A loop over an
+  // explicit stack, not recursion: `((((a,),),),) = x` can nest as deep as
+  // the file is long.
   void add_targets(TSNode target, std::vector<std::pair<std::string, Binding>> &out) const {
-    if (PythonModule::is(target, "identifier")) {
-      Binding binding;
-      binding.offset = PythonModule::begin(target);
-      out.emplace_back(std::string(module_.text(target)), binding);
-      return;
+    std::vector<TSNode> pending{target};
+    while (!pending.empty()) {
+      const TSNode node = pending.back();
+      pending.pop_back();
+      if (PythonModule::is(node, "identifier")) {
+        Binding binding;
+        binding.offset = PythonModule::begin(node);
+        out.emplace_back(std::string(module_.text(node)), binding);
+      } else if (PythonModule::is(node, "pattern_list") || PythonModule::is(node, "tuple_pattern") ||
+                 PythonModule::is(node, "list_pattern") || PythonModule::is(node, "list_splat_pattern")) {
+        const std::vector<TSNode> parts = PythonModule::named_children(node);
+        pending.insert(pending.end(), parts.rbegin(), parts.rend());
+      }
     }
-    if (PythonModule::is(target, "pattern_list") || PythonModule::is(target, "tuple_pattern") ||
-        PythonModule::is(target, "list_pattern") || PythonModule::is(target, "list_splat_pattern"))
-      for (const TSNode part : PythonModule::named_children(target))
-        add_targets(part, out);
   }
 
   void walk(TSNode node, std::vector<std::pair<std::string, Binding>> &out, int depth) const {

@@ -501,6 +501,19 @@ TEST_CASE("files with syntax errors are not edited", "[fix][negative]") {
   CHECK(result.skipped.front().reason.find("syntax errors") != std::string::npos);
 }
 
+// The binding search once recursed into nested assignment patterns and
+// overflowed the stack on this (a release build crashed at 100,000 levels).
+TEST_CASE("deeply nested assignment targets do not exhaust the stack", "[fix][robustness]") {
+  const std::string text = "import torch\n" + std::string(100000, '(') + "a" + [] {
+    std::string closing;
+    for (int i = 0; i < 100000; ++i)
+      closing += ",)";
+    return closing;
+  }() + " = 1\ny = x.cuda()\n";
+  const SourceFix result = run_fix(text);
+  CHECK(result.fixed.find("y = x.to(device)") != std::string::npos);
+}
+
 TEST_CASE("the --rule option limits the fixes", "[fix]") {
   const std::string text = "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n";
   FixOptions options;
