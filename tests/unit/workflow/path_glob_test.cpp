@@ -1,6 +1,8 @@
 // Path globs of the config: .gitignore-style segments, ** and directories.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "workflow/path_glob.h"
 
 using mpsaudit::path_pattern_match;
@@ -47,4 +49,23 @@ TEST_CASE("? and character classes stay within a segment", "[glob]") {
 TEST_CASE("a star before a double star backtracks", "[glob]") {
   CHECK(path_pattern_match("exp*/**/run.sh", "exp_2024/a/b/run.sh"));
   CHECK_FALSE(path_pattern_match("exp*/**/run.sh", "other/a/run.sh"));
+}
+
+// Backtracking over many "**" took exponential time: tests/fuzz/fuzz_config
+// found a config whose exclude glob of 120 stars hung the scan. Such patterns
+// now go to an automaton whose cost is bounded by pattern x path length.
+TEST_CASE("patterns with many stars and double stars answer quickly", "[glob][robustness]") {
+  const std::string stars(120, '*');
+  CHECK_FALSE(path_pattern_match(stars + ")/legacy", "src/a/b/c/d/e/f/g/h/i/j/k.py"));
+  CHECK(path_pattern_match(stars + "/legacy", "src/a/b/legacy/k.py"));
+  std::string nested, path;
+  for (int i = 0; i < 30; ++i)
+    nested += "**/a/";
+  for (int i = 0; i < 60; ++i)
+    path += "a/";
+  CHECK_FALSE(path_pattern_match(nested + "b", path + "c"));
+  CHECK(path_pattern_match(nested + "b", path + "b"));
+  CHECK(path_pattern_match(nested + "*", path + "x.py"));
+  CHECK_FALSE(path_pattern_match(std::string(60, '*') + "?[ab]*x", std::string(200, 'a')));
+  CHECK(path_pattern_match(std::string(60, '*') + "?[ab]*x", std::string(200, 'a') + "x"));
 }
