@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "fix/fix.h"
@@ -92,6 +94,51 @@ const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalo
   return definition;
 }
 
+// The edits accepted so far in one file, for overlap checks in O(log n):
+// a file with thousands of fixes must not compare each with all the others.
+// Replacements are kept as merged ranges (two that merely touch stay apart,
+// as edits_overlap allows an insertion between them); insertions as points.
+class AcceptedEdits {
+public:
+  bool overlaps(const TextEdit &edit) const {
+    if (edit.begin == edit.end)
+      return range_covers(edit.begin);
+    // A replacement overlaps a range that starts before its end and ends
+    // after its start, or an insertion strictly inside it.
+    const auto range = ranges_.lower_bound(edit.end);
+    if (range != ranges_.begin() && std::prev(range)->second > edit.begin)
+      return true;
+    const auto point = insertions_.upper_bound(edit.begin);
+    return point != insertions_.end() && *point < edit.end;
+  }
+  void add(const TextEdit &edit) {
+    if (edit.begin == edit.end) {
+      insertions_.insert(edit.begin);
+      return;
+    }
+    std::size_t begin = edit.begin, end = edit.end;
+    // Merge the ranges this one overlaps (a fix's own edits may overlap).
+    auto range = ranges_.lower_bound(end);
+    while (range != ranges_.begin() && std::prev(range)->second > begin) {
+      --range;
+      begin = std::min(begin, range->first);
+      end = std::max(end, range->second);
+      range = ranges_.erase(range);
+    }
+    ranges_[begin] = end;
+  }
+  std::vector<TextEdit> edits;
+
+private:
+  // Whether `point` lies strictly inside an accepted range.
+  bool range_covers(std::size_t point) const {
+    const auto range = ranges_.lower_bound(point);
+    return range != ranges_.begin() && std::prev(range)->second > point;
+  }
+  std::map<std::size_t, std::size_t> ranges_; // begin -> end, disjoint
+  std::set<std::size_t> insertions_;
+};
+
 std::string target_of(const FixOptions &options) {
   return options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : options.target_torch;
 }
@@ -105,7 +152,7 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   out.fixed = text;
   const std::string target = target_of(options);
   FixContext context(path, kind, text, facts, target);
-  std::vector<TextEdit> accepted;
+  AcceptedEdits accepted;
   bool torch_import = false, module_device = false;
   // tree-sitter recovers from syntax errors, but where it puts the nodes
   // around an error is a guess: fix edits only files that parse.
@@ -137,15 +184,15 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
       out.skipped.push_back({finding, "unsafe fix (" + fix.description + "): pass --unsafe to apply", true});
       continue;
     }
-    const bool conflict = std::any_of(fix.edits.begin(), fix.edits.end(), [&](const TextEdit &edit) {
-      return std::any_of(accepted.begin(), accepted.end(),
-                         [&](const TextEdit &other) { return edits_overlap(edit, other); });
-    });
+    const bool conflict = std::any_of(fix.edits.begin(), fix.edits.end(),
+                                      [&](const TextEdit &edit) { return accepted.overlaps(edit); });
     if (conflict) {
       out.skipped.push_back({finding, "overlaps another fix on this line; run fix again", false});
       continue;
     }
-    accepted.insert(accepted.end(), fix.edits.begin(), fix.edits.end());
+    for (const TextEdit &edit : fix.edits)
+      accepted.add(edit);
+    accepted.edits.insert(accepted.edits.end(), fix.edits.begin(), fix.edits.end());
     torch_import = torch_import || fix.needs_torch_import;
     module_device = module_device || fix.needs_module_device;
     out.applied.push_back({finding, safety, fix.description});
@@ -164,16 +211,15 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   if (kind == FileKind::Python && (torch_import || module_device)) {
     const TextEdit prelude = context.python().prelude_edit(
         torch_import && context.python().torch_binding().empty(), module_device);
-    if (std::any_of(accepted.begin(), accepted.end(),
-                    [&](const TextEdit &edit) { return edits_overlap(edit, prelude); })) {
+    if (accepted.overlaps(prelude)) {
       give_up(DiagnosticLevel::Warning, "fix-conflict",
               "a fix overlaps where the module device goes; nothing was changed in this file",
               "overlaps the module device");
       return out;
     }
-    accepted.push_back(prelude);
+    accepted.edits.push_back(prelude);
   }
-  out.fixed = apply_edits(text, accepted);
+  out.fixed = apply_edits(text, accepted.edits);
   if (kind == FileKind::Python) {
     // The safety net: a fix never turns a file Python can parse into one it
     // cannot.
