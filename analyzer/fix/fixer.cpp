@@ -2,13 +2,13 @@
 // every file they touch.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "core/text.h"
 #include "fix/fix.h"
+#include "fix/fix_files.h"
 #include "fix/fix_kind.h"
 #include "fix/python_module.h"
 
@@ -51,15 +51,6 @@ std::size_t FixRun::unsafe_withheld_count() const {
 }
 
 namespace {
-
-std::optional<std::string> read_text(const std::string &path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream)
-    return std::nullopt;
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
 
 // Decides whether `finding` gets a fix at all: the definition to use, or a
 // skip (with its reason) or nothing (`unfixable`: no fix for the rule).
@@ -232,12 +223,98 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   return out;
 }
 
-FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options) {
+namespace {
+
+// The scanned directory a finding's path is relative to, and the path below
+// it. The scan names files of its first path relative to that path, and
+// files of the others as `<path>/<relative>` (run_scan); a path that is a
+// file stands for its directory.
+std::pair<std::string, std::string> locate(const std::string &path, const std::vector<std::string> &roots) {
+  auto directory_of = [](const std::string &root) {
+    std::error_code error;
+    if (fs::is_directory(root, error))
+      return root;
+    const std::string parent = fs::path(root).parent_path().string();
+    return parent.empty() ? std::string(".") : parent;
+  };
+  for (std::size_t i = 1; i < roots.size(); ++i) {
+    if (!starts_with(path, roots[i] + "/"))
+      continue;
+    const std::string below = path.substr(roots[i].size() + 1);
+    std::error_code error;
+    if (fs::is_directory(roots[i], error))
+      return {roots[i], below};
+    return {directory_of(roots[i]), fs::path(roots[i]).filename().string()};
+  }
+  return {directory_of(roots.empty() ? "." : roots.front()), path};
+}
+
+// A file with findings to fix, as read from disk.
+struct ReadFile {
+  std::string path;
+  TreePath location;
+  FileIdentity identity;
+  std::string text;
+  const std::vector<Finding> *findings = nullptr;
+  bool via_symlink = false; // its name, or a directory on the way, is a symlink
+};
+
+// Reads the files of `by_path`, each once: several names for one file (a
+// symlink inside the tree and its target, two symlinks) yield one entry,
+// under the name that is not a symlink when there is one. Files that cannot
+// be read, or only through a symlink out of their tree, become diagnostics
+// and skips.
+std::vector<ReadFile> read_files(const std::map<std::string, std::vector<Finding>> &by_path,
+                                 const std::vector<std::string> &roots, FixRun &run) {
+  std::vector<ReadFile> files;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> by_inode;
+  std::vector<std::pair<std::string, std::size_t>> aliases; // a name, and the entry it reaches
+  for (const auto &[path, findings] : by_path) {
+    const auto [root, below] = locate(path, roots);
+    Diagnostic problem;
+    auto location = resolve_in_tree(root, below, problem);
+    ReadFile file{path, {}, {}, {}, &findings, false};
+    std::string error;
+    std::optional<std::string> text;
+    if (location)
+      text = read_in_tree(*location, file.identity, error);
+    if (!location || !text) {
+      if (location)
+        problem = {DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the file to fix it: " + error};
+      problem.path = path;
+      for (const auto &finding : findings)
+        run.skipped.push_back({finding, problem.message, false});
+      run.diagnostics.push_back(std::move(problem));
+      continue;
+    }
+    file.location = std::move(*location);
+    file.text = std::move(*text);
+    file.via_symlink = file.location.relative != fs::path(below).lexically_normal().generic_string();
+    const auto key = std::make_pair(file.identity.device, file.identity.inode);
+    const auto known = by_inode.find(key);
+    if (known == by_inode.end()) {
+      by_inode.emplace(key, files.size());
+      files.push_back(std::move(file));
+    } else if (!file.via_symlink && files[known->second].via_symlink) {
+      // The target itself comes after a symlink to it: fix it by its own name.
+      aliases.emplace_back(files[known->second].path, known->second);
+      files[known->second] = std::move(file);
+    } else {
+      aliases.emplace_back(path, known->second);
+    }
+  }
+  for (const auto &[alias, index] : aliases)
+    run.diagnostics.push_back({DiagnosticLevel::Note, alias, 0, "same-file",
+                               "the same file as " + files[index].path + ", which fix edits once"});
+  return files;
+}
+
+} // namespace
+
+FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options,
+                  const std::vector<std::string> &roots) {
   FixRun run;
   const std::string target = target_of(options);
-  std::error_code error;
-  const fs::path root(result.root.empty() ? "." : result.root);
-  const fs::path base = fs::is_directory(root, error) ? root : root.parent_path();
   std::map<std::string, const FileFacts *> facts_by_path;
   for (const auto &file : result.project_files)
     facts_by_path[file.path] = &file.facts;
@@ -248,65 +325,28 @@ FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const Fix
     if (select_fix(finding, catalog, options, target, run.skipped, run.unfixable))
       by_path[finding.path].push_back(finding);
   }
-  for (const auto &[path, findings] : by_path) {
-    const std::string absolute = (base / path).lexically_normal().string();
-    const auto text = read_text(absolute);
-    if (!text) {
-      run.diagnostics.push_back(
-          {DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the file to fix it"});
-      continue;
-    }
-    const auto facts = facts_by_path.find(path);
-    SourceFix fixed = fix_source(path, findings.front().file_kind, *text, findings,
+  const std::vector<std::string> scanned =
+      roots.empty() ? std::vector<std::string>{result.root.empty() ? "." : result.root} : roots;
+  for (auto &file : read_files(by_path, scanned, run)) {
+    const auto &findings = *file.findings;
+    const auto facts = facts_by_path.find(file.path);
+    SourceFix fixed = fix_source(file.path, findings.front().file_kind, file.text, findings,
                                  facts == facts_by_path.end() ? nullptr : facts->second, catalog, options);
     run.skipped.insert(run.skipped.end(), std::make_move_iterator(fixed.skipped.begin()),
                        std::make_move_iterator(fixed.skipped.end()));
     run.diagnostics.insert(run.diagnostics.end(), fixed.diagnostics.begin(), fixed.diagnostics.end());
-    if (fixed.applied.empty() || fixed.fixed == *text)
+    if (fixed.applied.empty() || fixed.fixed == file.text)
       continue;
-    FileFix file;
-    file.path = path;
-    file.absolute_path = absolute;
-    file.original = *text;
-    file.fixed = std::move(fixed.fixed);
-    file.fixes = std::move(fixed.applied);
-    run.files.push_back(std::move(file));
+    FileFix fix;
+    fix.path = file.path;
+    fix.location = std::move(file.location);
+    fix.identity = file.identity;
+    fix.original = std::move(file.text);
+    fix.fixed = std::move(fixed.fixed);
+    fix.fixes = std::move(fixed.applied);
+    run.files.push_back(std::move(fix));
   }
   return run;
-}
-
-bool write_fixes(const FixRun &run, std::vector<Diagnostic> &diagnostics) {
-  bool ok = true;
-  for (const auto &file : run.files) {
-    // Write beside the file, then rename: an interrupted write never leaves
-    // half a source file behind.
-    const std::string temporary = file.absolute_path + ".mpsaudit-fix";
-    {
-      std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-      stream << file.fixed;
-      stream.close();
-      if (!stream) {
-        diagnostics.push_back(
-            {DiagnosticLevel::Error, file.path, 0, "write-failed", "cannot write the fixed file"});
-        ok = false;
-        std::error_code ignored;
-        fs::remove(temporary, ignored);
-        continue;
-      }
-    }
-    std::error_code error;
-    const auto permissions = fs::status(file.absolute_path, error).permissions();
-    if (!error)
-      fs::permissions(temporary, permissions, error);
-    fs::rename(temporary, file.absolute_path, error);
-    if (error) {
-      diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "write-failed",
-                             "cannot replace the file: " + error.message()});
-      fs::remove(temporary, error);
-      ok = false;
-    }
-  }
-  return ok;
 }
 
 } // namespace mpsaudit
