@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -107,19 +108,42 @@ struct SkippedFix {
   bool unsafe_withheld = false; // a fix exists but needs --unsafe
 };
 
+// What fix saw of a file when it read it: what must still hold when the
+// file is replaced, and the owner, group and mode the new file gets.
+struct FileIdentity {
+  std::uint64_t device = 0, inode = 0, links = 0;
+  std::int64_t size = 0, modified_ns = 0;
+  std::uint32_t mode = 0; // st_mode: type and permission bits
+  std::uint32_t owner = 0, group = 0;
+};
+bool operator==(const FileIdentity &a, const FileIdentity &b);
+inline bool operator!=(const FileIdentity &a, const FileIdentity &b) {
+  return !(a == b);
+}
+
+// A file in a scanned tree, with every symlink resolved: `relative` names
+// it below `root` with no symlink on the way, so it can be opened without
+// following one (fix/fix_files.h).
+struct TreePath {
+  std::string root;     // the real path of the scanned directory
+  std::string relative; // the real path below it
+};
+
 struct FileFix {
-  std::string path;          // as in findings (relative to the scan root)
-  std::string absolute_path; // where to write it
+  std::string path;  // as in findings (relative to the scan root); a symlink's own name
+  TreePath location; // the file that is replaced (a symlink's target)
+  FileIdentity identity;
   std::string original;
   std::string fixed;
   std::vector<AppliedFix> fixes;
 };
 
 struct FixRun {
-  std::vector<FileFix> files; // only files that change
+  std::vector<FileFix> files; // only files that change; after write_fixes, only files written
   std::vector<SkippedFix> skipped;
   std::vector<Diagnostic> diagnostics;
-  std::size_t unfixable = 0; // findings whose rule has no fix at all
+  std::size_t unfixable = 0;         // findings whose rule has no fix at all
+  std::size_t files_not_written = 0; // by write_fixes: refused or failed, each with a diagnostic
   std::size_t applied_count() const;
   std::size_t unsafe_withheld_count() const;
 };
@@ -138,12 +162,30 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
                      const FixOptions &options);
 
 // Plans every fix for the findings of `result` (read again from disk).
-FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options);
+// `roots` are the scanned paths as given (ScanOptions::paths): which tree
+// each finding's file belongs to, and so which tree no symlink may lead
+// out of. Empty: the scan's one root (ScanResult::root).
+FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options,
+                  const std::vector<std::string> &roots = {});
 
 // A unified diff (`--- a/path`, `+++ b/path`, 3 lines of context).
 std::string unified_diff(const std::string &path, std::string_view before, std::string_view after);
 
-// Writes every changed file; problems become diagnostics. Returns false on any.
-bool write_fixes(const FixRun &run, std::vector<Diagnostic> &diagnostics);
+// Test seams of write_fixes.
+struct FixWriteHooks {
+  // Runs once the new text is written and synced beside the file, before
+  // the last check that the file is unchanged and the rename.
+  std::function<void(const FileFix &file)> before_rename;
+};
+
+// Writes every changed file: to a new temporary file beside it, with its
+// owner, group and mode, synced, then renamed over it if it is still the
+// file that was read (docs/fix.md, "Writing files"). A file not written
+// (read-only, hard-linked, locked by another fix, changed since it was
+// read, or a failed write) leaves run.files, its fixes join run.skipped,
+// and a diagnostic says why. Returns false when any write failed or a file
+// changed (an error); refusals on purpose (read-only, hard links) are notes
+// and warnings.
+bool write_fixes(FixRun &run, std::vector<Diagnostic> &diagnostics, const FixWriteHooks *hooks = nullptr);
 
 } // namespace mpsaudit

@@ -2,11 +2,13 @@
 // every file they touch.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <iterator>
 #include <map>
-#include <sstream>
+#include <set>
 
+#include "core/text.h"
 #include "fix/fix.h"
+#include "fix/fix_files.h"
 #include "fix/fix_kind.h"
 #include "fix/python_module.h"
 
@@ -50,15 +52,6 @@ std::size_t FixRun::unsafe_withheld_count() const {
 
 namespace {
 
-std::optional<std::string> read_text(const std::string &path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream)
-    return std::nullopt;
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
-
 // Decides whether `finding` gets a fix at all: the definition to use, or a
 // skip (with its reason) or nothing (`unfixable`: no fix for the rule).
 const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalog, const FixOptions &options,
@@ -92,6 +85,51 @@ const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalo
   return definition;
 }
 
+// The edits accepted so far in one file, for overlap checks in O(log n):
+// a file with thousands of fixes must not compare each with all the others.
+// Replacements are kept as merged ranges (two that merely touch stay apart,
+// as edits_overlap allows an insertion between them); insertions as points.
+class AcceptedEdits {
+public:
+  bool overlaps(const TextEdit &edit) const {
+    if (edit.begin == edit.end)
+      return range_covers(edit.begin);
+    // A replacement overlaps a range that starts before its end and ends
+    // after its start, or an insertion strictly inside it.
+    const auto range = ranges_.lower_bound(edit.end);
+    if (range != ranges_.begin() && std::prev(range)->second > edit.begin)
+      return true;
+    const auto point = insertions_.upper_bound(edit.begin);
+    return point != insertions_.end() && *point < edit.end;
+  }
+  void add(const TextEdit &edit) {
+    if (edit.begin == edit.end) {
+      insertions_.insert(edit.begin);
+      return;
+    }
+    std::size_t begin = edit.begin, end = edit.end;
+    // Merge the ranges this one overlaps (a fix's own edits may overlap).
+    auto range = ranges_.lower_bound(end);
+    while (range != ranges_.begin() && std::prev(range)->second > begin) {
+      --range;
+      begin = std::min(begin, range->first);
+      end = std::max(end, range->second);
+      range = ranges_.erase(range);
+    }
+    ranges_[begin] = end;
+  }
+  std::vector<TextEdit> edits;
+
+private:
+  // Whether `point` lies strictly inside an accepted range.
+  bool range_covers(std::size_t point) const {
+    const auto range = ranges_.lower_bound(point);
+    return range != ranges_.begin() && std::prev(range)->second > point;
+  }
+  std::map<std::size_t, std::size_t> ranges_; // begin -> end, disjoint
+  std::set<std::size_t> insertions_;
+};
+
 std::string target_of(const FixOptions &options) {
   return options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : options.target_torch;
 }
@@ -105,7 +143,7 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   out.fixed = text;
   const std::string target = target_of(options);
   FixContext context(path, kind, text, facts, target);
-  std::vector<TextEdit> accepted;
+  AcceptedEdits accepted;
   bool torch_import = false, module_device = false;
   // tree-sitter recovers from syntax errors, but where it puts the nodes
   // around an error is a guess: fix edits only files that parse.
@@ -137,15 +175,15 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
       out.skipped.push_back({finding, "unsafe fix (" + fix.description + "): pass --unsafe to apply", true});
       continue;
     }
-    const bool conflict = std::any_of(fix.edits.begin(), fix.edits.end(), [&](const TextEdit &edit) {
-      return std::any_of(accepted.begin(), accepted.end(),
-                         [&](const TextEdit &other) { return edits_overlap(edit, other); });
-    });
+    const bool conflict = std::any_of(fix.edits.begin(), fix.edits.end(),
+                                      [&](const TextEdit &edit) { return accepted.overlaps(edit); });
     if (conflict) {
       out.skipped.push_back({finding, "overlaps another fix on this line; run fix again", false});
       continue;
     }
-    accepted.insert(accepted.end(), fix.edits.begin(), fix.edits.end());
+    for (const TextEdit &edit : fix.edits)
+      accepted.add(edit);
+    accepted.edits.insert(accepted.edits.end(), fix.edits.begin(), fix.edits.end());
     torch_import = torch_import || fix.needs_torch_import;
     module_device = module_device || fix.needs_module_device;
     out.applied.push_back({finding, safety, fix.description});
@@ -164,16 +202,15 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   if (kind == FileKind::Python && (torch_import || module_device)) {
     const TextEdit prelude = context.python().prelude_edit(
         torch_import && context.python().torch_binding().empty(), module_device);
-    if (std::any_of(accepted.begin(), accepted.end(),
-                    [&](const TextEdit &edit) { return edits_overlap(edit, prelude); })) {
+    if (accepted.overlaps(prelude)) {
       give_up(DiagnosticLevel::Warning, "fix-conflict",
               "a fix overlaps where the module device goes; nothing was changed in this file",
               "overlaps the module device");
       return out;
     }
-    accepted.push_back(prelude);
+    accepted.edits.push_back(prelude);
   }
-  out.fixed = apply_edits(text, accepted);
+  out.fixed = apply_edits(text, accepted.edits);
   if (kind == FileKind::Python) {
     // The safety net: a fix never turns a file Python can parse into one it
     // cannot.
@@ -186,12 +223,98 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   return out;
 }
 
-FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options) {
+namespace {
+
+// The scanned directory a finding's path is relative to, and the path below
+// it. The scan names files of its first path relative to that path, and
+// files of the others as `<path>/<relative>` (run_scan); a path that is a
+// file stands for its directory.
+std::pair<std::string, std::string> locate(const std::string &path, const std::vector<std::string> &roots) {
+  auto directory_of = [](const std::string &root) {
+    std::error_code error;
+    if (fs::is_directory(root, error))
+      return root;
+    const std::string parent = fs::path(root).parent_path().string();
+    return parent.empty() ? std::string(".") : parent;
+  };
+  for (std::size_t i = 1; i < roots.size(); ++i) {
+    if (!starts_with(path, roots[i] + "/"))
+      continue;
+    const std::string below = path.substr(roots[i].size() + 1);
+    std::error_code error;
+    if (fs::is_directory(roots[i], error))
+      return {roots[i], below};
+    return {directory_of(roots[i]), fs::path(roots[i]).filename().string()};
+  }
+  return {directory_of(roots.empty() ? "." : roots.front()), path};
+}
+
+// A file with findings to fix, as read from disk.
+struct ReadFile {
+  std::string path;
+  TreePath location;
+  FileIdentity identity;
+  std::string text;
+  const std::vector<Finding> *findings = nullptr;
+  bool via_symlink = false; // its name, or a directory on the way, is a symlink
+};
+
+// Reads the files of `by_path`, each once: several names for one file (a
+// symlink inside the tree and its target, two symlinks) yield one entry,
+// under the name that is not a symlink when there is one. Files that cannot
+// be read, or only through a symlink out of their tree, become diagnostics
+// and skips.
+std::vector<ReadFile> read_files(const std::map<std::string, std::vector<Finding>> &by_path,
+                                 const std::vector<std::string> &roots, FixRun &run) {
+  std::vector<ReadFile> files;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> by_inode;
+  std::vector<std::pair<std::string, std::size_t>> aliases; // a name, and the entry it reaches
+  for (const auto &[path, findings] : by_path) {
+    const auto [root, below] = locate(path, roots);
+    Diagnostic problem;
+    auto location = resolve_in_tree(root, below, problem);
+    ReadFile file{path, {}, {}, {}, &findings, false};
+    std::string error;
+    std::optional<std::string> text;
+    if (location)
+      text = read_in_tree(*location, file.identity, error);
+    if (!location || !text) {
+      if (location)
+        problem = {DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the file to fix it: " + error};
+      problem.path = path;
+      for (const auto &finding : findings)
+        run.skipped.push_back({finding, problem.message, false});
+      run.diagnostics.push_back(std::move(problem));
+      continue;
+    }
+    file.location = std::move(*location);
+    file.text = std::move(*text);
+    file.via_symlink = file.location.relative != fs::path(below).lexically_normal().generic_string();
+    const auto key = std::make_pair(file.identity.device, file.identity.inode);
+    const auto known = by_inode.find(key);
+    if (known == by_inode.end()) {
+      by_inode.emplace(key, files.size());
+      files.push_back(std::move(file));
+    } else if (!file.via_symlink && files[known->second].via_symlink) {
+      // The target itself comes after a symlink to it: fix it by its own name.
+      aliases.emplace_back(files[known->second].path, known->second);
+      files[known->second] = std::move(file);
+    } else {
+      aliases.emplace_back(path, known->second);
+    }
+  }
+  for (const auto &[alias, index] : aliases)
+    run.diagnostics.push_back({DiagnosticLevel::Note, alias, 0, "same-file",
+                               "the same file as " + files[index].path + ", which fix edits once"});
+  return files;
+}
+
+} // namespace
+
+FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options,
+                  const std::vector<std::string> &roots) {
   FixRun run;
   const std::string target = target_of(options);
-  std::error_code error;
-  const fs::path root(result.root.empty() ? "." : result.root);
-  const fs::path base = fs::is_directory(root, error) ? root : root.parent_path();
   std::map<std::string, const FileFacts *> facts_by_path;
   for (const auto &file : result.project_files)
     facts_by_path[file.path] = &file.facts;
@@ -202,65 +325,28 @@ FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const Fix
     if (select_fix(finding, catalog, options, target, run.skipped, run.unfixable))
       by_path[finding.path].push_back(finding);
   }
-  for (const auto &[path, findings] : by_path) {
-    const std::string absolute = (base / path).lexically_normal().string();
-    const auto text = read_text(absolute);
-    if (!text) {
-      run.diagnostics.push_back(
-          {DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the file to fix it"});
-      continue;
-    }
-    const auto facts = facts_by_path.find(path);
-    SourceFix fixed = fix_source(path, findings.front().file_kind, *text, findings,
+  const std::vector<std::string> scanned =
+      roots.empty() ? std::vector<std::string>{result.root.empty() ? "." : result.root} : roots;
+  for (auto &file : read_files(by_path, scanned, run)) {
+    const auto &findings = *file.findings;
+    const auto facts = facts_by_path.find(file.path);
+    SourceFix fixed = fix_source(file.path, findings.front().file_kind, file.text, findings,
                                  facts == facts_by_path.end() ? nullptr : facts->second, catalog, options);
     run.skipped.insert(run.skipped.end(), std::make_move_iterator(fixed.skipped.begin()),
                        std::make_move_iterator(fixed.skipped.end()));
     run.diagnostics.insert(run.diagnostics.end(), fixed.diagnostics.begin(), fixed.diagnostics.end());
-    if (fixed.applied.empty() || fixed.fixed == *text)
+    if (fixed.applied.empty() || fixed.fixed == file.text)
       continue;
-    FileFix file;
-    file.path = path;
-    file.absolute_path = absolute;
-    file.original = *text;
-    file.fixed = std::move(fixed.fixed);
-    file.fixes = std::move(fixed.applied);
-    run.files.push_back(std::move(file));
+    FileFix fix;
+    fix.path = file.path;
+    fix.location = std::move(file.location);
+    fix.identity = file.identity;
+    fix.original = std::move(file.text);
+    fix.fixed = std::move(fixed.fixed);
+    fix.fixes = std::move(fixed.applied);
+    run.files.push_back(std::move(fix));
   }
   return run;
-}
-
-bool write_fixes(const FixRun &run, std::vector<Diagnostic> &diagnostics) {
-  bool ok = true;
-  for (const auto &file : run.files) {
-    // Write beside the file, then rename: an interrupted write never leaves
-    // half a source file behind.
-    const std::string temporary = file.absolute_path + ".mpsaudit-fix";
-    {
-      std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-      stream << file.fixed;
-      stream.close();
-      if (!stream) {
-        diagnostics.push_back(
-            {DiagnosticLevel::Error, file.path, 0, "write-failed", "cannot write the fixed file"});
-        ok = false;
-        std::error_code ignored;
-        fs::remove(temporary, ignored);
-        continue;
-      }
-    }
-    std::error_code error;
-    const auto permissions = fs::status(file.absolute_path, error).permissions();
-    if (!error)
-      fs::permissions(temporary, permissions, error);
-    fs::rename(temporary, file.absolute_path, error);
-    if (error) {
-      diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "write-failed",
-                             "cannot replace the file: " + error.message()});
-      fs::remove(temporary, error);
-      ok = false;
-    }
-  }
-  return ok;
 }
 
 } // namespace mpsaudit

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <memory>
 
 #include "core/text.h"
 
@@ -497,139 +499,163 @@ private:
 
 } // namespace
 
+// Whether an assignment's value is a device choice, and of which kind.
+PythonModule::DeviceChoice PythonModule::classify_device_choice(TSNode assignment) const {
+  DeviceChoice choice;
+  TSNode value = field(assignment, "right");
+  // `torch.device(<selection>)` is a torch.device chosen by the selection.
+  bool device_call = false;
+  if (is_torch_device_call(value)) {
+    device_call = true;
+    const auto arguments = call_arguments(value);
+    if (arguments && arguments->size() == 1 && !is(arguments->front(), "keyword_argument"))
+      value = arguments->front();
+  }
+  TSNode first_choice = value;
+  bool cuda_test = false;
+  if (is(value, "conditional_expression")) {
+    const auto parts = named_children(value);
+    if (parts.size() == 3) {
+      first_choice = parts[0];
+      const std::string_view condition = text(parts[1]);
+      cuda_test = (condition.find("cuda") != std::string_view::npos ||
+                   condition.find("accelerator") != std::string_view::npos) &&
+                  condition.find("is_available") != std::string_view::npos &&
+                  condition.find("not ") == std::string_view::npos;
+    }
+  } else {
+    // `device = torch.device("cuda")` inside `if torch.cuda.is_available():`.
+    for (TSNode parent = ts_node_parent(assignment); !ts_node_is_null(parent);
+         parent = ts_node_parent(parent)) {
+      if (is(parent, "block")) {
+        const TSNode clause = ts_node_parent(parent);
+        if ((is(clause, "if_statement") || is(clause, "elif_clause")) &&
+            ts_node_eq(field(clause, "consequence"), parent)) {
+          const std::string_view condition = text(field(clause, "condition"));
+          cuda_test = condition.find("cuda.is_available") != std::string_view::npos &&
+                      condition.find("not ") == std::string_view::npos;
+        }
+        break;
+      }
+    }
+  }
+  const bool first_is_cuda = !cuda_literals(first_choice).empty() ||
+                             text(first_choice).find("current_accelerator") != std::string_view::npos;
+  choice.device_like = device_call || is_torch_device_call(first_choice) ||
+                       text(first_choice).find("current_accelerator()") != std::string_view::npos ||
+                       (is_string(first_choice) && (first_is_cuda || cuda_test));
+  if (!choice.device_like)
+    return choice;
+  choice.cuda_first = cuda_test && first_is_cuda;
+  if (device_call || is_torch_device_call(first_choice) ||
+      (text(first_choice).find("current_accelerator()") != std::string_view::npos &&
+       text(first_choice).find(".type") == std::string_view::npos))
+    choice.type = DeviceRef::Type::TorchDevice;
+  else if (is_string(first_choice) || text(first_choice).find(".type") != std::string_view::npos)
+    choice.type = DeviceRef::Type::String;
+  return choice;
+}
+
+// One binding of a device candidate, classified once.
+struct PythonModule::CandidateBinding {
+  std::size_t offset = 0;
+  bool parameter = false;
+  bool has_assignment = false;
+  DeviceChoice choice; // of the assignment, when there is one
+};
+
+// The names of one scope that may hold a device (`device`, or a name bound
+// by a device choice), `device` first, each with its bindings in order.
+struct PythonModule::ScopeDevices {
+  std::vector<std::pair<std::string, std::vector<CandidateBinding>>> candidates;
+};
+
+// Scopes are read once per module, not once per use: a file with thousands
+// of findings asks about the same scope thousands of times.
+struct PythonModule::ScopeCache {
+  std::map<const void *, ScopeDevices> by_scope;
+};
+
+const PythonModule::ScopeDevices &PythonModule::scope_devices(TSNode scope) const {
+  if (!scope_cache_)
+    scope_cache_ = std::make_unique<ScopeCache>();
+  const auto cached = scope_cache_->by_scope.find(scope.id);
+  if (cached != scope_cache_->by_scope.end())
+    return cached->second;
+  std::vector<std::pair<std::string, Binding>> bindings;
+  ScopeReader(*this).read_scope(scope, bindings);
+  std::vector<CandidateBinding> classified(bindings.size());
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < bindings.size(); ++i) {
+    const auto &[name, binding] = bindings[i];
+    classified[i] = {binding.offset, binding.parameter, binding.has_assignment, {}};
+    if (binding.has_assignment)
+      classified[i].choice = classify_device_choice(binding.assignment);
+    if ((name == "device" || classified[i].choice.device_like) &&
+        std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  }
+  std::stable_sort(names.begin(), names.end(),
+                   [](const std::string &a, const std::string &b) { return a == "device" && b != "device"; });
+  ScopeDevices devices;
+  for (const auto &name : names) {
+    auto &candidate = devices.candidates.emplace_back(name, std::vector<CandidateBinding>{});
+    for (std::size_t i = 0; i < bindings.size(); ++i)
+      if (bindings[i].first == name)
+        candidate.second.push_back(classified[i]);
+  }
+  return scope_cache_->by_scope.emplace(scope.id, std::move(devices)).first->second;
+}
+
+// Looks for a device variable among one scope's candidates. `ordered`: the
+// binding must come before the use (module level, or the use's function).
+bool PythonModule::find_scope_device(const ScopeDevices &scope, bool ordered, std::size_t use_offset,
+                                     DeviceRef &found) {
+  for (const auto &[name, bindings] : scope.candidates) {
+    const auto usable = std::find_if(bindings.begin(), bindings.end(), [&](const CandidateBinding &binding) {
+      return binding.parameter || !ordered || binding.offset < use_offset;
+    });
+    if (usable == bindings.end()) {
+      if (name == "device") {
+        found.blocked = "`device` is assigned only after this line in its scope";
+        return true;
+      }
+      continue;
+    }
+    found.name = name;
+    if (usable->has_assignment) {
+      if (usable->choice.device_like) {
+        found.cuda_first = usable->choice.cuda_first;
+        found.type = usable->choice.type;
+      }
+      // Several assignments: the kind is only known when they agree.
+      for (const auto &other : bindings)
+        if (other.has_assignment && other.offset != usable->offset && other.choice.type != found.type)
+          found.type = DeviceRef::Type::Unknown;
+    }
+    return true;
+  }
+  return false;
+}
+
 DeviceRef PythonModule::device_for(TSNode use) const {
   DeviceRef result;
   if (!tree_) {
     result.blocked = "the file could not be parsed";
     return result;
   }
-  const ScopeReader reader(*this);
   const std::size_t use_offset = begin(use);
-
-  // Whether an assignment's value is a device choice, and of which kind.
-  auto classify = [&](TSNode assignment, DeviceRef &ref) -> bool {
-    TSNode value = field(assignment, "right");
-    // `torch.device(<selection>)` is a torch.device chosen by the selection.
-    bool device_call = false;
-    if (is_torch_device_call(value)) {
-      device_call = true;
-      const auto arguments = call_arguments(value);
-      if (arguments && arguments->size() == 1 && !is(arguments->front(), "keyword_argument"))
-        value = arguments->front();
-    }
-    TSNode first_choice = value;
-    bool cuda_test = false;
-    if (is(value, "conditional_expression")) {
-      const auto parts = named_children(value);
-      if (parts.size() == 3) {
-        first_choice = parts[0];
-        const std::string_view condition = text(parts[1]);
-        cuda_test = (condition.find("cuda") != std::string_view::npos ||
-                     condition.find("accelerator") != std::string_view::npos) &&
-                    condition.find("is_available") != std::string_view::npos &&
-                    condition.find("not ") == std::string_view::npos;
-      }
-    } else {
-      // `device = torch.device("cuda")` inside `if torch.cuda.is_available():`.
-      for (TSNode parent = ts_node_parent(assignment); !ts_node_is_null(parent);
-           parent = ts_node_parent(parent)) {
-        if (is(parent, "block")) {
-          const TSNode clause = ts_node_parent(parent);
-          if ((is(clause, "if_statement") || is(clause, "elif_clause")) &&
-              ts_node_eq(field(clause, "consequence"), parent)) {
-            const std::string_view condition = text(field(clause, "condition"));
-            cuda_test = condition.find("cuda.is_available") != std::string_view::npos &&
-                        condition.find("not ") == std::string_view::npos;
-          }
-          break;
-        }
-      }
-    }
-    const bool first_is_cuda = !cuda_literals(first_choice).empty() ||
-                               text(first_choice).find("current_accelerator") != std::string_view::npos;
-    const bool device_like = device_call || is_torch_device_call(first_choice) ||
-                             text(first_choice).find("current_accelerator()") != std::string_view::npos ||
-                             (is_string(first_choice) && (first_is_cuda || cuda_test));
-    if (!device_like)
-      return false;
-    ref.cuda_first = cuda_test && first_is_cuda;
-    if (device_call || is_torch_device_call(first_choice) ||
-        (text(first_choice).find("current_accelerator()") != std::string_view::npos &&
-         text(first_choice).find(".type") == std::string_view::npos))
-      ref.type = DeviceRef::Type::TorchDevice;
-    else if (is_string(first_choice) || text(first_choice).find(".type") != std::string_view::npos)
-      ref.type = DeviceRef::Type::String;
-    return true;
-  };
-
-  // Looks for a device variable among one scope's bindings. `ordered`: the
-  // binding must come before the use (module level, or the use's function).
-  auto search = [&](const std::vector<std::pair<std::string, Binding>> &bindings, bool ordered,
-                    DeviceRef &found) -> bool {
-    // Names bound in this scope by a device choice; `device` always counts.
-    std::vector<std::string> candidates;
-    for (const auto &[name, binding] : bindings) {
-      DeviceRef probe;
-      const bool device_choice = binding.has_assignment && classify(binding.assignment, probe);
-      if ((name == "device" || device_choice) &&
-          std::find(candidates.begin(), candidates.end(), name) == candidates.end())
-        candidates.push_back(name);
-    }
-    std::stable_sort(candidates.begin(), candidates.end(), [](const std::string &a, const std::string &b) {
-      return a == "device" && b != "device";
-    });
-    for (const auto &name : candidates) {
-      const Binding *usable = nullptr;
-      bool any = false;
-      for (const auto &[bound, binding] : bindings) {
-        if (bound != name)
-          continue;
-        any = true;
-        if (!usable && (binding.parameter || !ordered || binding.offset < use_offset))
-          usable = &binding;
-      }
-      if (!any)
-        continue;
-      if (!usable) {
-        if (name == "device") {
-          found.blocked = "`device` is assigned only after this line in its scope";
-          return true;
-        }
-        continue;
-      }
-      found.name = name;
-      if (usable->has_assignment) {
-        classify(usable->assignment, found);
-        // Several assignments: the kind is only known when they agree.
-        for (const auto &[bound, binding] : bindings) {
-          if (bound != name || !binding.has_assignment || binding.offset == usable->offset)
-            continue;
-          DeviceRef other;
-          classify(binding.assignment, other);
-          if (other.type != found.type)
-            found.type = DeviceRef::Type::Unknown;
-        }
-      }
-      return true;
-    }
-    return false;
-  };
-
   // Enclosing functions, innermost first, then the module.
   bool in_function = false;
   for (TSNode scope = use; !ts_node_is_null(scope); scope = ts_node_parent(scope)) {
     if (!is(scope, "function_definition"))
       continue;
-    std::vector<std::pair<std::string, Binding>> bindings;
-    reader.read_scope(scope, bindings);
     const bool innermost = !in_function;
     in_function = true;
-    if (search(bindings, innermost, result))
+    if (find_scope_device(scope_devices(scope), innermost, use_offset, result))
       return result;
   }
-  std::vector<std::pair<std::string, Binding>> module_bindings;
-  reader.read_scope(root(), module_bindings);
-  if (search(module_bindings, !in_function, result))
+  if (find_scope_device(scope_devices(root()), !in_function, use_offset, result))
     return result;
 
   // None in scope: fix adds one after the imports.

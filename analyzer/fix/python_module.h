@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,8 +114,21 @@ public:
   std::optional<TSNode> enclosing_function(TSNode node) const;
 
 private:
+  struct DeviceChoice {
+    bool device_like = false;
+    bool cuda_first = false;
+    DeviceRef::Type type = DeviceRef::Type::Unknown;
+  };
+  struct CandidateBinding;
+  struct ScopeDevices;
+  struct ScopeCache;
+
   void find_layout();
   void find_torch_binding(const FileFacts *facts);
+  DeviceChoice classify_device_choice(TSNode assignment) const;
+  const ScopeDevices &scope_devices(TSNode scope) const;
+  static bool find_scope_device(const ScopeDevices &scope, bool ordered, std::size_t use_offset,
+                                DeviceRef &found);
 
   std::string_view text_;
   std::string target_torch_;
@@ -125,6 +139,7 @@ private:
   std::string newline_ = "\n";
   std::size_t prelude_offset_ = 0;
   bool prelude_after_import_ = false;
+  mutable std::unique_ptr<ScopeCache> scope_cache_; // scope_devices(), filled on demand
 };
 
 } // namespace mpsaudit
