@@ -82,7 +82,10 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       continue;
     const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
     if (finding.guard != Guard::None) {
-      if (rank(effort_class) >= rank(thresholds.fallback_item_min_effort))
+      // An option the Mac need not choose (`--engine trt`) has nothing to
+      // fall back from: it is no reason for Linux GPUs.
+      if (finding.guard != Guard::OptionalPath &&
+          rank(effort_class) >= rank(thresholds.fallback_item_min_effort))
         verdict.factors.push_back(finding_factor(scan, index, "fallback-item", Outcome::Dual, role));
       continue;
     }

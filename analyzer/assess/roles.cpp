@@ -17,7 +17,8 @@ constexpr std::array<RoleName, kRoleCount> kRoleNames{{
     {Role::Model, "model", "Model"},
     {Role::Training, "training", "Training loop"},
     {Role::Data, "data", "Data pipeline"},
-    {Role::Inference, "inference", "Evaluation / inference"},
+    {Role::Inference, "inference", "Inference / demos"},
+    {Role::Evaluation, "evaluation", "Evaluation / benchmarks"},
     {Role::Tooling, "tooling", "Tooling / scripts"},
     {Role::Tests, "tests", "Tests"},
     {Role::Docs, "docs", "Docs / examples"},
@@ -58,9 +59,16 @@ constexpr PathHint kPathHints[] = {
     {"preprocess", Role::Data},
     {"preprocessing", Role::Data},
     {"transforms", Role::Data},
-    {"eval", Role::Inference},
-    {"evaluate", Role::Inference},
-    {"evaluation", Role::Inference},
+    {"eval", Role::Evaluation},
+    {"evals", Role::Evaluation},
+    {"evaluate", Role::Evaluation},
+    {"evaluation", Role::Evaluation},
+    {"val", Role::Evaluation},
+    {"validate", Role::Evaluation},
+    {"validation", Role::Evaluation},
+    {"benchmark", Role::Evaluation},
+    {"benchmarks", Role::Evaluation},
+    {"bench", Role::Evaluation},
     {"infer", Role::Inference},
     {"inference", Role::Inference},
     {"predict", Role::Inference},
@@ -68,8 +76,12 @@ constexpr PathHint kPathHints[] = {
     {"sample", Role::Inference},
     {"generate", Role::Inference},
     {"serve", Role::Inference},
-    {"benchmark", Role::Inference},
+    {"detect", Role::Inference},
+    {"detection", Role::Inference},
+    {"segment", Role::Inference},
     {"scripts", Role::Tooling},
+    {"export", Role::Tooling},
+    {"convert", Role::Tooling},
     {"tools", Role::Tooling},
     {"utils", Role::Tooling},
     {"bin", Role::Tooling},
@@ -125,6 +137,14 @@ struct Evidence {
   void add(Role role, int weight, std::string reason) {
     score[static_cast<int>(role)] += weight;
     reasons[static_cast<int>(role)].push_back(std::move(reason));
+  }
+  // On a tie the place wins: a file in eval/ that also runs under no_grad is
+  // evaluation, as its author filed it.
+  bool has_path_reason(int role) const {
+    for (const std::string &reason : reasons[role])
+      if (starts_with(reason, "path: "))
+        return true;
+    return false;
   }
 };
 
@@ -182,9 +202,12 @@ void content_evidence(const ProjectFile &file, Evidence &evidence) {
             steps = of(RoleSignal::OptimizerStep), loaders = of(RoleSignal::DataLoader),
             datasets = of(RoleSignal::Dataset), no_grad = of(RoleSignal::NoGrad),
             argparse = of(RoleSignal::Argparse), main_guard = of(RoleSignal::MainGuard);
-  if (modules)
+  // A script is an entry point: the classes it defines serve what it runs
+  // (a probe head in an evaluation script), so they do not make it the model.
+  const bool script = main_guard > 0;
+  if (modules && !script)
     evidence.add(Role::Model, 3, plural(modules, "nn.Module class", "nn.Module classes"));
-  if (forwards && modules)
+  if (forwards && modules && !script)
     evidence.add(Role::Model, 1, "defines forward()");
   if (optimizers)
     evidence.add(Role::Training, 3, "constructs a torch.optim optimizer");
@@ -198,7 +221,7 @@ void content_evidence(const ProjectFile &file, Evidence &evidence) {
     evidence.add(Role::Data, 2, "defines a torch Dataset");
   if (no_grad && !optimizers && !backward)
     evidence.add(Role::Inference, 2, "runs under no_grad / eval()");
-  if ((main_guard || argparse) && !modules && !optimizers && !loaders && !no_grad)
+  if ((main_guard || argparse) && (!modules || script) && !optimizers && !loaders && !no_grad)
     evidence.add(Role::Tooling, 1, main_guard ? "a __main__ script" : "a command-line script");
 }
 
@@ -308,7 +331,10 @@ std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
         path_evidence(parts, evidence);
         int best = -1;
         for (int role = 0; role < kRoleCount; ++role)
-          if (evidence.score[role] > 0 && (best < 0 || evidence.score[role] > evidence.score[best]))
+          if (evidence.score[role] > 0 &&
+              (best < 0 || evidence.score[role] > evidence.score[best] ||
+               (evidence.score[role] == evidence.score[best] && evidence.has_path_reason(role) &&
+                !evidence.has_path_reason(best))))
             best = role;
         if (best >= 0) {
           result.role = static_cast<Role>(best);

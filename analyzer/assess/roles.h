@@ -20,15 +20,16 @@
 namespace mpsaudit {
 
 enum class Role : std::uint8_t {
-  Model,     // nn.Module definitions, kernels the model calls
-  Training,  // training loops: optimizers, backward, launchers
-  Data,      // datasets, loaders, preprocessing
-  Inference, // evaluation, inference, demos
-  Tooling,   // scripts, utilities, build and environment files
+  Model,      // nn.Module definitions, kernels the model calls
+  Training,   // training loops: optimizers, backward, launchers
+  Data,       // datasets, loaders, preprocessing
+  Inference,  // inference, prediction, demos
+  Evaluation, // evaluation on benchmarks, validation and speed benchmarks
+  Tooling,    // scripts, utilities, export, build and environment files
   Tests,
   Docs, // documentation and examples
 };
-inline constexpr int kRoleCount = 7;
+inline constexpr int kRoleCount = 8;
 
 std::string_view to_string(Role role);  // "model", "training", ...
 std::string_view role_title(Role role); // "Model", "Training loop", ...

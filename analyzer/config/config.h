@@ -52,8 +52,8 @@ template <typename T> struct Setting {
 };
 
 // Component roles (issue 6): what a part of the repository is for.
-inline constexpr std::string_view kComponentRoles[] = {"model",   "training", "data", "inference",
-                                                       "tooling", "tests",    "docs"};
+inline constexpr std::string_view kComponentRoles[] = {"model",      "training", "data",  "inference",
+                                                       "evaluation", "tooling",  "tests", "docs"};
 
 // The [assess] table: the effort model and the decision's knobs
 // (DecisionThresholds in assess/decision.h, docs/decision.md). Values are

@@ -30,6 +30,7 @@ enum class Guard : std::uint8_t {
   CudaCheck,      // inside a branch taken only when CUDA is present
   PlatformCheck,  // restricted to Linux (PEP 508 marker, sys.platform test, CMake guard)
   OptionalExtra,  // a dependency only reached through an optional extra
+  OptionalPath,   // imported or started only on a branch that an option selects (`elif engine:`)
 };
 std::string_view to_string(Guard guard);
 
@@ -47,12 +48,13 @@ struct Argument {
 
 // The fact kinds front ends emit. Rules name them in their `kind` field.
 namespace fact_kind {
-inline constexpr std::string_view Import = "import";         // name: canonical module or module.symbol
-inline constexpr std::string_view Call = "call";             // name: canonical callee, or "?.method"
-inline constexpr std::string_view Attribute = "attribute";   // name: canonical dotted attribute read
-inline constexpr std::string_view Assignment = "assignment"; // name: canonical target of `x.y = value`
+inline constexpr std::string_view Import = "import";              // name: canonical module or module.symbol
+inline constexpr std::string_view Call = "call";                  // name: canonical callee, or "?.method"
+inline constexpr std::string_view Attribute = "attribute";        // name: canonical dotted attribute read
+inline constexpr std::string_view Assignment = "assignment";      // name: canonical target of `x.y = value`
 inline constexpr std::string_view DeviceString = "device-string"; // name: the literal, e.g. "cuda:0"
-inline constexpr std::string_view DeviceSelection = "device-selection"; // a CUDA availability test choosing a device
+inline constexpr std::string_view DeviceSelection =
+    "device-selection";                                      // a CUDA availability test choosing a device
 inline constexpr std::string_view Shell = "shell";           // name: the command word; value attr: whole line
 inline constexpr std::string_view Dependency = "dependency"; // name: PEP 503 normalised package name
 } // namespace fact_kind

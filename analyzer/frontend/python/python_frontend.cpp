@@ -12,6 +12,7 @@
 #include "frontend/python/python_frontend.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -41,8 +42,8 @@ struct Grammar {
   }
   TSSymbol module = symbol("module"), import_statement = symbol("import_statement"),
            import_from_statement = symbol("import_from_statement"), aliased_import = symbol("aliased_import"),
-           dotted_name = symbol("dotted_name"), identifier = symbol("identifier"), attribute = symbol("attribute"),
-           call = symbol("call"), argument_list = symbol("argument_list"),
+           dotted_name = symbol("dotted_name"), identifier = symbol("identifier"),
+           attribute = symbol("attribute"), call = symbol("call"), argument_list = symbol("argument_list"),
            keyword_argument = symbol("keyword_argument"), string = symbol("string"),
            string_start = symbol("string_start"), string_end = symbol("string_end"),
            concatenated_string = symbol("concatenated_string"), class_definition = symbol("class_definition"),
@@ -60,8 +61,8 @@ struct Grammar {
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
             f_superclasses = field("superclasses"), f_condition = field("condition"),
-            f_consequence = field("consequence"), f_alternative = field("alternative"), f_left = field("left"),
-            f_right = field("right"), f_definition = field("definition");
+            f_consequence = field("consequence"), f_alternative = field("alternative"),
+            f_left = field("left"), f_right = field("right"), f_definition = field("definition");
 };
 
 const Grammar &grammar() {
@@ -102,6 +103,7 @@ public:
   void run(TSNode root) {
     collect_module_classes(root);
     visit(root, 0);
+    mark_optional_functions();
   }
 
 private:
@@ -117,7 +119,9 @@ private:
     return Span{start.row + 1, start.column + 1, end.row + 1, end.column + 1};
   }
   TSNode field(TSNode node, TSFieldId id) const { return ts_node_child_by_field_id(node, id); }
-  bool is(TSNode node, TSSymbol symbol) const { return !ts_node_is_null(node) && ts_node_symbol(node) == symbol; }
+  bool is(TSNode node, TSSymbol symbol) const {
+    return !ts_node_is_null(node) && ts_node_symbol(node) == symbol;
+  }
 
   // Calls `visit_child` for every child, through a cursor (linear, unlike
   // repeated ts_node_child calls).
@@ -146,7 +150,41 @@ private:
     fact.guard = guard_;
     fact.scope = scope_;
     fact.in_forward = in_forward_;
+    if (fact.guard == Guard::None && !option_branch_.empty() && is_optional_kind(fact)) {
+      fact.guard = Guard::OptionalPath;
+      fact.set_attribute("option", std::string(option_branch_));
+    }
     return fact;
+  }
+
+  // What an option branch makes optional: the lazily imported packages and
+  // the multi-process machinery that only a launcher's option turns on. Other
+  // code in such a branch (a tensor made without a device, say) may well run
+  // by default, so it keeps its findings as they are.
+  static bool is_optional_kind(const Fact &fact) {
+    if (fact.kind == fact_kind::Import)
+      return true;
+    return fact.kind == fact_kind::Call &&
+           (starts_with(fact.name, "torch.distributed.") || starts_with(fact.name, "torch.nn.parallel.") ||
+            starts_with(fact.name, "torch.nn.SyncBatchNorm"));
+  }
+
+  // A module-level function whose every call in this file sits in an option
+  // branch (`if engine: export_engine(...)`) runs only when that option is
+  // chosen: its imports are optional too. A function never called here stays
+  // as it is: another module may call it on its default path.
+  void mark_optional_functions() {
+    for (Fact &fact : out_.facts) {
+      if (fact.guard != Guard::None || !is_optional_kind(fact) || fact.scope.empty())
+        continue;
+      const std::string function = fact.scope.substr(0, fact.scope.find('.'));
+      const auto calls = local_calls_.find(function);
+      if (calls == local_calls_.end() || !top_level_functions_.count(function) || calls->second.total == 0 ||
+          calls->second.total != calls->second.in_option_branch)
+        continue;
+      fact.guard = Guard::OptionalPath;
+      fact.set_attribute("option", calls->second.first_option + " (every call of " + function + "())");
+    }
   }
 
   // --- names ---------------------------------------------------------------
@@ -368,7 +406,8 @@ private:
   }
 
   // Whether `node` contains an MPS alternative or a device literal.
-  void scan_selection(TSNode node, bool &has_mps, bool &has_device, bool &has_accelerator, int depth = 0) const {
+  void scan_selection(TSNode node, bool &has_mps, bool &has_device, bool &has_accelerator,
+                      int depth = 0) const {
     if (ts_node_is_null(node) || depth > 200)
       return;
     if (is_string(node)) {
@@ -415,14 +454,16 @@ private:
     Walker &walker;
     Guard guard;
     std::string scope;
+    std::string_view option_branch;
     bool in_forward;
     bool in_module_class;
     explicit ContextSave(Walker &w)
-        : walker(w), guard(w.guard_), scope(w.scope_), in_forward(w.in_forward_),
-          in_module_class(w.in_module_class_) {}
+        : walker(w), guard(w.guard_), scope(w.scope_), option_branch(w.option_branch_),
+          in_forward(w.in_forward_), in_module_class(w.in_module_class_) {}
     ~ContextSave() {
       walker.guard_ = guard;
       walker.scope_ = scope;
+      walker.option_branch_ = option_branch;
       walker.in_forward_ = in_forward;
       walker.in_module_class_ = in_module_class;
     }
@@ -543,6 +584,8 @@ private:
     const bool method_of_module = in_module_class_ && !scope_.empty();
     Fact fact = make_fact("function-def", name, field(node, g_.f_name));
     out_.facts.push_back(std::move(fact));
+    if (scope_.empty())
+      top_level_functions_.insert(name);
     if (method_of_module && name == "forward")
       in_forward_ = true;
     in_module_class_ = false; // nested classes and functions start afresh
@@ -557,12 +600,68 @@ private:
            exception_text.find("BaseException") != std::string_view::npos;
   }
 
+  // The top-level package an import statement names: `import a.b as c` and
+  // `from a.b import c` both give "a".
+  static std::string_view imported_package(std::string_view statement) {
+    for (std::string_view keyword : {std::string_view("from "), std::string_view("import ")})
+      if (statement.substr(0, keyword.size()) == keyword) {
+        statement.remove_prefix(keyword.size());
+        break;
+      }
+    statement = trim(statement);
+    std::size_t end = 0;
+    while (end < statement.size() &&
+           (std::isalnum(static_cast<unsigned char>(statement[end])) || statement[end] == '_'))
+      ++end;
+    return statement.substr(0, end);
+  }
+
+  // The packages imported anywhere under `node` (a few levels deep).
+  void imported_packages(TSNode node, int depth, std::vector<std::string_view> &packages) const {
+    if (depth > 8)
+      return;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!ts_node_is_named(child))
+        return;
+      if (is(child, g_.import_statement) || is(child, g_.import_from_statement))
+        packages.push_back(imported_package(text(child)));
+      else if (!is(child, g_.except_clause))
+        imported_packages(child, depth + 1, packages);
+    });
+  }
+
+  // Whether an except clause offers a way on without the failed import. One
+  // that raises, exits, or imports the same package again (after installing
+  // it, say) only reports the failure.
+  bool handler_falls_back(TSNode clause, const std::vector<std::string_view> &tried) const {
+    bool falls_back = true;
+    for_each_child(clause, [&](TSNode child, TSFieldId) {
+      if (!is(child, g_.block))
+        return;
+      for_each_child(child, [&](TSNode statement, TSFieldId) {
+        const std::string_view type = ts_node_type(statement);
+        if (type == "raise_statement" ||
+            (type == "expression_statement" && text(statement).find("exit(") != std::string_view::npos))
+          falls_back = false;
+      });
+      std::vector<std::string_view> again;
+      imported_packages(child, 0, again);
+      for (std::string_view package : again)
+        if (std::find(tried.begin(), tried.end(), package) != tried.end())
+          falls_back = false;
+    });
+    return falls_back;
+  }
+
   [[gnu::noinline]] void visit_try(TSNode node, int depth) {
+    std::vector<std::string_view> tried; // the packages the try body imports
+    imported_packages(field(node, g_.f_body), 0, tried);
     bool import_guard = false;
     for_each_child(node, [&](TSNode child, TSFieldId) {
       if (is(child, g_.except_clause)) {
         const TSNode value = field(child, g_.f_value);
-        if (catches_import_error(ts_node_is_null(value) ? std::string_view{} : text(value)))
+        if (catches_import_error(ts_node_is_null(value) ? std::string_view{} : text(value)) &&
+            handler_falls_back(child, tried))
           import_guard = true;
       }
     });
@@ -582,17 +681,30 @@ private:
     return is(condition, g_.not_operator) && mentions_cuda(condition);
   }
 
+  bool is_main_guard(TSNode condition) const {
+    const std::string_view test = text(condition);
+    return test.find("__name__") != std::string_view::npos && test.find("__main__") != std::string_view::npos;
+  }
+
+  void count_local_call(const std::string &function) {
+    LocalCalls &calls = local_calls_[function];
+    ++calls.total;
+    if (!option_branch_.empty()) {
+      ++calls.in_option_branch;
+      if (calls.first_option.empty())
+        calls.first_option = std::string(option_branch_);
+    }
+  }
+
   [[gnu::noinline]] void visit_if(TSNode node, int depth) {
     const TSNode condition = field(node, g_.f_condition);
     // `if __name__ == "__main__":` marks a script entry point (component
     // roles: tooling and training scripts).
-    if (scope_.empty()) {
-      const std::string_view test = text(condition);
-      if (test.find("__name__") != std::string_view::npos && test.find("__main__") != std::string_view::npos)
-        out_.facts.push_back(make_fact("main-guard", "__main__", condition));
-    }
+    if (scope_.empty() && is_main_guard(condition))
+      out_.facts.push_back(make_fact("main-guard", "__main__", condition));
     const bool cuda_test = mentions_cuda(condition);
     const bool negated = negated_cuda_test(condition);
+    const bool option_test = !cuda_test && !is_main_guard(condition);
     if (calls_cuda_availability(condition))
       record_device_selection(node, condition);
     visit(condition, depth + 1);
@@ -604,6 +716,8 @@ private:
       if (cuda_test && guard_ == Guard::None && (consequence != negated) &&
           (consequence || is(child, g_.else_clause)))
         guard_ = Guard::CudaCheck;
+      if (option_test && option_branch_.empty() && (consequence || is(child, g_.else_clause)))
+        option_branch_ = trim(text(condition));
       if (is(child, g_.elif_clause)) {
         visit_elif(child, depth + 1);
         return;
@@ -622,6 +736,8 @@ private:
       ContextSave save(*this);
       if (cuda_test && guard_ == Guard::None && field_id == g_.f_consequence)
         guard_ = Guard::CudaCheck;
+      if (!mentions_cuda(condition) && option_branch_.empty() && field_id == g_.f_consequence)
+        option_branch_ = trim(text(condition));
       visit(child, depth + 1);
     });
   }
@@ -714,6 +830,8 @@ private:
     const TSNode function = field(node, g_.f_function);
     const TSNode arguments = field(node, g_.f_arguments);
     const std::string name = record_call(node, function, arguments);
+    if (is(function, g_.identifier))
+      count_local_call(std::string(text(function)));
 
     // The callee chain: visit the receiver (it may contain calls) but not the
     // chain itself as an attribute read.
@@ -854,6 +972,16 @@ private:
   std::unordered_set<std::string> module_classes_;
   Guard guard_ = Guard::None;
   std::string scope_;
+  // The condition of the innermost enclosing branch that tests an option
+  // rather than CUDA (`elif engine:`), or empty.
+  std::string_view option_branch_;
+  struct LocalCalls {
+    int total = 0;
+    int in_option_branch = 0;
+    std::string first_option;
+  };
+  std::unordered_map<std::string, LocalCalls> local_calls_; // calls of bare names: f(...)
+  std::unordered_set<std::string> top_level_functions_;
   bool in_forward_ = false;
   bool in_module_class_ = false;
   bool inside_selection_ = false;
