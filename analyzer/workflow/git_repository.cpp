@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/text.h"
+
 namespace mpsaudit {
 namespace fs = std::filesystem;
 
@@ -16,20 +18,6 @@ namespace {
 
 constexpr std::size_t kMaxSmallFileBytes = 1u << 20; // .git files, commondir, config
 constexpr std::size_t kMaxIndexBytes = 1024u << 20;  // 1 GiB: millions of entries
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
-}
 
 // The first line of a small metadata file (`.git`, `commondir`), trimmed.
 std::optional<std::string> first_line(const fs::path &path) {
@@ -55,7 +43,7 @@ std::size_t hash_bytes_of(const fs::path &common_dir) {
       const std::size_t close = line.find(']');
       if (close == std::string_view::npos)
         continue;
-      section = lowercase(trim(line.substr(1, close - 1)));
+      section = to_lower(trim(line.substr(1, close - 1)));
       line = trim(line.substr(close + 1));
     }
     const std::size_t equals = line.find('=');
@@ -64,7 +52,7 @@ std::size_t hash_bytes_of(const fs::path &common_dir) {
     std::string_view value = trim(line.substr(equals + 1));
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
-    if (lowercase(trim(line.substr(0, equals))) == "objectformat" && lowercase(value) == "sha256")
+    if (to_lower(trim(line.substr(0, equals))) == "objectformat" && to_lower(value) == "sha256")
       return 32;
   }
   return 20;

@@ -244,7 +244,12 @@ void fill(const ScratchRepository &repository) {
                                  "[Tt]emp?.py\n"
                                  "dironly/\n"
                                  "mid/dle.txt\n"
-                                 "crlf.txt\r\n");
+                                 "crlf.txt\r\n"
+                                 "/*.cfg\n"
+                                 "deep/**/x.txt\n"
+                                 "doc/frotz/\n"
+                                 "**/logs/**\n"
+                                 "!**/logs/keep.txt\n");
   for (const char *path : {"a.py",
                            "a.log",
                            "keep.log",
@@ -277,7 +282,18 @@ void fill(const ScratchRepository &repository) {
                            "mid/dle.txt",
                            "sub/mid/dle.txt",
                            "crlf.txt",
-                           "plain/keep.py"})
+                           "plain/keep.py",
+                           "top.cfg",
+                           "sub/top.cfg",
+                           "deep/x.txt",
+                           "deep/a/b/x.txt",
+                           "sub/deep/x.txt",
+                           "doc/frotz/f.py",
+                           "sub/doc/frotz/g.py",
+                           "logs/a.txt",
+                           "logs/keep.txt",
+                           "sub/logs/deeper/b.txt",
+                           "sub/logs/keep.txt"})
     repository.write(path);
   // A nested .gitignore overrides its parents; a negation re-includes.
   repository.write("sub/.gitignore", "!b.log\n*.tmp\n/local.py\n");
