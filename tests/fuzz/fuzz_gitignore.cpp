@@ -2,6 +2,7 @@
 // from the scanned repository (workflow/gitignore.h). The input's last line
 // is a path; the lines before it are an ignore file. Matching must neither
 // crash nor take exponential time (-timeout catches that).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
