@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "acceptance/env_query_script.h"
-#include "acceptance/process.h"
+#include "core/process.h"
 
 namespace mpsaudit::acceptance {
 

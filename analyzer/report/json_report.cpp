@@ -347,11 +347,29 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
 
   json.member("root", result.root);
   json.member("schema_version", kReportSchemaVersion);
+  // What was found but not read, and why: with `files`, every entry of the
+  // tree that git does not ignore.
+  std::map<std::string, int> skipped_by_reason;
+  json.key("skipped");
+  json.begin_array();
+  for (const auto &skipped : result.skipped) {
+    FlatJsonObject entry; // members in sorted key order
+    if (!skipped.detail.empty())
+      entry.add("detail", skipped.detail);
+    entry.add("path", sanitize_utf8(skipped.path));
+    entry.add("reason", skipped.reason);
+    json.value(entry);
+    ++skipped_by_reason[skipped.reason];
+  }
+  json.end_array();
   json.member("summary", {{"files", result.files.size()},
                           {"files_by_mode", modes},
                           {"findings", result.findings.size() - static_cast<std::size_t>(suppressed)},
                           {"by_severity", by_severity},
                           {"suppressed", suppressed},
+                          {"skipped", result.skipped.size()},
+                          {"skipped_by_reason", skipped_by_reason},
+                          {"not_selected", result.not_selected},
                           {"scan_errors", result.has_errors()}});
   json.member("tool", {{"name", "mpsaudit"}, {"version", context.tool_version}});
   // The everyday-workflow context: what filtered the findings, and how the

@@ -74,6 +74,19 @@ std::string summary_line(const ScanResult &result) {
   return line;
 }
 
+std::string skipped_line(const ScanResult &result) {
+  std::map<std::string, std::size_t> by_reason;
+  for (const auto &skipped : result.skipped)
+    ++by_reason[skipped.reason];
+  std::string line = std::to_string(result.skipped.size()) + " not read:";
+  const char *separator = " ";
+  for (const auto &[reason, count] : by_reason) {
+    line += separator + std::to_string(count) + " " + reason;
+    separator = ", ";
+  }
+  return line + " (listed in the JSON report)";
+}
+
 void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options) {
   const Palette palette{options.color};
@@ -115,6 +128,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     }
   }
   out << "\n" << summary_line(result) << "\n";
+  if (!result.skipped.empty())
+    out << skipped_line(result) << "\n";
   if (context.assessment) {
     const Outcome outcome = context.assessment->decision.outcome;
     const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";

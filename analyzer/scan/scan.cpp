@@ -26,7 +26,9 @@ namespace {
 constexpr std::size_t kMaxSnippetBytes = 400;
 
 // Checkpoints are binary by nature; every other kind is text.
-bool is_binary_kind(FileKind kind) { return kind == FileKind::Checkpoint; }
+bool is_binary_kind(FileKind kind) {
+  return kind == FileKind::Checkpoint;
+}
 
 std::string human_bytes(std::uint64_t bytes) {
   const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
@@ -135,7 +137,8 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
   std::vector<Fact> kept;
   std::set<std::tuple<std::string, std::string, std::string, Guard>> seen_by_name;
   for (Fact &fact : work.facts.facts) {
-    if ((fact.kind == fact_kind::Call || fact.kind == fact_kind::Attribute) && starts_with(fact.name, "torch.")) {
+    if ((fact.kind == fact_kind::Call || fact.kind == fact_kind::Attribute) &&
+        starts_with(fact.name, "torch.")) {
       auto [it, inserted] = work.api_uses.try_emplace(fact.name, fact.span.line, 0);
       ++it->second.second;
     }
@@ -194,9 +197,9 @@ void load_and_extract(Work &work, const Stage &stage) {
   work.record.bytes = size;
   const Extractor *extractor = find_extractor(file.kind);
   if (!extractor) {
-    work.diagnostics.push_back({DiagnosticLevel::Note, file.path, 0, "no-frontend",
-                                "no front end for " + std::string(to_string(file.kind)) +
-                                    " files in this build; skipped"});
+    work.diagnostics.push_back(
+        {DiagnosticLevel::Note, file.path, 0, "no-frontend",
+         "no front end for " + std::string(to_string(file.kind)) + " files in this build; skipped"});
     return;
   }
   SourceFile source;
@@ -238,9 +241,9 @@ void load_and_extract(Work &work, const Stage &stage) {
     const std::size_t invalid = find_invalid_utf8(source.text);
     if (invalid != std::string_view::npos) {
       const LineIndex index(source.text);
-      work.diagnostics.push_back({DiagnosticLevel::Warning, file.path, index.line_of(invalid), "invalid-utf8",
-                                  "invalid UTF-8 at byte " + std::to_string(invalid) +
-                                      "; the file was scanned as bytes"});
+      work.diagnostics.push_back(
+          {DiagnosticLevel::Warning, file.path, index.line_of(invalid), "invalid-utf8",
+           "invalid UTF-8 at byte " + std::to_string(invalid) + "; the file was scanned as bytes"});
     }
     work.record.lines = static_cast<std::uint32_t>(std::count(source.text.begin(), source.text.end(), '\n') +
                                                    (!source.text.empty() && source.text.back() != '\n'));
@@ -321,12 +324,21 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     Discovery discovery = discover_files(path, options.use_git, narrowed ? &*options.only_paths : nullptr);
     for (auto &diagnostic : discovery.diagnostics)
       result.diagnostics.push_back(std::move(diagnostic));
+    // With several roots, keep paths distinct by prefixing all but the first.
+    const std::string prefix = &path != &options.paths.front() ? path + "/" : std::string();
+    for (auto &skipped : discovery.skipped) {
+      skipped.path = prefix + skipped.path;
+      if (options.keep_file && !options.keep_file(skipped.path))
+        ++result.not_selected;
+      else
+        result.skipped.push_back(std::move(skipped));
+    }
     for (auto &file : discovery.files) {
-      // With several roots, keep paths distinct by prefixing all but the first.
-      if (&path != &options.paths.front())
-        file.path = path + "/" + file.path;
-      if (options.keep_file && !options.keep_file(file.path))
+      file.path = prefix + file.path;
+      if (options.keep_file && !options.keep_file(file.path)) {
+        ++result.not_selected;
         continue;
+      }
       Work &item = work.emplace_back();
       item.order = work.size() - 1;
       item.file = std::move(file);
@@ -375,11 +387,11 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       if (k >= facts_before_passes[i] || stage.deferred.count(facts[k].kind))
         late.facts.push_back(facts[k]);
     const auto &lines = work[i].fact_lines;
-    std::vector<Finding> findings = engine.evaluate(project[i].path, project[i].kind, late,
-                                                    [&lines](std::uint32_t line) {
-                                                      const auto it = lines.find(line);
-                                                      return it == lines.end() ? std::string() : it->second;
-                                                    });
+    std::vector<Finding> findings =
+        engine.evaluate(project[i].path, project[i].kind, late, [&lines](std::uint32_t line) {
+          const auto it = lines.find(line);
+          return it == lines.end() ? std::string() : it->second;
+        });
     std::vector<Finding> &all = work[i].findings;
     all.insert(all.end(), std::make_move_iterator(findings.begin()), std::make_move_iterator(findings.end()));
     work[i].fact_lines.clear();
@@ -405,9 +417,10 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   result.api_uses = api_uses.take(work);
   result.project_files = std::move(project);
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
-  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {
-    return std::tie(a.path, a.line, a.code) < std::tie(b.path, b.line, b.code);
-  });
+  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
+                   [](const Diagnostic &a, const Diagnostic &b) {
+                     return std::tie(a.path, a.line, a.code) < std::tie(b.path, b.line, b.code);
+                   });
   end_phase("merge, sort");
   return result;
 }

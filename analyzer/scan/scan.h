@@ -13,18 +13,19 @@
 #include "core/finding.h"
 #include "core/source.h"
 #include "rules/rule.h"
-#include "workflow/workflow_summary.h"
+#include "scan/discover.h"
 #include "scan/project_pass.h"
+#include "workflow/workflow_summary.h"
 
 namespace mpsaudit {
 
 struct ScanOptions {
   std::vector<std::string> paths{"."};
-  unsigned jobs = 0;                             // 0: number of cores
-  std::uint64_t max_file_bytes = 10u << 20;      // larger files are skipped with a note
-  bool use_git = true;                           // use `git ls-files` inside a work tree
-  std::string compile_commands_dir;              // -p DIR for C++/CUDA
-  unsigned max_parse_ms = 10000;                 // per-file parse time limit (--max-parse-time)
+  unsigned jobs = 0;                        // 0: number of cores
+  std::uint64_t max_file_bytes = 10u << 20; // larger files are skipped with a note
+  bool use_git = true;                      // list as git would inside a work tree (.gitignore)
+  std::string compile_commands_dir;         // -p DIR for C++/CUDA
+  unsigned max_parse_ms = 10000;            // per-file parse time limit (--max-parse-time)
   // What to keep in ScanResult::project_files of each fact once its rules
   // have run, besides what the project passes read (ProjectPass::needs): the
   // assessment's inputs. Unset keeps every fact. Keeping little keeps the
@@ -76,6 +77,12 @@ struct ScanProfile {
 struct ScanResult {
   std::string root; // the first scanned path, as given
   std::vector<FileRecord> files;
+  // Entries found but not read, with why (scan/discover.h): with `files`
+  // and `not_selected`, every entry of the tree that git does not ignore.
+  std::vector<SkippedFile> skipped;
+  // Files and skipped entries that keep_file left out: outside the config's
+  // include/exclude globs or a partial scan's change set.
+  std::size_t not_selected = 0;
   std::vector<Finding> findings;
   std::vector<Diagnostic> diagnostics;
   std::vector<ApiUse> api_uses;

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include "acceptance/process.h"
+#include "core/process.h"
 #include "acceptance_test_support.h"
 
-using namespace mpsaudit::acceptance;
+using namespace mpsaudit;
 using mpsaudit::testing::ScratchDirectory;
 
 TEST_CASE("run_process captures both streams and the exit status", "[process]") {

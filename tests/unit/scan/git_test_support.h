@@ -1,0 +1,62 @@
+// A scratch git repository for the discovery tests: real git builds the
+// fixtures (indexes, ignore files) that the in-process readers must agree
+// with. git runs here on our own temporary repository only, without the
+// user's or the system's configuration.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+namespace mpsaudit::testing {
+
+class ScratchRepository {
+public:
+  ScratchRepository() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "mpsaudit-git-XXXXXX").string();
+    root_ = ::mkdtemp(pattern.data());
+    git("init -q");
+    git("config user.email lab@example.org");
+    git("config user.name Lab");
+  }
+  ~ScratchRepository() {
+    std::error_code error;
+    std::filesystem::remove_all(root_, error);
+  }
+  ScratchRepository(const ScratchRepository &) = delete;
+  ScratchRepository &operator=(const ScratchRepository &) = delete;
+
+  std::filesystem::path write(const std::string &relative, const std::string &content = "x\n") const {
+    const std::filesystem::path path = root_ / relative;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+  // Runs git in the repository; REQUIREs success and returns its output.
+  std::string git(const std::string &arguments) const {
+    const std::string command = "cd '" + root_.string() +
+                                "' && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git " + arguments +
+                                " 2>/dev/null";
+    FILE *pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    std::string output;
+    std::array<char, 4096> buffer{};
+    std::size_t got;
+    while ((got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+      output.append(buffer.data(), got);
+    REQUIRE(::pclose(pipe) == 0);
+    return output;
+  }
+  const std::filesystem::path &root() const { return root_; }
+
+private:
+  std::filesystem::path root_;
+};
+
+} // namespace mpsaudit::testing
