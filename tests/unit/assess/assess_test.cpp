@@ -103,7 +103,7 @@ TEST_CASE("roles come from content first, then paths, and overrides win", "[asse
   CHECK(role_of(assessment, "net.py") == Role::Model);
   CHECK(role_of(assessment, "run.py") == Role::Training);
   CHECK(role_of(assessment, "datasets/folder.py") == Role::Data);
-  CHECK(role_of(assessment, "scripts/evaluate.py") == Role::Inference); // content outweighs scripts/
+  CHECK(role_of(assessment, "scripts/evaluate.py") == Role::Evaluation); // on a tie, the file's name wins
   CHECK(role_of(assessment, "tests/test_net.py") == Role::Tests);
   CHECK(role_of(assessment, "examples/demo.py") == Role::Docs);
   CHECK(role_of(assessment, "misc.py") == Role::Tooling);
@@ -111,6 +111,47 @@ TEST_CASE("roles come from content first, then paths, and overrides win", "[asse
   const auto overridden = classify_roles(scan.project_files, {{"run.py", Role::Inference}});
   CHECK(overridden[1].role == Role::Inference);
   CHECK(overridden[1].reasons.front() == "override: run.py");
+}
+
+TEST_CASE("a script is an entry point: the modules it defines do not make it the model", "[assess][roles]") {
+  constexpr const char *kProbeScript = R"(import torch
+from torch import nn
+
+class Head(nn.Module):
+    def forward(self, x):
+        return x
+
+if __name__ == "__main__":
+    Head()
+)";
+  const ScanResult scan = scan_of({{"eval/linear_probe.py", kProbeScript},
+                                   {"export.py", kProbeScript},
+                                   {"benchmarks/speed.py", kProbeScript},
+                                   {"detect.py", kProbeScript},
+                                   {"heads.py", kPortableModel}});
+  const Assessment assessment = assess_scan(scan);
+  CHECK(role_of(assessment, "eval/linear_probe.py") == Role::Evaluation);
+  CHECK(role_of(assessment, "export.py") == Role::Tooling);
+  CHECK(role_of(assessment, "benchmarks/speed.py") == Role::Evaluation);
+  CHECK(role_of(assessment, "detect.py") == Role::Inference);
+  CHECK(role_of(assessment, "heads.py") == Role::Model); // no __main__: a library of modules
+}
+
+TEST_CASE("a CUDA-only package in an evaluation script pushes to DUAL, not KEEP", "[assess][decision]") {
+  const ScanResult scan =
+      scan_of({{"model.py", kPortableModel},
+               {"eval/probe.py", "import cuml\nif __name__ == \"__main__\":\n    cuml.fit()\n"}});
+  const Assessment assessment = assess_scan(scan);
+  CHECK(role_of(assessment, "eval/probe.py") == Role::Evaluation);
+  CHECK(assessment.decision.outcome == Outcome::Dual);
+}
+
+TEST_CASE("an optional-path import never decides", "[assess][decision]") {
+  const ScanResult scan =
+      scan_of({{"model.py", kPortableModel},
+               {"backend.py", "def load(kind):\n    if kind == \"engine\":\n        import tensorrt\n"}});
+  const Assessment assessment = assess_scan(scan);
+  CHECK(assessment.decision.outcome == Outcome::Adapt);
 }
 
 TEST_CASE("path globs: * stays in a component, ** crosses them", "[assess][roles]") {

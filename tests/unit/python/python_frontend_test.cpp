@@ -61,7 +61,8 @@ TEST_CASE("a plain assignment of a module is an alias", "[python][aliases]") {
 }
 
 TEST_CASE("unresolved receivers are method calls, not module functions", "[python][aliases]") {
-  const FileFacts facts = extract_python_source("import torch\nmodel.cuda()\ntorch.zeros(3).cuda()\n", "a.py");
+  const FileFacts facts =
+      extract_python_source("import torch\nmodel.cuda()\ntorch.zeros(3).cuda()\n", "a.py");
   const Fact *named = find_fact(facts, "call", "model.cuda");
   REQUIRE(named);
   CHECK(*named->attribute("method") == "true");
@@ -74,8 +75,8 @@ TEST_CASE("unresolved receivers are method calls, not module functions", "[pytho
 }
 
 TEST_CASE("keyword arguments and string values are recorded", "[python][arguments]") {
-  const FileFacts facts =
-      extract_python_source("import torch\nimport numpy as np\nt = torch.tensor(v, dtype=np.float64, device=\"cuda:1\")\n", "a.py");
+  const FileFacts facts = extract_python_source(
+      "import torch\nimport numpy as np\nt = torch.tensor(v, dtype=np.float64, device=\"cuda:1\")\n", "a.py");
   const Fact *call = find_fact(facts, "call", "torch.tensor");
   REQUIRE(call);
   const Argument *dtype = call->keyword_argument("dtype");
@@ -154,6 +155,69 @@ torch.cuda.ipc_collect()
   CHECK(find_fact(facts, "call", "torch.cuda.ipc_collect")->guard == Guard::None);
 }
 
+TEST_CASE("an except clause that raises, exits or imports again is no fallback", "[python][guards]") {
+  const FileFacts facts = extract_python_source(R"(import sys
+try:
+    import flash_attn
+except ImportError as error:
+    raise ImportError("install flash-attn") from error
+try:
+    import triton
+except ImportError:
+    print("needs triton")
+    sys.exit(1)
+try:
+    import tensorrt
+except Exception:
+    if sys.platform == "linux":
+        install("tensorrt")
+    import tensorrt
+try:
+    from apex.optimizers import FusedAdam as Adam
+except ImportError:
+    from torch.optim import AdamW as Adam
+)",
+                                                "a.py");
+  CHECK(find_fact(facts, "import", "flash_attn")->guard == Guard::None);
+  CHECK(find_fact(facts, "import", "triton")->guard == Guard::None);
+  for (const Fact *fact : facts_of(facts, "import"))
+    if (fact->name == "tensorrt")
+      CHECK(fact->guard == Guard::None);
+  CHECK(find_fact(facts, "import", "apex.optimizers.FusedAdam")->guard == Guard::ImportFallback);
+}
+
+TEST_CASE("imports on option branches and in option-only functions are optional paths", "[python][guards]") {
+  const FileFacts facts = extract_python_source(R"(import torch
+class Backend:
+    def __init__(self, kind):
+        if kind == "pt":
+            import onnx
+        elif kind == "engine":
+            import tensorrt
+def export_engine(model):
+    import pycuda
+def export_default(model):
+    import cupy
+def run(formats):
+    export_default(None)
+    if "engine" in formats:
+        export_engine(None)
+if torch.cuda.is_available():
+    import apex
+if __name__ == "__main__":
+    import flash_attn
+    run([])
+)",
+                                                "a.py");
+  const Fact *tensorrt = find_fact(facts, "import", "tensorrt");
+  CHECK(tensorrt->guard == Guard::OptionalPath);
+  CHECK(*tensorrt->attribute("option") == "kind == \"engine\"");
+  CHECK(find_fact(facts, "import", "pycuda")->guard == Guard::OptionalPath);
+  CHECK(find_fact(facts, "import", "cupy")->guard == Guard::None);       // called on the default path too
+  CHECK(find_fact(facts, "import", "apex")->guard == Guard::CudaCheck);  // a CUDA test is no option
+  CHECK(find_fact(facts, "import", "flash_attn")->guard == Guard::None); // the script's own entry
+}
+
 TEST_CASE("device selection records whether an MPS branch exists", "[python][guards]") {
   const auto selection = [](const std::string &code) -> std::string {
     const FileFacts facts = extract_python_source(code, "a.py");
@@ -200,7 +264,8 @@ class NotAModule:
 }
 
 TEST_CASE("syntax errors keep the facts of the rest of the file", "[python][robustness]") {
-  const FileFacts facts = extract_python_source("import torch\ndef broken(:\n    pass\ntorch.cuda.synchronize()\n", "a.py");
+  const FileFacts facts =
+      extract_python_source("import torch\ndef broken(:\n    pass\ntorch.cuda.synchronize()\n", "a.py");
   CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
   REQUIRE_FALSE(facts.diagnostics.empty());
   CHECK(facts.diagnostics.front().code == "syntax-error");
@@ -235,17 +300,18 @@ TEST_CASE("long attribute chains and receiver nesting do not exhaust the stack",
     CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
   }
   SECTION("a chain as the callee") {
-    const FileFacts facts = extract_python_source("import torch\nx = torch" + chain + "()" + canary, "chain.py");
+    const FileFacts facts =
+        extract_python_source("import torch\nx = torch" + chain + "()" + canary, "chain.py");
     CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
   }
   SECTION("a chain whose receiver is a call") {
-    const FileFacts facts = extract_python_source("import torch\nx = f()" + chain + "()" + canary, "chain.py");
+    const FileFacts facts =
+        extract_python_source("import torch\nx = f()" + chain + "()" + canary, "chain.py");
     CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
   }
   SECTION("f(f(f(x).a).a).a ... is bounded by the nesting limit") {
-    const FileFacts facts =
-        extract_python_source("import torch\nx = " + repeat("f(", 100000) + "x" + repeat(").a", 100000) + canary,
-                              "receivers.py");
+    const FileFacts facts = extract_python_source(
+        "import torch\nx = " + repeat("f(", 100000) + "x" + repeat(").a", 100000) + canary, "receivers.py");
     CHECK(find_fact(facts, "call", "torch.cuda.synchronize"));
     CHECK(std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
                       [](const Diagnostic &d) { return d.code == "nesting-limit"; }));
@@ -293,11 +359,13 @@ TEST_CASE("notebook positions map to cell, cell line and file line", "[python][n
 }
 
 TEST_CASE("broken notebooks give a diagnostic with a line, not a crash", "[python][notebook][robustness]") {
-  const FileFacts broken = extract_notebook_source("{\n \"cells\": [\n  {\"cell_type\": \"code\",\n", "b.ipynb");
+  const FileFacts broken =
+      extract_notebook_source("{\n \"cells\": [\n  {\"cell_type\": \"code\",\n", "b.ipynb");
   REQUIRE(broken.diagnostics.size() == 1);
   CHECK(broken.diagnostics.front().code == "invalid-json");
   CHECK(broken.diagnostics.front().line >= 3);
-  const FileFacts odd = extract_notebook_source(R"({"cells": [{"cell_type": 3, "source": 7}, {"cell_type": "code", "source": 5}]})", "o.ipynb");
+  const FileFacts odd = extract_notebook_source(
+      R"({"cells": [{"cell_type": 3, "source": 7}, {"cell_type": "code", "source": 5}]})", "o.ipynb");
   CHECK(odd.facts.empty());
   const FileFacts not_notebook = extract_notebook_source("[1, 2]", "x.ipynb");
   REQUIRE(not_notebook.diagnostics.size() == 1);
