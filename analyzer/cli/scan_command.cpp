@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/probe_runner.h"
 #include "cli/workflow_options.h"
+#include "core/text.h"
 #include "report/github_report.h"
 #include "report/report.h"
 #include "scan/scan.h"
@@ -93,8 +94,8 @@ nlohmann::json environment_section(const std::vector<std::string> &env_paths,
     std::string error;
     const auto record = json.is_discarded() ? std::nullopt : acceptance::env_record_from_json(json, error);
     if (!record) {
-      std::cerr << "mpsaudit: " << path << ": not an environment record"
-                << (error.empty() ? "" : " (" + error + ")") << "\n";
+      std::cerr << "mpsaudit: " << terminal_safe(path) << ": not an environment record"
+                << (error.empty() ? "" : " (" + terminal_safe(error) + ")") << "\n";
       return nullptr;
     }
     interpreters.insert(interpreters.end(), record->interpreters.begin(), record->interpreters.end());
@@ -112,7 +113,8 @@ nlohmann::json environment_section(const std::vector<std::string> &env_paths,
   for (const auto &disagreement :
        acceptance::find_disagreements(interpreters, has_probe ? &probe : nullptr)) {
     section["disagreements"].push_back(acceptance::to_json(disagreement));
-    std::cerr << "mpsaudit: environment " << disagreement.severity << ": " << disagreement.message << "\n";
+    std::cerr << "mpsaudit: environment " << terminal_safe(disagreement.severity) << ": "
+              << terminal_safe(disagreement.message) << "\n";
   }
   return section;
 }
@@ -239,8 +241,9 @@ int command_scan(const Invocation &invocation) {
   if (!verdicts_path.empty())
     assessment_input.probe = load_probe_verdicts(verdicts_path, assess_problems);
   for (const auto &problem : assess_problems)
-    std::cerr << "mpsaudit: " << problem.path << (problem.line ? ":" + std::to_string(problem.line) : "")
-              << ": " << problem.message << "\n";
+    std::cerr << "mpsaudit: " << terminal_safe(problem.path)
+              << (problem.line ? ":" + std::to_string(problem.line) : "") << ": "
+              << terminal_safe(problem.message) << "\n";
   if (!assess_problems.empty())
     return kUsage;
   end_phase("baseline, config, effort model, probe");
@@ -283,7 +286,8 @@ int command_scan(const Invocation &invocation) {
     end_phase("report " + output_format + (to_stdout ? "" : " to " + path));
   }
   if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text"))
-    std::cerr << summary_line(result) << "\n" << assessment_summary(assessment);
+    std::cerr << summary_line(result) << "\n"
+              << terminal_safe(assessment_summary(assessment), KeepLayout::TabAndNewline);
   print_workflow_notes(result);
   if (profile)
     print_profile(std::cerr, result.profile, seconds_since(started));

@@ -22,10 +22,11 @@ namespace {
 
 void print(const std::vector<Diagnostic> &diagnostics) {
   for (const auto &diagnostic : diagnostics) {
-    std::cerr << "mpsaudit: " << (diagnostic.path.empty() ? std::string("config") : diagnostic.path);
+    std::cerr << "mpsaudit: "
+              << (diagnostic.path.empty() ? std::string("config") : terminal_safe(diagnostic.path));
     if (diagnostic.line)
       std::cerr << ":" << diagnostic.line;
-    std::cerr << ": " << diagnostic.message << "\n";
+    std::cerr << ": " << terminal_safe(diagnostic.message) << "\n";
   }
 }
 
@@ -226,8 +227,8 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
     const ChangedFiles files =
         workflow.staged ? staged_files(scan_root) : changed_since(scan_root, workflow.changed_since);
     if (!files.ok) {
-      std::cerr << "mpsaudit: " << (workflow.staged ? "--staged" : "--changed-since") << ": " << files.error
-                << "\n";
+      std::cerr << "mpsaudit: " << (workflow.staged ? "--staged" : "--changed-since") << ": "
+                << terminal_safe(files.error) << "\n";
       return false;
     }
     changed = files.paths;
@@ -293,7 +294,7 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
     const Baseline baseline = make_baseline(result.findings);
     std::ofstream out(workflow.write_baseline_path, std::ios::binary);
     if (!out) {
-      std::cerr << "mpsaudit: cannot write " << workflow.write_baseline_path << "\n";
+      std::cerr << "mpsaudit: cannot write " << terminal_safe(workflow.write_baseline_path) << "\n";
       return false;
     }
     write_baseline(out, baseline);
@@ -303,7 +304,7 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
     return true;
   std::ifstream in(workflow.baseline_path, std::ios::binary);
   if (!in) {
-    std::cerr << "mpsaudit: cannot read the baseline " << workflow.baseline_path << "\n";
+    std::cerr << "mpsaudit: cannot read the baseline " << terminal_safe(workflow.baseline_path) << "\n";
     return false;
   }
   std::ostringstream text;
@@ -344,19 +345,19 @@ namespace mpsaudit::cli {
 void print_workflow_notes(const ScanResult &result) {
   const WorkflowSummary &summary = result.workflow;
   if (!summary.partial_scan.empty())
-    std::cerr << "mpsaudit: partial scan: " << summary.partial_scan
+    std::cerr << "mpsaudit: partial scan: " << terminal_safe(summary.partial_scan)
               << "; decision and effort cover these files only\n";
   if (!summary.baseline_file.empty())
     std::cerr << "mpsaudit: " << summary.baseline_known << " known finding"
-              << (summary.baseline_known == 1 ? "" : "s") << " from the baseline " << summary.baseline_file
-              << " not shown"
+              << (summary.baseline_known == 1 ? "" : "s") << " from the baseline "
+              << terminal_safe(summary.baseline_file) << " not shown"
               << (summary.baseline_fixed
                       ? "; " + std::to_string(summary.baseline_fixed) + " recorded no longer found"
                       : std::string())
               << "\n";
   if (summary.path_ignored)
     std::cerr << "mpsaudit: " << summary.path_ignored << " finding" << (summary.path_ignored == 1 ? "" : "s")
-              << " dropped by per-path-ignores in " << summary.config_file << "\n";
+              << " dropped by per-path-ignores in " << terminal_safe(summary.config_file) << "\n";
   if (summary.suppressions.without_reason)
     std::cerr << "mpsaudit: " << summary.suppressions.without_reason << " of "
               << summary.suppressions.directives << " inline suppression"
