@@ -12,12 +12,13 @@
 #include "cli/cli.h"
 #include "report/report.h"
 #include "rules/rule.h"
+#include "core/text.h"
 #include "scan/scan.h"
 
 namespace mpsaudit::cli {
 
 int usage_error(const std::string &message) {
-  std::cerr << "mpsaudit: " << message << "\n(see `mpsaudit help`)\n";
+  std::cerr << "mpsaudit: " << terminal_safe(message) << "\n(see `mpsaudit help`)\n";
   return kUsage;
 }
 
@@ -30,7 +31,8 @@ bool load_catalog(const Invocation &invocation, const std::string &override_dir,
   std::vector<Diagnostic> diagnostics;
   catalog = RuleCatalog::load_directory(directory, diagnostics);
   for (const auto &diagnostic : diagnostics)
-    std::cerr << diagnostic.path << ":" << diagnostic.line << ": " << diagnostic.message << "\n";
+    std::cerr << terminal_safe(diagnostic.path) << ":" << diagnostic.line << ": "
+              << terminal_safe(diagnostic.message) << "\n";
   return diagnostics.empty();
 }
 

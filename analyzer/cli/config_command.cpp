@@ -7,6 +7,7 @@
 #include "cli/arguments.h"
 #include "cli/cli.h"
 #include "config/config.h"
+#include "core/text.h"
 
 namespace mpsaudit::cli {
 
@@ -44,14 +45,14 @@ int command_config(const Invocation &invocation) {
   if (problems.empty() && load_catalog(invocation, rules_dir, catalog))
     apply_rule_selection(config, catalog, problems);
   for (const auto &problem : problems) {
-    std::cerr << "mpsaudit: " << problem.path;
+    std::cerr << "mpsaudit: " << terminal_safe(problem.path);
     if (problem.line)
       std::cerr << ":" << problem.line;
-    std::cerr << ": " << problem.message << "\n";
+    std::cerr << ": " << terminal_safe(problem.message) << "\n";
   }
   if (!problems.empty())
     return kUsage;
-  std::cout << describe_config(config);
+  std::cout << terminal_safe(describe_config(config), KeepLayout::TabAndNewline);
   std::cout << "\n# rules in effect: " << catalog.rules().size() << "\n";
   return kClean;
 }

@@ -103,7 +103,8 @@ int command_fix(const Invocation &invocation) {
   std::vector<Diagnostic> problems;
   const FixCatalog fixes = FixCatalog::load_file(fixes_path, problems);
   for (const auto &problem : problems)
-    std::cerr << problem.path << ":" << problem.line << ": " << problem.message << "\n";
+    std::cerr << terminal_safe(problem.path) << ":" << problem.line << ": " << terminal_safe(problem.message)
+              << "\n";
   if (!problems.empty())
     return kUsage;
   for (const auto &id : fix_options.rules) {
@@ -111,7 +112,7 @@ int command_fix(const Invocation &invocation) {
         std::any_of(fixes.definitions().begin(), fixes.definitions().end(),
                     [&](const FixDefinition &definition) { return definition.rule_id == id; });
     if (!has_fix)
-      std::cerr << "mpsaudit: note: " << id << " has no automatic fix\n";
+      std::cerr << "mpsaudit: note: " << terminal_safe(id) << " has no automatic fix\n";
   }
 
   if (!prepare_workflow(invocation, workflow, options, catalog, fail_on))
@@ -132,18 +133,23 @@ int command_fix(const Invocation &invocation) {
   if (apply) {
     failed = !write_fixes(run, run.diagnostics);
   } else {
+    // The diff is shown, so the tree's bytes are escaped (core/text.h); only
+    // --apply writes them, unchanged, to the files.
     for (const auto &file : run.files)
-      std::cout << unified_diff(file.path, file.original, file.fixed);
+      std::cout << terminal_safe(unified_diff(file.path, file.original, file.fixed),
+                                 KeepLayout::TabAndNewline);
   }
   for (const auto &diagnostic : run.diagnostics) {
-    std::cerr << diagnostic.path << (diagnostic.line ? ":" + std::to_string(diagnostic.line) : std::string())
-              << ": " << to_string(diagnostic.level) << ": " << diagnostic.message << "\n";
+    std::cerr << terminal_safe(diagnostic.path)
+              << (diagnostic.line ? ":" + std::to_string(diagnostic.line) : std::string()) << ": "
+              << to_string(diagnostic.level) << ": " << terminal_safe(diagnostic.message) << "\n";
     failed = failed || diagnostic.level == DiagnosticLevel::Error;
   }
   if (show_skipped)
     for (const auto &skip : run.skipped)
-      std::cerr << skip.finding.path << ":" << skip.finding.span.line << ":" << skip.finding.span.column
-                << ": " << skip.finding.rule_id << " not fixed: " << skip.reason << "\n";
+      std::cerr << terminal_safe(skip.finding.path) << ":" << skip.finding.span.line << ":"
+                << skip.finding.span.column << ": " << terminal_safe(skip.finding.rule_id)
+                << " not fixed: " << terminal_safe(skip.reason) << "\n";
 
   std::size_t safe = 0, unsafe = 0;
   for (const auto &file : run.files)

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
+
 namespace mpsaudit::cli {
 
 // False, after saying so, when FILE cannot be written.
@@ -18,14 +20,14 @@ bool emit_json_or_text(const nlohmann::json &json, const std::string &output, co
   if (!output.empty()) {
     std::ofstream out(output, std::ios::binary);
     if (!(out << json.dump(2) << "\n")) {
-      std::cerr << "mpsaudit: cannot write " << output << "\n";
+      std::cerr << "mpsaudit: cannot write " << terminal_safe(output) << "\n";
       return false;
     }
   }
   if (format == "json")
     std::cout << json.dump(2) << "\n";
   else
-    std::cout << text();
+    std::cout << terminal_safe(text(), KeepLayout::TabAndNewline); // imported records are untrusted text
   return true;
 }
 

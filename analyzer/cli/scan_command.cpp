@@ -14,6 +14,8 @@
 #include "cli/cli.h"
 #include "cli/probe_runner.h"
 #include "cli/workflow_options.h"
+#include "core/temporary_directory.h"
+#include "core/text.h"
 #include "report/github_report.h"
 #include "report/report.h"
 #include "scan/scan.h"
@@ -45,25 +47,26 @@ void print_profile(std::ostream &out, const ScanProfile &profile, double total_s
   out << line;
 }
 
-// Writes this scan's JSON report to a temporary file, runs mpsaudit-probe on
-// it and returns the path of the verdicts it wrote ("" on failure, reported).
+// Writes this scan's JSON report to a temporary directory, runs
+// mpsaudit-probe on it and returns the path of the verdicts it wrote there
+// ("" on failure, reported). `directory` holds both until the caller's scope
+// ends, on every way out of it.
 std::string probe_this_scan(const Invocation &invocation, const ScanResult &result,
                             const RuleCatalog &catalog, const std::string &target,
-                            const std::string &torch_version) {
+                            const std::string &torch_version, std::optional<TemporaryDirectory> &directory) {
   const std::string binary = find_probe_binary(invocation);
   if (binary.empty()) {
     std::cerr << "mpsaudit: --probe needs mpsaudit-probe, which is built only where LibTorch is found "
                  "(docs/runtime-probe.md)\n";
     return {};
   }
-  std::string directory_template =
-      (std::filesystem::temp_directory_path() / "mpsaudit-probe-XXXXXX").string();
-  if (!mkdtemp(directory_template.data())) {
+  directory.emplace("mpsaudit-probe-");
+  if (!directory->created()) {
     std::cerr << "mpsaudit: cannot create a temporary directory for the probe\n";
     return {};
   }
-  const std::string report_path = directory_template + "/report.json";
-  const std::string verdicts = directory_template + "/verdicts.json";
+  const std::string report_path = directory->path() + "/report.json";
+  const std::string verdicts = directory->path() + "/verdicts.json";
   ReportContext context{tool_version(), &catalog};
   {
     std::ofstream report(report_path);
@@ -93,8 +96,8 @@ nlohmann::json environment_section(const std::vector<std::string> &env_paths,
     std::string error;
     const auto record = json.is_discarded() ? std::nullopt : acceptance::env_record_from_json(json, error);
     if (!record) {
-      std::cerr << "mpsaudit: " << path << ": not an environment record"
-                << (error.empty() ? "" : " (" + error + ")") << "\n";
+      std::cerr << "mpsaudit: " << terminal_safe(path) << ": not an environment record"
+                << (error.empty() ? "" : " (" + terminal_safe(error) + ")") << "\n";
       return nullptr;
     }
     interpreters.insert(interpreters.end(), record->interpreters.begin(), record->interpreters.end());
@@ -112,7 +115,8 @@ nlohmann::json environment_section(const std::vector<std::string> &env_paths,
   for (const auto &disagreement :
        acceptance::find_disagreements(interpreters, has_probe ? &probe : nullptr)) {
     section["disagreements"].push_back(acceptance::to_json(disagreement));
-    std::cerr << "mpsaudit: environment " << disagreement.severity << ": " << disagreement.message << "\n";
+    std::cerr << "mpsaudit: environment " << terminal_safe(disagreement.severity) << ": "
+              << terminal_safe(disagreement.message) << "\n";
   }
   return section;
 }
@@ -134,6 +138,7 @@ int command_scan(const Invocation &invocation) {
   std::string verdicts_path;          // --verdicts: mpsaudit-probe's JSON, merged into the assessment
   bool run_probe = false;             // --probe: run mpsaudit-probe on this scan first
   std::vector<std::string> env_paths; // --env: records written by `mpsaudit env`
+  std::optional<TemporaryDirectory> probe_directory; // --probe's report and verdicts, removed on return
   std::string probe_target = "auto";
   bool profile = false; // --profile: where the time went, on standard error
   const auto started = std::chrono::steady_clock::now();
@@ -232,15 +237,17 @@ int command_scan(const Invocation &invocation) {
   if (run_probe) {
     if (!verdicts_path.empty())
       return usage_error("--probe and --verdicts both give verdicts; use one");
-    verdicts_path = probe_this_scan(invocation, result, catalog, probe_target, workflow.target_torch_table);
+    verdicts_path = probe_this_scan(invocation, result, catalog, probe_target, workflow.target_torch_table,
+                                    probe_directory);
     if (verdicts_path.empty())
       return kUsage;
   }
   if (!verdicts_path.empty())
     assessment_input.probe = load_probe_verdicts(verdicts_path, assess_problems);
   for (const auto &problem : assess_problems)
-    std::cerr << "mpsaudit: " << problem.path << (problem.line ? ":" + std::to_string(problem.line) : "")
-              << ": " << problem.message << "\n";
+    std::cerr << "mpsaudit: " << terminal_safe(problem.path)
+              << (problem.line ? ":" + std::to_string(problem.line) : "") << ": "
+              << terminal_safe(problem.message) << "\n";
   if (!assess_problems.empty())
     return kUsage;
   end_phase("baseline, config, effort model, probe");
@@ -283,7 +290,8 @@ int command_scan(const Invocation &invocation) {
     end_phase("report " + output_format + (to_stdout ? "" : " to " + path));
   }
   if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text"))
-    std::cerr << summary_line(result) << "\n" << assessment_summary(assessment);
+    std::cerr << summary_line(result) << "\n"
+              << terminal_safe(assessment_summary(assessment), KeepLayout::TabAndNewline);
   print_workflow_notes(result);
   if (profile)
     print_profile(std::cerr, result.profile, seconds_since(started));

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "assess/decision.h"
+#include "core/confined_file.h"
 #include "core/text.h"
 #include "workflow/baseline.h"
 #include "workflow/git_changes.h"
@@ -21,10 +22,11 @@ namespace {
 
 void print(const std::vector<Diagnostic> &diagnostics) {
   for (const auto &diagnostic : diagnostics) {
-    std::cerr << "mpsaudit: " << (diagnostic.path.empty() ? std::string("config") : diagnostic.path);
+    std::cerr << "mpsaudit: "
+              << (diagnostic.path.empty() ? std::string("config") : terminal_safe(diagnostic.path));
     if (diagnostic.line)
       std::cerr << ":" << diagnostic.line;
-    std::cerr << ": " << diagnostic.message << "\n";
+    std::cerr << ": " << terminal_safe(diagnostic.message) << "\n";
   }
 }
 
@@ -68,6 +70,42 @@ bool explicit_file_list(const std::vector<std::string> &paths, std::set<std::str
     files.insert(local);
   }
   return !files.empty() && inside_git_work_tree(".");
+}
+
+// A config that comes with the scanned tree (found above the scanned path, or
+// named by --config but lying inside it) is as untrusted as the tree: the
+// files it names must stay inside the scanned paths or the config's own
+// directory. A config the user keeps elsewhere and names is the user's choice.
+std::vector<fs::path> config_confinement(const WorkflowOptions &workflow, const ScanOptions &options) {
+  const std::vector<fs::path> scanned = confinement_roots(options.paths);
+  if (!workflow.config_path.empty()) {
+    std::error_code error;
+    const fs::path config = fs::canonical(workflow.config_path, error);
+    if (error || !is_within(config, scanned))
+      return {};
+  }
+  std::vector<fs::path> roots = confinement_roots({workflow.config.directory});
+  roots.insert(roots.end(), scanned.begin(), scanned.end());
+  return roots;
+}
+
+// Checks a path the config names (`key` = its value, relative to the config's
+// directory); false, with a diagnostic in `refused`, when it is refused.
+bool config_path_allowed(const std::string &key, const std::string &value, const ValueSource &source,
+                         const std::vector<fs::path> &roots, std::uint64_t max_bytes,
+                         std::vector<Diagnostic> &refused) {
+  const fs::path config_directory = fs::path(source.file).parent_path();
+  std::error_code error;
+  const fs::path base = fs::canonical(config_directory.empty() ? fs::path(".") : config_directory, error);
+  const ConfinedFile file = read_confined_file(base, value, roots, max_bytes);
+  if (file.status == ConfinedStatus::Ok || file.status == ConfinedStatus::Missing)
+    return true;
+  refused.push_back({DiagnosticLevel::Error, source.file, source.line, "config-path-refused",
+                     "`" + key + " = \"" + value + "\"` " + std::string(describe(file.status)) + " (" +
+                         file.real_path.string() +
+                         "); not read: a config that comes with the scanned tree may name files "
+                         "inside it only"});
+  return false;
 }
 
 } // namespace
@@ -148,6 +186,22 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
   if (!workflow.fail_on_given && !config.fail_on.value.empty())
     fail_on = config.fail_on.value;
 
+  // Paths from a config that came with the tree stay inside it.
+  if (!config.file.empty()) {
+    const std::vector<fs::path> roots = config_confinement(workflow, options);
+    if (!roots.empty()) {
+      if (!config.baseline.value.empty() &&
+          !config_path_allowed("baseline", config.baseline.value, config.baseline.source, roots,
+                               options.max_file_bytes, workflow.refused_paths))
+        config.baseline.value.clear();
+      const auto &effort_model = config.assess.effort_model;
+      if (effort_model &&
+          !config_path_allowed("assess.effort-model", effort_model->value, effort_model->source, roots,
+                               options.max_file_bytes, workflow.refused_paths))
+        config.assess.effort_model.reset();
+    }
+  }
+
   // The baseline: --baseline, else the config's (relative to the config file).
   if (workflow.baseline_path.empty() && !config.baseline.value.empty() &&
       workflow.write_baseline_path.empty()) {
@@ -173,8 +227,8 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
     const ChangedFiles files =
         workflow.staged ? staged_files(scan_root) : changed_since(scan_root, workflow.changed_since);
     if (!files.ok) {
-      std::cerr << "mpsaudit: " << (workflow.staged ? "--staged" : "--changed-since") << ": " << files.error
-                << "\n";
+      std::cerr << "mpsaudit: " << (workflow.staged ? "--staged" : "--changed-since") << ": "
+                << terminal_safe(files.error) << "\n";
       return false;
     }
     changed = files.paths;
@@ -222,6 +276,8 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
   summary.config_file = config.file;
   summary.target_torch = workflow.target_torch_table;
   const ConfigPaths paths(config, workflow.root_prefix);
+  result.diagnostics.insert(result.diagnostics.end(), workflow.refused_paths.begin(),
+                            workflow.refused_paths.end());
 
   if (!config.per_path_ignores.empty()) {
     const auto before = result.findings.size();
@@ -238,7 +294,7 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
     const Baseline baseline = make_baseline(result.findings);
     std::ofstream out(workflow.write_baseline_path, std::ios::binary);
     if (!out) {
-      std::cerr << "mpsaudit: cannot write " << workflow.write_baseline_path << "\n";
+      std::cerr << "mpsaudit: cannot write " << terminal_safe(workflow.write_baseline_path) << "\n";
       return false;
     }
     write_baseline(out, baseline);
@@ -248,7 +304,7 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
     return true;
   std::ifstream in(workflow.baseline_path, std::ios::binary);
   if (!in) {
-    std::cerr << "mpsaudit: cannot read the baseline " << workflow.baseline_path << "\n";
+    std::cerr << "mpsaudit: cannot read the baseline " << terminal_safe(workflow.baseline_path) << "\n";
     return false;
   }
   std::ostringstream text;
@@ -289,19 +345,19 @@ namespace mpsaudit::cli {
 void print_workflow_notes(const ScanResult &result) {
   const WorkflowSummary &summary = result.workflow;
   if (!summary.partial_scan.empty())
-    std::cerr << "mpsaudit: partial scan: " << summary.partial_scan
+    std::cerr << "mpsaudit: partial scan: " << terminal_safe(summary.partial_scan)
               << "; decision and effort cover these files only\n";
   if (!summary.baseline_file.empty())
     std::cerr << "mpsaudit: " << summary.baseline_known << " known finding"
-              << (summary.baseline_known == 1 ? "" : "s") << " from the baseline " << summary.baseline_file
-              << " not shown"
+              << (summary.baseline_known == 1 ? "" : "s") << " from the baseline "
+              << terminal_safe(summary.baseline_file) << " not shown"
               << (summary.baseline_fixed
                       ? "; " + std::to_string(summary.baseline_fixed) + " recorded no longer found"
                       : std::string())
               << "\n";
   if (summary.path_ignored)
     std::cerr << "mpsaudit: " << summary.path_ignored << " finding" << (summary.path_ignored == 1 ? "" : "s")
-              << " dropped by per-path-ignores in " << summary.config_file << "\n";
+              << " dropped by per-path-ignores in " << terminal_safe(summary.config_file) << "\n";
   if (summary.suppressions.without_reason)
     std::cerr << "mpsaudit: " << summary.suppressions.without_reason << " of "
               << summary.suppressions.directives << " inline suppression"

@@ -32,6 +32,9 @@ struct WorkflowOptions {
 
   // Resolved by prepare_workflow.
   Config config;
+  // Paths a config inside the scanned tree names outside it (or names a FIFO,
+  // a device, an oversized file): refused, and reported with the scan.
+  std::vector<Diagnostic> refused_paths;
   std::string root_prefix;
   std::string target_torch_table; // coverage table version for target-torch
 };

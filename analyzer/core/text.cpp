@@ -149,4 +149,71 @@ std::string sanitize_utf8(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The code point of the valid UTF-8 sequence of `length` bytes at `text`.
+char32_t decode_utf8(const char *text, std::size_t length) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  if (length == 1)
+    return byte(0);
+  char32_t code = byte(0) & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k)
+    code = (code << 6) | (byte(k) & 0x3F);
+  return code;
+}
+
+bool is_bidi_control(char32_t code) {
+  return (code >= 0x202A && code <= 0x202E) || (code >= 0x2066 && code <= 0x2069) || code == 0x200E ||
+         code == 0x200F || code == 0x061C;
+}
+
+void append_escape(std::string &out, const char *prefix, char32_t code, int digits) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += prefix;
+  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4)
+    out += kHex[(code >> shift) & 0xF];
+}
+
+} // namespace
+
+std::string terminal_safe(std::string_view text, KeepLayout keep) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    const bool tab_kept = keep != KeepLayout::None && c == '\t';
+    const bool line_end_kept = keep == KeepLayout::TabAndNewline &&
+                               (c == '\n' || (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n'));
+    if (tab_kept || line_end_kept) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    if (c < 0x80) { // C0 controls and DEL
+      append_escape(out, "\\x", c, 2);
+      ++i;
+      continue;
+    }
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
+      append_escape(out, "\\x", c, 2);
+      ++i;
+      continue;
+    }
+    const char32_t code = decode_utf8(text.data() + i, length);
+    if (code <= 0x9F || is_bidi_control(code))
+      append_escape(out, "\\u", code, 4);
+    else
+      out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
 } // namespace mpsaudit

@@ -22,4 +22,20 @@ bool glob_match(std::string_view pattern, std::string_view text);
 // Replaces invalid UTF-8 sequences with U+FFFD so output stays valid.
 std::string sanitize_utf8(std::string_view text);
 
+// Which layout characters terminal_safe leaves as they are.
+enum class KeepLayout {
+  None,
+  Tab,           // code snippets: tabs keep the caret line aligned
+  TabAndNewline, // multi-line text: '\n', and '\r' only right before '\n'
+};
+// Text from the scanned tree (file names, code, names read from pickles,
+// imported records) made safe to show on a terminal or in a text viewer:
+// C0 control characters (ESC, BEL, CR...), DEL and C1 controls become visible
+// escapes (`\x1b`, `\x7f`, `\u009b`), as do the Unicode bidirectional
+// controls that reorder what is shown, "Trojan Source" (U+202A-U+202E,
+// U+2066-U+2069, U+200E, U+200F, U+061C: `\u202e`); a byte that is not
+// UTF-8 becomes `\xff`. Every human-readable writer passes such text
+// through here (docs/security.md).
+std::string terminal_safe(std::string_view text, KeepLayout keep = KeepLayout::None);
+
 } // namespace mpsaudit

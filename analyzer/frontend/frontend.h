@@ -8,9 +8,11 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/fact.h"
 #include "core/source.h"
@@ -23,6 +25,12 @@ struct ExtractOptions {
   std::string compile_commands_dir;
   // Root of the scan, for front ends that resolve includes (requirements -r).
   std::string root;
+  // Every scanned path (the first is `root`; empty: `root` alone). A file the
+  // tree names, such as a requirements include, is read only when it lies
+  // inside one of them (core/confined_file.h).
+  std::vector<std::string> roots;
+  // The largest such file read (--max-file-size).
+  std::uint64_t max_file_bytes = 10u << 20;
   // Longest a parser may spend on one file before it gives up with a
   // "parse-timeout" diagnostic (0: no limit). Front ends whose parsers can be
   // interrupted honour it.
@@ -34,7 +42,9 @@ using Extractor = std::function<FileFacts(const SourceFile &, const ExtractOptio
 // Front ends register their extractors here, one per file kind.
 class ExtractorTable {
 public:
-  void add(FileKind kind, Extractor extractor) { extractors_[static_cast<std::size_t>(kind)] = std::move(extractor); }
+  void add(FileKind kind, Extractor extractor) {
+    extractors_[static_cast<std::size_t>(kind)] = std::move(extractor);
+  }
   const Extractor *find(FileKind kind) const {
     const auto &slot = extractors_[static_cast<std::size_t>(kind)];
     return slot ? &slot : nullptr;

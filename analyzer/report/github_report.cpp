@@ -1,5 +1,7 @@
 #include "report/github_report.h"
 
+#include <algorithm>
+
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -17,10 +19,22 @@ const char *command_for(int severity) {
   return "warning";
 }
 
+// Percent-encodes what the workflow-command syntax reserves. CR and LF are
+// encoded as GitHub says; every other control character, and bidi overrides,
+// become visible escapes (core/text.h): the annotations are also printed in
+// the job's log.
 std::string escape(std::string_view text, bool property) {
+  std::string shown;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t line_break = std::min(text.find_first_of("\r\n", start), text.size());
+    shown += terminal_safe(text.substr(start, line_break - start));
+    if (line_break < text.size())
+      shown += text[line_break];
+    start = line_break + 1;
+  }
   std::string out;
-  out.reserve(text.size());
-  for (char c : sanitize_utf8(text)) {
+  out.reserve(shown.size());
+  for (char c : shown) {
     switch (c) {
     case '%':
       out += "%25";

@@ -18,9 +18,12 @@
 namespace mpsaudit {
 namespace {
 
+// HTML-escapes text from the scanned tree; control characters and bidi
+// overrides, which a browser would hide or act on, become visible escapes
+// first (core/text.h).
 std::string escape(std::string_view text) {
   std::string out;
-  for (char c : sanitize_utf8(text)) {
+  for (char c : terminal_safe(text, KeepLayout::TabAndNewline)) {
     switch (c) {
     case '&':
       out += "&amp;";

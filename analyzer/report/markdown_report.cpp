@@ -8,10 +8,11 @@
 namespace mpsaudit {
 namespace {
 
-// Table cells: no pipes or line breaks; inline code keeps backticks balanced.
+// Table cells: no pipes or line breaks, no control characters or bidi
+// overrides (core/text.h); inline code keeps backticks balanced.
 std::string cell(std::string_view text) {
   std::string out;
-  for (char c : sanitize_utf8(text)) {
+  for (char c : terminal_safe(text, KeepLayout::TabAndNewline)) {
     if (c == '|')
       out += "\\|";
     else if (c == '\n' || c == '\r')
@@ -68,7 +69,7 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     const Decision &decision = assessment->decision;
     out << "## Decision: **" << to_string(decision.outcome) << "**\n\n";
     out << "> " << outcome_meaning(decision.outcome) << "\n\n";
-    out << sanitize_utf8(decision.headline) << "\n\n";
+    out << terminal_safe(decision.headline) << "\n\n";
     out << "### Why\n\n";
     for (const auto &reason : decision.reasons)
       out << "- " << cell(reason) << "\n";
@@ -121,7 +122,7 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "| Rule | Severity | Location | Finding | Fix |\n|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < open.size() && i < limit; ++i) {
       const Finding &finding = *open[i];
-      out << "| " << finding.rule_id << " | " << to_string(static_cast<Severity>(finding.severity))
+      out << "| " << cell(finding.rule_id) << " | " << to_string(static_cast<Severity>(finding.severity))
           << (finding.guard != Guard::None ? " (guarded)" : "") << " | " << code(finding_location(finding))
           << " | " << cell(finding.message) << " | " << cell(finding.rule ? finding.rule->replacement : "")
           << " |\n";

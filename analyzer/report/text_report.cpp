@@ -28,7 +28,14 @@ const char *severity_colour(int severity) {
   return "0";
 }
 
-// A caret line under the finding's columns on its first line.
+// The code line as shown: control characters and bidi overrides as visible
+// escapes (core/text.h), tabs kept.
+std::string shown_snippet(std::string_view snippet) {
+  return terminal_safe(snippet, KeepLayout::Tab);
+}
+
+// A caret line under the finding's columns on its first line, as the snippet
+// is shown (an escape such as `\x1b` is four columns wide).
 std::string caret_line(const Finding &finding) {
   const std::size_t begin = finding.span.column > 0 ? finding.span.column - 1 : 0;
   std::size_t end =
@@ -36,11 +43,16 @@ std::string caret_line(const Finding &finding) {
           ? finding.span.end_column - 1
           : finding.snippet.size();
   end = std::max(end, begin + 1);
+  const std::string_view snippet = finding.snippet;
+  const std::string before = shown_snippet(snippet.substr(0, std::min(begin, snippet.size())));
+  const std::size_t marked =
+      shown_snippet(snippet.substr(std::min(begin, snippet.size()), end - begin)).size();
   std::string line;
   // Keep tabs so the caret lines up under tab-indented code.
-  for (std::size_t i = 0; i < begin; ++i)
-    line.push_back(i < finding.snippet.size() && finding.snippet[i] == '\t' ? '\t' : ' ');
-  line.append(std::min<std::size_t>(end - begin, 200), '^');
+  for (const char c : before)
+    line.push_back(c == '\t' ? '\t' : ' ');
+  line.append(begin > snippet.size() ? begin - snippet.size() : 0, ' ');
+  line.append(std::min<std::size_t>(std::max(marked, end - begin), 200), '^');
   return line;
 }
 
@@ -96,12 +108,13 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
       continue;
     if (finding.path != current_path) {
       current_path = finding.path;
-      out << "\n" << palette.paint(sanitize_utf8(finding.path), "1") << "\n";
+      out << "\n" << palette.paint(terminal_safe(finding.path), "1") << "\n";
     }
     const std::string severity(to_string(static_cast<Severity>(finding.severity)));
-    out << sanitize_utf8(finding.path) << ":" << finding.span.line << ":" << finding.span.column << ": "
-        << palette.paint(finding.rule_id, "1") << " "
-        << palette.paint(severity, severity_colour(finding.severity)) << ": " << finding.message;
+    out << terminal_safe(finding.path) << ":" << finding.span.line << ":" << finding.span.column << ": "
+        << palette.paint(terminal_safe(finding.rule_id), "1") << " "
+        << palette.paint(severity, severity_colour(finding.severity)) << ": "
+        << terminal_safe(finding.message);
     if (finding.guard != Guard::None)
       out << " [guarded: " << to_string(finding.guard) << "]";
     out << "\n";
@@ -110,21 +123,21 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
                                                  : std::to_string(finding.span.line);
     const std::string gutter(number.size(), ' ');
     out << "  " << gutter << " |\n";
-    out << "  " << palette.paint(number, "34") << " | " << finding.snippet << "\n";
+    out << "  " << palette.paint(number, "34") << " | " << shown_snippet(finding.snippet) << "\n";
     out << "  " << gutter << " | " << palette.paint(caret_line(finding), severity_colour(finding.severity))
         << "\n";
     if (finding.rule && !finding.rule->replacement.empty())
-      out << "  " << gutter << " = fix: " << finding.rule->replacement << "\n";
+      out << "  " << gutter << " = fix: " << terminal_safe(finding.rule->replacement) << "\n";
   }
   if (!result.diagnostics.empty()) {
     out << "\n";
     for (const auto &diagnostic : result.diagnostics) {
       out << palette.paint(std::string(to_string(diagnostic.level)),
                            diagnostic.level == DiagnosticLevel::Error ? "1;31" : "2")
-          << ": " << sanitize_utf8(diagnostic.path);
+          << ": " << terminal_safe(diagnostic.path);
       if (diagnostic.line)
         out << ":" << diagnostic.line;
-      out << ": " << sanitize_utf8(diagnostic.message) << " [" << diagnostic.code << "]\n";
+      out << ": " << terminal_safe(diagnostic.message) << " [" << terminal_safe(diagnostic.code) << "]\n";
     }
   }
   out << "\n" << summary_line(result) << "\n";
@@ -133,7 +146,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
   if (context.assessment) {
     const Outcome outcome = context.assessment->decision.outcome;
     const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";
-    const std::string summary = assessment_summary(*context.assessment);
+    const std::string summary =
+        terminal_safe(assessment_summary(*context.assessment), KeepLayout::TabAndNewline);
     const std::size_t space = summary.find(' ', 10); // after "Decision: OUTCOME"
     out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour)
         << summary.substr(space);

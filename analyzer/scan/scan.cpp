@@ -350,6 +350,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   Stage stage{options, {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr, &api_uses};
   stage.extract.compile_commands_dir = options.compile_commands_dir;
   stage.extract.root = result.root;
+  stage.extract.roots = options.paths;
+  stage.extract.max_file_bytes = options.max_file_bytes;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
   for (const auto &pass : project_passes()) {
     stage.deferred.insert(pass.writes.begin(), pass.writes.end());

@@ -1,12 +1,14 @@
 // requirements*.txt and constraints files, the way pip reads them: line
 // continuations, comments, global and per-requirement options, `-r`/`-c`
-// includes (followed on disk, cycles detected), editable and VCS lines.
+// includes (followed on disk within the scanned tree, cycles detected),
+// editable and VCS lines.
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <set>
-#include <sstream>
 #include <vector>
 
+#include "core/confined_file.h"
 #include "core/text.h"
 #include "frontend/manifest/logical_line.h"
 #include "frontend/manifest/manifest_frontend.h"
@@ -198,72 +200,204 @@ RequirementsParse parse_requirements_text(std::string_view text, const std::stri
 
 namespace {
 
-std::optional<std::string> read_file(const fs::path &path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream)
-    return std::nullopt;
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
-
-fs::path normalised(const fs::path &path) {
-  std::error_code error;
-  const fs::path canonical = fs::weakly_canonical(path, error);
-  return error ? path.lexically_normal() : canonical;
-}
-
 bool is_remote(std::string_view target) {
   return target.find("://") != std::string_view::npos;
 }
 
-// Depth-first walk of the include graph from `from`; returns the chain of
-// files back to `start` when one exists.
-bool reaches(const fs::path &from, const fs::path &start, std::set<fs::path> &visited,
-             std::vector<std::string> &chain, int depth) {
-  if (depth > 64)
-    return false;
-  if (from == start)
-    return true;
-  if (!visited.insert(from).second)
-    return false;
-  const auto text = read_file(from);
-  if (!text)
-    return false;
-  const auto parse = manifest::parse_requirements_text(*text, from.string(), "requirements", 1);
-  for (const auto &include : parse.includes) {
-    if (is_remote(include.target))
-      continue;
-    const fs::path next = normalised(from.parent_path() / include.target);
-    chain.push_back(next.filename().string());
-    if (reaches(next, start, visited, chain, depth + 1))
-      return true;
-    chain.pop_back();
+// How much of an include graph is read for one requirements file: at most
+// this many files and --max-file-size bytes in all (as if the graph were one
+// file), and facts inlined from at most this depth.
+constexpr std::size_t kMaxIncludedFiles = 256;
+constexpr int kMaxInlineDepth = 32;
+
+// The include graph of one requirements file, read only within the scanned
+// tree (core/confined_file.h): `-r /dev/zero`, `-r /dev/stdin`, a FIFO,
+// `-r ../../etc/passwd` or a symlink out of the tree is refused before it is
+// opened. Each file is read at most once.
+class IncludeReader {
+public:
+  struct Opened {
+    ConfinedStatus status = ConfinedStatus::Missing;
+    bool over_limit = false;                  // readable, but past the graph's limits
+    fs::path real_path;                       // resolved, when known
+    const RequirementsParse *parse = nullptr; // set when read
+  };
+
+  explicit IncludeReader(const ExtractOptions &options)
+      : roots_(confinement_roots(options.roots.empty() ? std::vector<std::string>{options.root}
+                                                       : options.roots)),
+        max_bytes_(options.max_file_bytes) {}
+
+  // Resolves `target`, named by a file in `directory` (a real path), and
+  // reads it the first time it is asked for.
+  Opened open(const fs::path &directory, const std::string &target) {
+    Opened opened;
+    const ConfinedFile resolved = resolve_confined_path(directory, target, roots_);
+    opened.status = resolved.status;
+    opened.real_path = resolved.real_path;
+    if (resolved.status != ConfinedStatus::Ok)
+      return opened;
+    if (const auto known = parsed_.find(resolved.real_path); known != parsed_.end()) {
+      opened.parse = &known->second;
+      return opened;
+    }
+    if (parsed_.size() >= kMaxIncludedFiles) {
+      opened.over_limit = true;
+      return opened;
+    }
+    const ConfinedFile file = read_regular_file(resolved.real_path, max_bytes_);
+    opened.status = file.status;
+    if (file.status != ConfinedStatus::Ok)
+      return opened;
+    if (bytes_read_ + file.size > max_bytes_) {
+      opened.over_limit = true;
+      return opened;
+    }
+    bytes_read_ += file.size;
+    const std::string name = resolved.real_path.string();
+    auto parse = manifest::parse_requirements_text(file.text, name, "requirements", 1);
+    opened.parse = &parsed_.emplace(resolved.real_path, std::move(parse)).first->second;
+    return opened;
   }
-  return false;
+
+  std::uint64_t max_bytes() const { return max_bytes_; }
+
+private:
+  std::vector<fs::path> roots_;
+  std::uint64_t max_bytes_;
+  std::uint64_t bytes_read_ = 0;
+  std::map<fs::path, RequirementsParse> parsed_;
+};
+
+// Reports an include that was not read at `path`:`line` (nothing when it
+// was); `context` ends the message.
+void diagnose_unread(const IncludeReader &reader, const IncludeReader::Opened &opened,
+                     const std::string &target, const std::string &path, std::uint32_t line,
+                     const std::string &context, FileFacts &facts) {
+  const std::string quoted = "included file '" + target + "'";
+  if (opened.over_limit) {
+    manifest::add_diagnostic(
+        facts, DiagnosticLevel::Warning, path, line, "include-limit",
+        quoted + " not followed: one file's includes are read up to " + std::to_string(kMaxIncludedFiles) +
+            " files and " + std::to_string(reader.max_bytes()) + " bytes in all (--max-file-size)" + context);
+    return;
+  }
+  switch (opened.status) {
+  case ConfinedStatus::Ok:
+    return;
+  case ConfinedStatus::Missing:
+    manifest::add_diagnostic(facts, DiagnosticLevel::Warning, path, line, "missing-include",
+                             quoted + " not found" + context);
+    return;
+  case ConfinedStatus::OutsideRoot:
+    manifest::add_diagnostic(facts, DiagnosticLevel::Error, path, line, "include-outside-root",
+                             quoted + " is outside the scanned tree (" + opened.real_path.string() +
+                                 "); not read" + context);
+    return;
+  case ConfinedStatus::NotRegular:
+    manifest::add_diagnostic(
+        facts, DiagnosticLevel::Error, path, line, "include-not-regular",
+        quoted + " is not a regular file (a directory, FIFO, socket or device); not read" + context);
+    return;
+  case ConfinedStatus::TooLarge:
+    manifest::add_diagnostic(facts, DiagnosticLevel::Warning, path, line, "include-too-large",
+                             quoted + " is larger than " + std::to_string(reader.max_bytes()) +
+                                 " bytes (--max-file-size); not read" + context);
+    return;
+  case ConfinedStatus::Unreadable:
+    manifest::add_diagnostic(facts, DiagnosticLevel::Error, path, line, "unreadable-include",
+                             quoted + " cannot be read" + context);
+    return;
+  }
+}
+
+// The file names of a cycle `self -> start -> ... -> self` when the includes
+// starting at `start` lead back to `self`, else empty. Breadth first, so the
+// chain is the shortest. Includes that cannot be read are passed over here:
+// the file that names them reports them when it is scanned or inlined.
+std::vector<std::string> cycle_back_to(IncludeReader &reader, const fs::path &self, const fs::path &start,
+                                       const RequirementsParse &start_parse) {
+  std::map<fs::path, fs::path> came_from{{start, fs::path()}};
+  std::vector<std::pair<fs::path, const RequirementsParse *>> queue{{start, &start_parse}};
+  for (std::size_t next = 0; next < queue.size(); ++next) {
+    const fs::path node = queue[next].first;
+    const RequirementsParse &parse = *queue[next].second;
+    for (const auto &include : parse.includes) {
+      if (is_remote(include.target))
+        continue;
+      const IncludeReader::Opened opened = reader.open(node.parent_path(), include.target);
+      if (opened.status == ConfinedStatus::Ok && opened.real_path == self) {
+        std::vector<std::string> chain;
+        for (fs::path link = node; !link.empty(); link = came_from[link])
+          chain.push_back(link.filename().string());
+        chain.push_back(self.filename().string());
+        std::reverse(chain.begin(), chain.end());
+        chain.push_back(self.filename().string());
+        return chain;
+      }
+      if (opened.parse && came_from.emplace(opened.real_path, node).second)
+        queue.emplace_back(opened.real_path, opened.parse);
+    }
+  }
+  return {};
+}
+
+// What inline_included needs besides the file it is at.
+struct InlineContext {
+  IncludeReader &reader;
+  const manifest::RequirementsInclude &include; // the including file's line, where facts are placed
+  const std::string &via;                       // its target, the facts' `included_from`
+  const std::string &including_path;            // the including file as the report names it
+  const fs::path &including_directory;          // and its directory's real path
+  std::set<fs::path> &visited;
+  FileFacts &into;
+};
+
+// The report's name for a file reached through includes: relative to the
+// file that started the chain, as the report names that one.
+std::string report_path_of(const fs::path &real_path, const InlineContext &context) {
+  return (fs::path(context.including_path).parent_path() /
+          real_path.lexically_relative(context.including_directory))
+      .lexically_normal()
+      .generic_string();
 }
 
 // Facts of an included file that discovery will not scan on its own (its
-// name is not a requirements name), placed at the include line.
-void inline_included(const fs::path &target, const manifest::RequirementsInclude &include,
-                     const std::string &via, std::set<fs::path> &visited, FileFacts &into, int depth) {
-  if (depth > 16 || !visited.insert(target).second)
+// name is not a requirements name), placed at the include line; its own
+// includes are followed too, and those that cannot be read are reported at
+// the line that names them.
+void inline_included(const fs::path &target, const RequirementsParse &parse, const InlineContext &context,
+                     int depth) {
+  if (!context.visited.insert(target).second)
     return;
-  const auto text = read_file(target);
-  if (!text)
-    return;
-  auto parse = manifest::parse_requirements_text(*text, target.string(),
-                                                 include.constraint ? "constraints" : "requirements", 1);
-  for (Fact &fact : parse.facts.facts) {
+  for (const Fact &included : parse.facts.facts) {
+    Fact fact = included;
     const std::uint32_t length = fact.span.end_column - fact.span.column;
-    fact.span = Span{include.line, include.column, include.line, include.column + length};
-    fact.set_attribute("included_from", via);
-    into.facts.push_back(std::move(fact));
+    fact.span = Span{context.include.line, context.include.column, context.include.line,
+                     context.include.column + length};
+    if (fact.attribute("source")) // files are read once, as requirements; this include may be -c
+      fact.set_attribute("source", context.include.constraint ? "constraints" : "requirements");
+    fact.set_attribute("included_from", context.via);
+    context.into.facts.push_back(std::move(fact));
   }
-  for (const auto &nested : parse.includes)
-    if (!is_remote(nested.target))
-      inline_included(normalised(target.parent_path() / nested.target), include, via, visited, into,
-                      depth + 1);
+  const std::string here = report_path_of(target, context);
+  const std::string reached = " (reached through -r " + context.via + ")";
+  for (const auto &nested : parse.includes) {
+    if (is_remote(nested.target))
+      continue;
+    if (depth + 1 > kMaxInlineDepth) {
+      manifest::add_diagnostic(context.into, DiagnosticLevel::Warning, here, nested.line, "include-limit",
+                               "included file '" + nested.target + "' not followed: includes are followed " +
+                                   std::to_string(kMaxInlineDepth) + " levels deep" + reached);
+      return;
+    }
+    const IncludeReader::Opened opened = context.reader.open(target.parent_path(), nested.target);
+    if (!opened.parse) {
+      diagnose_unread(context.reader, opened, nested.target, here, nested.line, reached, context.into);
+      continue;
+    }
+    inline_included(opened.real_path, *opened.parse, context, depth + 1);
+  }
 }
 
 } // namespace
@@ -274,31 +408,39 @@ FileFacts extract_requirements(const SourceFile &file, const ExtractOptions &opt
   auto parse = manifest::parse_requirements_text(file.text, file.path, source, 1);
   FileFacts facts = std::move(parse.facts);
   facts.mode = "lexical";
+  if (parse.includes.empty())
+    return facts;
 
   fs::path self =
       !file.absolute_path.empty() ? fs::path(file.absolute_path) : fs::path(options.root) / file.path;
-  self = normalised(self);
+  std::error_code error;
+  self = fs::weakly_canonical(fs::absolute(self, error), error);
+  const fs::path directory = self.parent_path();
+  IncludeReader reader(options);
   for (const auto &include : parse.includes) {
     if (is_remote(include.target)) {
       manifest::add_diagnostic(facts, DiagnosticLevel::Note, file.path, include.line, "remote-include",
                                "not following remote include '" + include.target + "'");
       continue;
     }
-    const fs::path target = normalised(self.parent_path() / include.target);
-    std::error_code error;
-    if (!fs::is_regular_file(target, error)) {
-      manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line, "missing-include",
-                               "included file '" + include.target + "' not found");
+    const IncludeReader::Opened opened = reader.open(directory, include.target);
+    if (opened.status == ConfinedStatus::Ok && opened.real_path == self) {
+      manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line, "include-cycle",
+                               "requirements include cycle: " + self.filename().string() + " -> " +
+                                   self.filename().string());
       continue;
     }
-    std::set<fs::path> visited;
-    std::vector<std::string> chain{self.filename().string(), target.filename().string()};
-    if (reaches(target, self, visited, chain, 0)) {
-      std::string cycle;
-      for (const auto &link : chain)
-        cycle += (cycle.empty() ? "" : " -> ") + link;
+    if (!opened.parse) {
+      diagnose_unread(reader, opened, include.target, file.path, include.line, "", facts);
+      continue;
+    }
+    const std::vector<std::string> cycle = cycle_back_to(reader, self, opened.real_path, *opened.parse);
+    if (!cycle.empty()) {
+      std::string chain;
+      for (const auto &link : cycle)
+        chain += (chain.empty() ? "" : " -> ") + link;
       manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line, "include-cycle",
-                               "requirements include cycle: " + cycle);
+                               "requirements include cycle: " + chain);
       continue;
     }
     // Files named like requirements are scanned on their own; others (say
@@ -306,8 +448,9 @@ FileFacts extract_requirements(const SourceFile &file, const ExtractOptions &opt
     // reported here.
     const fs::path relative = fs::path(file.path).parent_path() / include.target;
     if (classify_path(relative.lexically_normal().generic_string()) != FileKind::Requirements) {
-      std::set<fs::path> seen{self};
-      inline_included(target, include, include.target, seen, facts, 0);
+      std::set<fs::path> visited{self};
+      const InlineContext context{reader, include, include.target, file.path, directory, visited, facts};
+      inline_included(opened.real_path, *opened.parse, context, 0);
     }
   }
   return facts;

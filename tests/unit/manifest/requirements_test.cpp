@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 #include "frontend/manifest/manifest_frontend.h"
 #include "frontend/manifest/requirement.h"
@@ -37,7 +39,7 @@ struct ScratchDir {
     fs::create_directories((path / relative).parent_path());
     std::ofstream(path / relative) << text;
   }
-  FileFacts extract(const std::string &relative) const {
+  FileFacts extract(const std::string &relative, std::uint64_t max_file_bytes = 10u << 20) const {
     SourceFile file;
     file.path = relative;
     file.absolute_path = (path / relative).string();
@@ -45,6 +47,7 @@ struct ScratchDir {
     file.text.assign(std::istreambuf_iterator<char>(in), {});
     ExtractOptions options;
     options.root = path.string();
+    options.max_file_bytes = max_file_bytes;
     return extract_requirements(file, options);
   }
 };
@@ -209,4 +212,98 @@ TEST_CASE("missing includes are diagnosed; other includes are inlined", "[manife
   CHECK(attribute_or_empty(*flash, "included_from") == "deps/gpu.in");
   CHECK(fact_of(facts, "dependency", "xformers"));
   CHECK_FALSE(fact_of(facts, "dependency", "pytest"));
+}
+
+// Includes are attacker-controlled when the tree is (docs/security.md): each
+// must be a regular file inside the scanned tree, within --max-file-size.
+TEST_CASE("includes outside the scanned tree are reported and not read",
+          "[manifest][requirements][security]") {
+  ScratchDir dir("outside");
+  dir.write("requirements.txt", "numpy\n-r ../../../../../../etc/passwd\n-r /dev/zero\n-c /dev/stdin\n");
+  const auto started = std::chrono::steady_clock::now();
+  const FileFacts facts = dir.extract("requirements.txt");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  std::vector<std::uint32_t> lines;
+  for (const auto &diagnostic : facts.diagnostics)
+    if (diagnostic.code == "include-outside-root") {
+      CHECK(diagnostic.level == DiagnosticLevel::Error);
+      CHECK(diagnostic.path == "requirements.txt");
+      lines.push_back(diagnostic.line);
+    }
+  CHECK(lines == std::vector<std::uint32_t>{2, 3, 4});
+  CHECK(facts.facts.size() == 1); // numpy; nothing from /etc/passwd
+}
+
+TEST_CASE("a symlink out of the tree, a FIFO and a directory are not followed",
+          "[manifest][requirements][security]") {
+  ScratchDir dir("special");
+  dir.write("requirements.txt", "-r passwd.in\n-r pipe.in\n-r deps\n");
+  fs::create_directories(dir.path / "deps");
+  fs::create_symlink("/etc/passwd", dir.path / "passwd.in");
+  REQUIRE(::mkfifo((dir.path / "pipe.in").c_str(), 0600) == 0);
+  const auto started = std::chrono::steady_clock::now();
+  const FileFacts facts = dir.extract("requirements.txt");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  const Diagnostic *outside = diagnostic_with_code(facts, "include-outside-root");
+  REQUIRE(outside);
+  CHECK(outside->line == 1);
+  CHECK(outside->message.find("/etc/passwd") != std::string::npos);
+  std::vector<std::uint32_t> not_regular;
+  for (const auto &diagnostic : facts.diagnostics)
+    if (diagnostic.code == "include-not-regular")
+      not_regular.push_back(diagnostic.line);
+  CHECK(not_regular == std::vector<std::uint32_t>{2, 3});
+  CHECK(facts.facts.empty());
+}
+
+TEST_CASE("a refused nested include is reported at the file and line that name it",
+          "[manifest][requirements][security]") {
+  ScratchDir dir("nested-outside");
+  dir.write("requirements.txt", "-r deps/gpu.in\n");
+  dir.write("deps/gpu.in", "flash-attn==2.5.0\n-r ../../escape.txt\n");
+  const FileFacts facts = dir.extract("requirements.txt");
+  const Diagnostic *outside = diagnostic_with_code(facts, "include-outside-root");
+  REQUIRE(outside);
+  CHECK(outside->path == "deps/gpu.in");
+  CHECK(outside->line == 2);
+  CHECK(outside->message.find("-r deps/gpu.in") != std::string::npos);
+  CHECK(fact_of(facts, "dependency", "flash-attn")); // the rest of the chain is still read
+}
+
+TEST_CASE("includes over the size limit, too deep or too many are cut with a diagnostic",
+          "[manifest][requirements][security]") {
+  ScratchDir dir("limits");
+  dir.write("requirements.txt", "-r big.in\n");
+  dir.write("big.in", "numpy\n" + std::string(300, '#') + "\n");
+  const FileFacts limited = dir.extract("requirements.txt", 200);
+  const Diagnostic *large = diagnostic_with_code(limited, "include-too-large");
+  REQUIRE(large);
+  CHECK(large->level == DiagnosticLevel::Warning);
+  CHECK(large->line == 1);
+
+  // A chain 100 files deep: the first levels are inlined, the rest reported.
+  dir.write("deep.txt", "-r d0.in\n");
+  for (int i = 0; i < 100; ++i)
+    dir.write("d" + std::to_string(i) + ".in",
+              "pkg" + std::to_string(i) + "\n-r d" + std::to_string(i + 1) + ".in\n");
+  const auto started = std::chrono::steady_clock::now();
+  const FileFacts deep = dir.extract("deep.txt");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  const Diagnostic *limit = diagnostic_with_code(deep, "include-limit");
+  REQUIRE(limit);
+  CHECK(fact_of(deep, "dependency", "pkg0"));
+  CHECK(fact_of(deep, "dependency", "pkg30"));
+  CHECK_FALSE(fact_of(deep, "dependency", "pkg99"));
+
+  // 300 includes of distinct files: one file's include graph stops at 256.
+  std::string many;
+  for (int i = 0; i < 300; ++i) {
+    dir.write("many/m" + std::to_string(i) + ".in", "numpy\n");
+    many += "-r many/m" + std::to_string(i) + ".in\n";
+  }
+  dir.write("many.txt", many);
+  const FileFacts wide = dir.extract("many.txt");
+  const Diagnostic *cut = diagnostic_with_code(wide, "include-limit");
+  REQUIRE(cut);
+  CHECK(cut->line == 257);
 }

@@ -1,0 +1,37 @@
+#include <catch2/catch.hpp>
+
+#include "core/text.h"
+
+using namespace mpsaudit;
+
+TEST_CASE("terminal_safe makes control characters visible", "[core][text][security]") {
+  CHECK(terminal_safe("plain text: a/b.py") == "plain text: a/b.py");
+  CHECK(terminal_safe("\x1b[31mred\x07") == "\\x1b[31mred\\x07");
+  CHECK(terminal_safe("a\rb\nc\td\x7f") == "a\\x0db\\x0ac\\x09d\\x7f");
+  CHECK(terminal_safe(std::string("nul\0byte", 8)) == "nul\\x00byte");
+}
+
+TEST_CASE("terminal_safe escapes C1 controls and Trojan Source bidi controls", "[core][text][security]") {
+  CHECK(terminal_safe("\xc2\x9b"
+                      "31m") == "\\u009b31m");           // U+009B, CSI
+  CHECK(terminal_safe("\xc2\x85") == "\\u0085");         // U+0085, NEL
+  CHECK(terminal_safe("x\xe2\x80\xaey") == "x\\u202ey"); // U+202E RLO
+  CHECK(terminal_safe("\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9") == "\\u202a\\u2066\\u2069");
+  CHECK(terminal_safe("\xe2\x80\x8f\xd8\x9c") == "\\u200f\\u061c"); // RLM, ALM
+  // Printable Unicode stays as it is.
+  CHECK(terminal_safe("café – ✓ 日本") == "café – ✓ 日本");
+  CHECK(terminal_safe("\xe2\x80\x94") == "\xe2\x80\x94"); // U+2014, next to the bidi block
+}
+
+TEST_CASE("terminal_safe shows bytes that are not UTF-8 as escapes", "[core][text][security]") {
+  CHECK(terminal_safe("caf\xe9.py") == "caf\\xe9.py");
+  CHECK(terminal_safe("\x9b[2J") == "\\x9b[2J"); // a lone C1 byte, which 8-bit terminals obey
+  CHECK(terminal_safe("\xe2\x80") == "\\xe2\\x80");
+}
+
+TEST_CASE("terminal_safe keeps the layout it is asked to keep", "[core][text][security]") {
+  CHECK(terminal_safe("\tx = 1", KeepLayout::Tab) == "\tx = 1");
+  CHECK(terminal_safe("a\nb", KeepLayout::Tab) == "a\\x0ab");
+  CHECK(terminal_safe("a\nb\r\nc\rd\t", KeepLayout::TabAndNewline) == "a\nb\r\nc\\x0dd\t");
+  CHECK(terminal_safe("end\r", KeepLayout::TabAndNewline) == "end\\x0d");
+}
