@@ -234,7 +234,7 @@ TEST_CASE("machine names and torch versions are compared as PyTorch users mean t
 // Finding 16 of the security review: `env --import` of a whole `env -o`
 // record failed with "no MPSAUDIT-ENV-BEGIN marker", which named neither what
 // the file was nor what --import reads.
-TEST_CASE("--import reads a whole env -o record, and names any other file for what it is",
+TEST_CASE("env --import reads a whole env -o record, and names any other file for what it is",
           "[env][security]") {
   InterpreterRecord cell;
   REQUIRE(apply_query_output(R"({"python": {"executable": "/usr/bin/python3", "version": "3.11.2"},

@@ -336,5 +336,6 @@ TEST_CASE("hour thresholds must be finite and not negative", "[config][security]
       CHECK(errors[0].line == 2);
       CHECK(errors[0].message == "`assess." + key + "` must be a finite number of hours, zero or more");
     }
-  CHECK(load_ok("[assess]\nkeep-min-hours = 0\nadapt-max-hours = 1e3\n").assess.adapt_max_hours->value == 1000);
+  CHECK(load_ok("[assess]\nkeep-min-hours = 0\nadapt-max-hours = 1e3\n").assess.adapt_max_hours->value ==
+        1000);
 }

@@ -59,7 +59,8 @@ TEST_CASE("Python: deep f-string nesting costs no stack", "[comments][python]") 
 }
 
 TEST_CASE("C, C++, CUDA: // and /* */ outside literals", "[comments][cxx]") {
-  CHECK(comments(FileKind::Cxx, "a(\"// s\", '/'); // c\nb(); /* d\n e */ x\n") == Texts{"// c", "/* d\n e */"});
+  CHECK(comments(FileKind::Cxx, "a(\"// s\", '/'); // c\nb(); /* d\n e */ x\n") ==
+        Texts{"// c", "/* d\n e */"});
   CHECK(comments(FileKind::Cuda, "auto s = R\"x(// )\" /* )x\"; // c\n") == Texts{"// c"});
   CHECK(comments(FileKind::Cxx, "int n = 1'000'000; // c\n") == Texts{"// c"});
   CHECK(comments(FileKind::Cxx, "char q = '\"'; // c\n") == Texts{"// c"});
@@ -71,12 +72,14 @@ TEST_CASE("C, C++, CUDA: // and /* */ outside literals", "[comments][cxx]") {
 TEST_CASE("CMake, TOML: # outside quoted and bracket arguments", "[comments]") {
   CHECK(comments(FileKind::Cmake, "set(A \"#s\" [[#b]] x) # c\n#[[ block\n]] y\n") ==
         Texts{"# c", "#[[ block\n]]"});
-  CHECK(comments(FileKind::Pyproject, "a = \"#\" # c\nb = '#'\nc = \"\"\"\n# doc\n\"\"\"\nd = '''#''' # e\n") ==
-        Texts{"# c", "# e"});
+  CHECK(
+      comments(FileKind::Pyproject, "a = \"#\" # c\nb = '#'\nc = \"\"\"\n# doc\n\"\"\"\nd = '''#''' # e\n") ==
+      Texts{"# c", "# e"});
 }
 
 TEST_CASE("YAML: # after a space, outside quoted and block scalars", "[comments][yaml]") {
-  CHECK(comments(FileKind::CondaEnv, "name: x # c\nurl: http://a#b\ns: 'it''s # q'\nt: \"#\"\n") == Texts{"# c"});
+  CHECK(comments(FileKind::CondaEnv, "name: x # c\nurl: http://a#b\ns: 'it''s # q'\nt: \"#\"\n") ==
+        Texts{"# c"});
   CHECK(comments(FileKind::CondaEnv, "key: it's # c\n") == Texts{"# c"});
   CHECK(comments(FileKind::ModelConfig, "note: |  # c\n  # data\n  more\nnext: 1 # d\n", "m.yaml") ==
         Texts{"# c", "# d"});
@@ -99,7 +102,8 @@ TEST_CASE("shell and Dockerfiles: # starting a word, outside quotes and heredocs
   // A heredoc that never ends is not taken for data.
   CHECK(comments(FileKind::Shell, "cat <<EOF\n# c\n") == Texts{"# c"});
   CHECK(comments(FileKind::Dockerfile, "# c\nLABEL a=\"# s\"\nRUN x # d\n") == Texts{"# c", "# d"});
-  CHECK(comments(FileKind::Shell, "A = \"x # c\"\n\techo '#' # d\n", "sub/Makefile") == Texts{"# c\"", "# d"});
+  CHECK(comments(FileKind::Shell, "A = \"x # c\"\n\techo '#' # d\n", "sub/Makefile") ==
+        Texts{"# c\"", "# d"});
 }
 
 TEST_CASE("Markdown: HTML comments outside code", "[comments][prose]") {

@@ -79,7 +79,7 @@ TEST_CASE("a directive alone on its line covers the line below", "[suppression]"
   CHECK(applied.counts.without_reason == 1); // allowed, but counted
 }
 
-TEST_CASE("every comment form is understood, language-agnostically", "[suppression]") {
+TEST_CASE("every comment form is understood, in each file kind's own syntax", "[suppression]") {
   struct Form {
     FileKind kind;
     std::string text;
@@ -200,7 +200,8 @@ TEST_CASE("malformed directives are MPS002 findings naming the line, never crash
 // Finding 16 of the security review: near misses of the marker were skipped
 // without a word, so the finding below them stayed open while its author
 // believed it excused.
-TEST_CASE("near misses of the marker are MPS002 findings and suppress nothing", "[suppression][meta][security]") {
+TEST_CASE("near misses of the marker are MPS002 findings and suppress nothing",
+          "[suppression][meta][security]") {
   const std::vector<std::pair<std::string, std::string>> near_misses{
       {"x.cuda()  # MPSAUDIT: IGNORE[MPS201] why\n", "lower case"},
       {"x.cuda()  # Mpsaudit: ignore[MPS201] why\n", "lower case"},
@@ -238,7 +239,8 @@ TEST_CASE("an MPS002 finding can be silenced by naming MPS002, not by a blanket 
   REQUIRE(count_rule(named.findings, "MPS002") == 1);
   CHECK(find(named.findings, "MPS002", 2)->suppressed);
   CHECK(count_rule(named.findings, "MPS001") == 0); // the MPS002 code was used
-  const auto blanket = apply(FileKind::Python, "# mpsaudit: ignore-file\nx  # MPSAUDIT: IGNORE[MPS201]\n", {});
+  const auto blanket =
+      apply(FileKind::Python, "# mpsaudit: ignore-file\nx  # MPSAUDIT: IGNORE[MPS201]\n", {});
   REQUIRE(find(blanket.findings, "MPS002", 2));
   CHECK_FALSE(find(blanket.findings, "MPS002", 2)->suppressed);
 }
@@ -355,6 +357,7 @@ TEST_CASE("comments that only talk about mpsaudit are neither directives nor MPS
   CHECK(applied.suppressions.malformed.empty());
   CHECK(applied.findings.empty());
   // A typo of the directive, or an unknown word with a code list, is reported.
-  const auto typos = apply(FileKind::Python, "a  # mpsaudit: ingore[MPS201]\nb  # mpsaudit: skip[MPS201]\n", {});
+  const auto typos =
+      apply(FileKind::Python, "a  # mpsaudit: ingore[MPS201]\nb  # mpsaudit: skip[MPS201]\n", {});
   CHECK(count_rule(typos.findings, "MPS002") == 2);
 }
