@@ -11,6 +11,7 @@
 
 #include "acceptance/env_query_script.h"
 #include "core/process.h"
+#include "core/text.h"
 
 namespace mpsaudit::acceptance {
 
@@ -237,6 +238,102 @@ bool apply_query_output(const std::string &output, InterpreterRecord &record) {
     record.error = who + python_text + " has torch, but importing it failed: " + record.torch.error;
   }
   return true;
+}
+
+namespace {
+
+constexpr const char *kImportExpected =
+    "--import expects the query script's output (`mpsaudit env --print-script` run in the interpreter: the "
+    "JSON "
+    "between its MPSAUDIT-ENV-BEGIN and MPSAUDIT-ENV-END lines, or that JSON object alone) or a record "
+    "written by `mpsaudit env -o`";
+
+bool known_status(const std::string &status) {
+  for (const char *known :
+       {"ok", "no-torch", "torch-error", "not-found", "not-executable", "timeout", "failed", "bad-output"})
+    if (status == known)
+      return true;
+  return false;
+}
+
+// A short copy of untrusted text, safe to print.
+std::string printable(const std::string &text) {
+  std::string out = sanitize_utf8(text.substr(0, 60));
+  for (char &c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      c = '?';
+  return out;
+}
+
+InterpreterRecord bad_import(const std::string &file, const std::string &what) {
+  InterpreterRecord record;
+  record.requested = file;
+  record.source = "imported";
+  record.status = "bad-output";
+  record.error = file + ": " + what;
+  return record;
+}
+
+// What a file that holds no environment record holds instead.
+std::string what_is_not_a_record(const json &parsed) {
+  if (parsed.is_discarded())
+    return "not JSON and no MPSAUDIT-ENV-BEGIN line";
+  if (parsed.is_object() && parsed.contains("findings") && parsed.contains("tool"))
+    return "an `mpsaudit scan` report, not an environment record";
+  if (parsed.is_object() && parsed.contains("environment") && parsed["environment"].is_object())
+    return "an mpsaudit-probe report (give it to --probe-report), not an environment record";
+  return "JSON without a \"python\" object";
+}
+
+// The interpreters of a whole `env -o` record.
+std::vector<InterpreterRecord> import_record(const json &parsed, const std::string &file) {
+  std::string error;
+  const std::optional<EnvRecord> record = env_record_from_json(parsed, error);
+  if (!record)
+    return {bad_import(file, error)};
+  if (record->interpreters.empty())
+    return {bad_import(file, "an `mpsaudit env -o` record with no interpreters")};
+  std::vector<InterpreterRecord> out;
+  for (std::size_t i = 0; i < record->interpreters.size(); ++i) {
+    InterpreterRecord interpreter = record->interpreters[i];
+    if (!known_status(interpreter.status)) {
+      out.push_back(
+          bad_import(file, "interpreter " + std::to_string(i + 1) + " of the record has " +
+                               (interpreter.status.empty()
+                                    ? std::string("no status")
+                                    : "an unknown status `" + printable(interpreter.status) + "`")));
+      continue;
+    }
+    interpreter.requested = file + (interpreter.requested.empty() ? "" : ": " + interpreter.requested);
+    interpreter.source = "imported";
+    out.push_back(std::move(interpreter));
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<InterpreterRecord> import_env_file(const std::string &text, const std::string &file) {
+  if (text.find(kEnvQueryBegin) == std::string::npos) {
+    const json parsed = json::parse(text, nullptr, false);
+    if (parsed.is_object() && parsed.contains("schema")) {
+      const std::string schema = text_of(parsed, "schema");
+      if (schema == kEnvRecordSchema)
+        return import_record(parsed, file);
+      return {bad_import(
+          file, "JSON whose \"schema\" is " +
+                    (schema.empty() ? std::string("not a string") : "\"" + printable(schema) + "\"") +
+                    ", not an environment record; " + kImportExpected)};
+    }
+    if (parsed.is_discarded() || !parsed.is_object() || !parsed.contains("python"))
+      return {bad_import(file, what_is_not_a_record(parsed) + "; " + kImportExpected)};
+  }
+  InterpreterRecord record;
+  record.requested = file;
+  record.source = "imported";
+  if (!apply_query_output(text, record))
+    record.error = file + ": " + record.error;
+  return {record};
 }
 
 InterpreterRecord query_interpreter(const std::string &interpreter, const QueryOptions &options) {

@@ -101,6 +101,14 @@ InterpreterRecord query_interpreter(const std::string &interpreter, const QueryO
 // false, with status bad-output and an error, when there is no record in it.
 bool apply_query_output(const std::string &output, InterpreterRecord &record);
 
+// Reads a file given to `mpsaudit env --import`: the query script's output
+// (the JSON between its marker lines, or that JSON object alone) or a whole
+// record written by `mpsaudit env -o`, whose interpreters are all taken.
+// Every interpreter returned has source "imported". A file that is neither
+// gives one interpreter with status bad-output and an error that names the
+// file, says what it holds and what --import expects.
+std::vector<InterpreterRecord> import_env_file(const std::string &text, const std::string &file);
+
 // A Jupyter kernel: its interpreter (argv[0] of kernel.json) and the
 // environment variables the kernel sets, which the notebook sees and a
 // shell does not.

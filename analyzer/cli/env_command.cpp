@@ -10,9 +10,9 @@
 #include "acceptance/disagreements.h"
 #include "acceptance/env_query_script.h"
 #include "acceptance/env_record.h"
-#include "cli/output.h"
 #include "cli/arguments.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 
 namespace mpsaudit::cli {
 
@@ -37,7 +37,8 @@ void env_help() {
          "python3 on PATH. The query imports torch only, never the repository's code.\n\n"
          "  --python PATH         an interpreter (repeatable)\n"
          "  --kernel NAME         a Jupyter kernel: its interpreter and the env its kernel.json sets\n"
-         "  --import FILE         a record the query script printed elsewhere (a notebook cell)\n"
+         "  --import FILE         a record the query script printed elsewhere (a notebook cell),\n"
+         "                        or a whole record written by `mpsaudit env -o`\n"
          "  --print-script        print the query script (run it in a notebook to --import its output)\n"
          "  --probe-report FILE   mpsaudit-probe's JSON report: flag disagreements with its LibTorch\n"
          "  --timeout SECONDS     per interpreter (default 120)\n"
@@ -132,17 +133,18 @@ int command_env(const Invocation &invocation) {
       interpreter.source = "kernel";
       record.interpreters.push_back(std::move(interpreter));
     } else {
-      acceptance::InterpreterRecord interpreter;
-      interpreter.requested = target.value;
-      interpreter.source = "imported";
       std::string text;
       if (!read_file(target.value, text)) {
+        acceptance::InterpreterRecord interpreter;
+        interpreter.requested = target.value;
+        interpreter.source = "imported";
         interpreter.status = "not-found";
         interpreter.error = "cannot read " + target.value;
-      } else if (!acceptance::apply_query_output(text, interpreter)) {
-        interpreter.error = target.value + ": " + interpreter.error;
+        record.interpreters.push_back(std::move(interpreter));
+        continue;
       }
-      record.interpreters.push_back(std::move(interpreter));
+      for (auto &interpreter : acceptance::import_env_file(text, target.value))
+        record.interpreters.push_back(std::move(interpreter));
     }
   }
   record.disagreements = acceptance::find_disagreements(record.interpreters, probe ? &*probe : nullptr);

@@ -172,6 +172,8 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
       config.disable.value.push_back(selector);
     config.disable.source = ValueSource{"command line (--ignore)", 0};
   }
+  for (const Rule &rule : catalog.rules())
+    workflow.catalog_rule_ids.insert(rule.id);
   apply_rule_selection(config, catalog, problems);
   if (!config.target_torch.value.empty()) {
     const std::string coverage = coverage_directory(invocation);
@@ -310,11 +312,14 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
   std::ostringstream text;
   text << in.rdbuf();
   std::vector<Diagnostic> problems;
-  const Baseline baseline = parse_baseline(text.str(), workflow.baseline_path, problems);
-  if (!problems.empty()) {
-    print(problems);
+  const Baseline baseline =
+      parse_baseline(text.str(), workflow.baseline_path, problems, [&](std::string_view rule) {
+        return workflow.catalog_rule_ids.count(std::string(rule)) > 0;
+      });
+  print(problems);
+  if (std::any_of(problems.begin(), problems.end(),
+                  [](const Diagnostic &problem) { return problem.level == DiagnosticLevel::Error; }))
     return false;
-  }
   const fs::path root = fs::path(result.root);
   std::error_code error;
   const fs::path base = fs::is_directory(root, error) ? root : root.parent_path();

@@ -3,6 +3,7 @@
 // the scan: prepare_workflow before run_scan, finish_workflow after.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct WorkflowOptions {
   std::vector<Diagnostic> refused_paths;
   std::string root_prefix;
   std::string target_torch_table; // coverage table version for target-torch
+  // Every rule ID before selection: baseline entries are checked against it.
+  std::set<std::string> catalog_rule_ids;
 };
 
 // Consumes the current argument when it is a workflow option; `error` is set

@@ -1,6 +1,7 @@
 #include "config/config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -186,8 +187,10 @@ private:
           number = static_cast<double>(integer->get());
         else if (const auto *floating = value.as_floating_point())
           number = floating->get();
-        if (!number || *number < 0) {
-          error(value, "`" + key_name(full) + "` must be a number of hours, zero or more");
+        // nan compares false with everything, so `< 0` alone let it (and
+        // inf) through into the decision's thresholds.
+        if (!number || !std::isfinite(*number) || *number < 0) {
+          error(value, "`" + key_name(full) + "` must be a finite number of hours, zero or more");
           continue;
         }
         (name == "adapt-max-hours" ? assess.adapt_max_hours : assess.keep_min_hours) =

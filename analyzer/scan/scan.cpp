@@ -270,8 +270,6 @@ void load_and_extract(Work &work, const Stage &stage) {
     return;
   }
   work.suppressions = find_suppressions(file.path, file.kind, source.text);
-  for (auto &diagnostic : work.suppressions.diagnostics)
-    work.diagnostics.push_back(std::move(diagnostic));
   const LineIndex index(source.text);
   evaluate_early_and_prune(work, stage, &index);
 }

@@ -92,11 +92,40 @@ void write_baseline(std::ostream &out, const Baseline &baseline) {
         << "\n";
 }
 
-Baseline parse_baseline(std::string_view text, const std::string &path,
-                        std::vector<Diagnostic> &diagnostics) {
+namespace {
+
+// "MPS" and three digits, as every rule ID.
+bool rule_id_shaped(std::string_view rule) {
+  return rule.size() == 6 && starts_with(rule, "MPS") &&
+         rule.substr(3).find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// The first non-blank line must be the header: the format of a later
+// version, or a file that is no baseline at all, is refused rather than read
+// as entries that match nothing.
+bool check_header(std::string_view line, const std::string &path, std::uint32_t line_number,
+                  std::vector<Diagnostic> &diagnostics) {
+  if (line == kHeader)
+    return true;
+  constexpr std::string_view kHeaderStem = "# mpsaudit baseline ";
+  const std::string message =
+      starts_with(line, kHeaderStem)
+          ? "unknown baseline format `" + std::string(line.substr(kHeaderStem.size())) +
+                "`: this mpsaudit reads v1; write the baseline again with `mpsaudit baseline write`"
+          : "not an mpsaudit baseline: its first line must be `" + std::string(kHeader) +
+                "` (written by `mpsaudit baseline write`)";
+  diagnostics.push_back({DiagnosticLevel::Error, path, line_number, "invalid-baseline", message});
+  return false;
+}
+
+} // namespace
+
+Baseline parse_baseline(std::string_view text, const std::string &path, std::vector<Diagnostic> &diagnostics,
+                        const std::function<bool(std::string_view rule)> &known_rule) {
   Baseline baseline;
   std::uint32_t line_number = 0;
   std::size_t start = 0;
+  bool header_seen = false;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos)
@@ -106,19 +135,37 @@ Baseline parse_baseline(std::string_view text, const std::string &path,
     ++line_number;
     if (!line.empty() && line.back() == '\r')
       line.remove_suffix(1);
-    if (trim(line).empty() || line.front() == '#')
+    if (trim(line).empty())
+      continue;
+    if (!header_seen) {
+      header_seen = true;
+      if (!check_header(line, path, line_number, diagnostics))
+        return Baseline{};
+      continue;
+    }
+    if (line.front() == '#')
       continue;
     const auto fields = split_tabs(line, 5);
-    const auto bad = [&](const std::string &why) {
-      diagnostics.push_back({DiagnosticLevel::Error, path, line_number, "invalid-baseline", why});
+    const auto report = [&](DiagnosticLevel level, const std::string &why) {
+      diagnostics.push_back({level, path, line_number, "invalid-baseline", why});
     };
+    const auto bad = [&](const std::string &why) { report(DiagnosticLevel::Error, why); };
     if (fields.size() < 4) {
       bad("expected rule, path, code hash and count separated by tabs");
       continue;
     }
+    const std::string_view rule = fields[0];
+    if (!rule_id_shaped(rule)) {
+      bad("`" + sanitize_utf8(rule.substr(0, 40)) + "` is not a rule ID (MPS and three digits)");
+      continue;
+    }
+    if (fields[1].empty()) {
+      bad("the path is empty");
+      continue;
+    }
     const std::string_view count_text = fields[3];
     if (count_text.empty() || count_text.find_first_not_of("0123456789") != std::string_view::npos ||
-        count_text.size() > 9) {
+        count_text.size() > 9 || count_text.find_first_not_of('0') == std::string_view::npos) {
       bad("the count must be a positive whole number");
       continue;
     }
@@ -126,8 +173,16 @@ Baseline parse_baseline(std::string_view text, const std::string &path,
       bad("the code hash must be 16 lower-case hex digits");
       continue;
     }
+    if (known_rule && !known_rule(rule)) {
+      // A rule of another mpsaudit version: the entry can match nothing, so
+      // it is said, not silently kept.
+      report(DiagnosticLevel::Warning, std::string(rule) +
+                                           " is not a rule of this mpsaudit (renamed or removed?); the "
+                                           "entry matches nothing. `mpsaudit baseline write` drops it");
+      continue;
+    }
     BaselineEntry &entry =
-        baseline.entries[BaselineKey{std::string(fields[0]), std::string(fields[1]), std::string(fields[2])}];
+        baseline.entries[BaselineKey{std::string(rule), std::string(fields[1]), std::string(fields[2])}];
     entry.count += static_cast<std::uint32_t>(std::stoul(std::string(count_text)));
     if (fields.size() > 4)
       entry.code = std::string(fields[4]);

@@ -54,8 +54,14 @@ BaselineKey baseline_key(const Finding &finding);
 // Today's unsuppressed findings.
 Baseline make_baseline(const std::vector<Finding> &findings);
 void write_baseline(std::ostream &out, const Baseline &baseline);
-// Reads a baseline; malformed lines become diagnostics naming the line.
-Baseline parse_baseline(std::string_view text, const std::string &path, std::vector<Diagnostic> &diagnostics);
+// Reads a baseline; malformed lines become errors naming the line: a first
+// line that is not the v1 header (another format version, or not a
+// baseline), a rule that is not shaped like an ID, an empty path, a count
+// that is not a positive whole number, a bad hash. With `known_rule`, an
+// entry for a rule it does not know is a warning and is left out. A blank
+// file is an empty baseline.
+Baseline parse_baseline(std::string_view text, const std::string &path, std::vector<Diagnostic> &diagnostics,
+                        const std::function<bool(std::string_view rule)> &known_rule = {});
 
 struct BaselineFilter {
   std::uint32_t known = 0; // findings matched and removed

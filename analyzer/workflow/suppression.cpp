@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
 #include "rules/engine.h"
+#include "workflow/comment_scan.h"
 
 namespace mpsaudit {
 namespace {
@@ -15,6 +16,10 @@ namespace {
 // The meta rule's ID: codes that select it are never reported as unused,
 // since an unused-suppression finding can itself be suppressed.
 constexpr std::string_view kMetaRuleId = "MPS001";
+
+// Every directive starts with this word. Comments that start with it in
+// another case or spelling are near misses, reported as malformed.
+constexpr std::string_view kMarkerWord = "mpsaudit";
 
 // Comment introducers, longest first so "<!--" wins over nothing shorter.
 constexpr std::string_view kCommentIntroducers[] = {"<!--", "//", "/*", "#"};
@@ -28,6 +33,24 @@ std::string upper(std::string_view text) {
 
 bool is_space(char c) {
   return c == ' ' || c == '\t';
+}
+
+// `word` is lower case.
+bool starts_with_any_case(std::string_view text, std::string_view word) {
+  if (text.size() < word.size())
+    return false;
+  for (std::size_t i = 0; i < word.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(text[i])) != word[i])
+      return false;
+  return true;
+}
+
+// The next "mpsaudit", in any case, in [from, to); npos when none.
+std::size_t find_marker_word(std::string_view text, std::size_t from, std::size_t to) {
+  for (std::size_t at = from; at + kMarkerWord.size() <= to; ++at)
+    if ((text[at] | 0x20) == 'm' && starts_with_any_case(text.substr(at), kMarkerWord))
+      return at;
+  return std::string_view::npos;
 }
 
 // A code is "MPS" followed by up to three digits.
@@ -48,66 +71,128 @@ std::string clean_reason(std::string_view reason) {
   return std::string(reason);
 }
 
-struct LineContext {
-  const std::string &path;
-  std::uint32_t line; // file line (for diagnostics and findings)
-  int cell;           // -1 outside notebooks
-  std::uint32_t cell_line;
+// Where a marker is: its file line, and in a notebook its cell and cell line.
+struct MarkerPlace {
+  std::uint32_t line = 0;
+  int cell = -1;
+  std::uint32_t cell_line = 0;
+  bool own_line = false;  // nothing but blanks before the comment on its line
+  std::string_view text;  // the marker's source line
+  std::string_view words; // from the marker to the end of the comment on that line
 };
 
-// Parses a directive from one line that contains the marker at `marker`.
-// Returns false when the marker is not in a comment (code, prose).
-bool parse_line(std::string_view line, std::size_t marker, const LineContext &where, FileSuppressions &out) {
-  // What precedes the marker must be a comment introducer, then spaces.
-  std::size_t before = marker;
-  while (before > 0 && is_space(line[before - 1]))
-    --before;
-  std::size_t comment_start = std::string_view::npos;
-  for (std::string_view introducer : kCommentIntroducers) {
-    if (before >= introducer.size() &&
-        line.substr(before - introducer.size(), introducer.size()) == introducer) {
-      comment_start = before - introducer.size();
-      break;
+// Records a comment that looks like a directive but is not one (MPS002).
+void malformed(const MarkerPlace &place, const std::string &problem, FileSuppressions &out) {
+  MalformedDirective bad;
+  bad.line = place.line;
+  bad.cell = place.cell;
+  bad.cell_line = place.cell_line;
+  bad.text = std::string(place.text);
+  std::string_view written = trim(place.words);
+  for (std::string_view closer : {"-->", "*/"})
+    if (ends_with(written, closer))
+      written = trim(written.substr(0, written.size() - closer.size()));
+  bad.written = std::string(written.substr(0, 120));
+  bad.problem = problem;
+  out.malformed.push_back(std::move(bad));
+}
+
+// "MPSAUDIT: IGNORE", "mpsaudit : ignore", "mpsaudit ignore", "mpsaudit-ignore":
+// the word, blanks, at most one of ":-=", blanks, then "ignore" in any case.
+bool near_miss(std::string_view words) {
+  std::size_t at = kMarkerWord.size();
+  while (at < words.size() && is_space(words[at]))
+    ++at;
+  if (at < words.size() && (words[at] == ':' || words[at] == '-' || words[at] == '='))
+    ++at;
+  while (at < words.size() && is_space(words[at]))
+    ++at;
+  return starts_with_any_case(words.substr(at), "ignore");
+}
+
+// Edit distance of two short words (insertions, deletions, substitutions).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
     }
   }
-  if (comment_start == std::string_view::npos)
-    return false;
-  // "##" or "#!" style runs of '#' still count as one comment.
-  while (comment_start > 0 && line[comment_start - 1] == '#')
-    --comment_start;
-  const bool own_line = trim(line.substr(0, comment_start)).empty();
+  return row[b.size()];
+}
 
-  std::string_view rest = line.substr(marker + kSuppressionMarker.size());
+// After "mpsaudit:", a word meant as a directive: a code list follows it, or
+// it is a typo of ignore / ignore-file ("ignroe", "ingore-file").
+bool misspelled_directive(std::string_view rest) {
+  std::size_t length = 0;
+  while (
+      length < rest.size() && length < 16 &&
+      (std::isalpha(static_cast<unsigned char>(rest[length])) || rest[length] == '-' || rest[length] == '_'))
+    ++length;
+  if (length == 0)
+    return false;
+  if (length < rest.size() && rest[length] == '[')
+    return true;
+  const std::string word = to_lower(rest.substr(0, length));
+  return edit_distance(word, "ignore") <= 2 || edit_distance(word, "ignore-file") <= 2;
+}
+
+// Reads the directive in `place.words`, which starts with "mpsaudit" in
+// some case. Prose that merely mentions mpsaudit is left alone.
+void read_directive(const MarkerPlace &place, FileSuppressions &out) {
+  if (!starts_with(place.words, kSuppressionMarker)) {
+    if (near_miss(place.words))
+      malformed(place,
+                "the marker is `mpsaudit:` in lower case with the colon right after it, as in "
+                "`mpsaudit: ignore[MPS201]`",
+                out);
+    return;
+  }
+  std::string_view rest = place.words.substr(kSuppressionMarker.size());
   while (!rest.empty() && is_space(rest.front()))
     rest.remove_prefix(1);
   SuppressionDirective directive;
-  directive.line = where.line;
-  directive.cell = where.cell;
-  directive.cell_line = where.cell_line;
-  directive.own_line = own_line;
-  directive.text = std::string(line);
-  const auto invalid = [&](const std::string &message) {
-    out.diagnostics.push_back(
-        {DiagnosticLevel::Warning, where.path, where.line, "invalid-suppression",
-         (where.cell >= 0 ? "cell " + std::to_string(where.cell + 1) + ": " : std::string()) + message});
-    return true;
-  };
+  directive.line = place.line;
+  directive.cell = place.cell;
+  directive.cell_line = place.cell_line;
+  directive.own_line = place.own_line;
+  directive.text = std::string(place.text);
+  std::string_view keyword;
   if (starts_with(rest, "ignore-file")) {
     directive.file_level = true;
-    rest.remove_prefix(std::strlen("ignore-file"));
+    keyword = "ignore-file";
   } else if (starts_with(rest, "ignore")) {
-    rest.remove_prefix(std::strlen("ignore"));
+    keyword = "ignore";
+  } else if (starts_with_any_case(rest, "ignore")) {
+    return malformed(place, "directives are lower case: `ignore[...]` or `ignore-file[...]`", out);
+  } else if (misspelled_directive(rest)) {
+    return malformed(place,
+                     "unknown mpsaudit directive `" + std::string(trim(rest.substr(0, rest.find(' ')))) +
+                         "`; expected ignore[...] or ignore-file[...]",
+                     out);
   } else {
-    return invalid("unknown mpsaudit directive `" + std::string(trim(rest.substr(0, rest.find(' ')))) +
-                   "`; expected ignore[...] or ignore-file[...]");
+    return; // "# mpsaudit: what this file does" is prose
   }
+  rest.remove_prefix(keyword.size());
   if (!rest.empty() && !is_space(rest.front()) && rest.front() != '[' && rest.front() != ':' &&
       rest.front() != '-' && !starts_with(rest, "*/"))
-    return invalid("unknown mpsaudit directive; expected ignore[...] or ignore-file[...]");
+    return malformed(place, "unknown mpsaudit directive; expected ignore[...] or ignore-file[...]", out);
+  if (!rest.empty() && is_space(rest.front()) && trim(rest).substr(0, 1) == "[")
+    return malformed(place,
+                     "a space between `" + std::string(keyword) + "` and `[`: the code list would be read " +
+                         "as a reason and the directive would cover every rule; write `" +
+                         std::string(keyword) + "[...]`",
+                     out);
   if (!rest.empty() && rest.front() == '[') {
     const std::size_t close = rest.find(']');
     if (close == std::string_view::npos)
-      return invalid("suppression code list has no closing `]`");
+      return malformed(place, "the code list has no closing `]`", out);
     std::string_view list = rest.substr(1, close - 1);
     rest.remove_prefix(close + 1);
     std::size_t start = 0;
@@ -118,69 +203,91 @@ bool parse_line(std::string_view line, std::size_t marker, const LineContext &wh
       const std::string code = upper(trim(list.substr(start, end - start)));
       if (!code.empty()) {
         if (!valid_code(code))
-          return invalid("`" + code + "` is not a rule ID or ID prefix (MPS followed by up to 3 digits)");
+          return malformed(
+              place, "`" + code + "` is not a rule ID or ID prefix (MPS followed by up to 3 digits)", out);
         directive.codes.push_back(code);
       }
       start = end + 1;
     }
     if (directive.codes.empty())
-      return invalid(
-          "empty suppression code list `[]`; name rules, or drop the brackets to ignore every rule");
+      return malformed(place, "empty code list `[]`; name rules, or drop the brackets to ignore every rule",
+                       out);
   }
   directive.reason = clean_reason(rest);
   directive.code_used.assign(directive.codes.size(), false);
   out.directives.push_back(std::move(directive));
-  return true;
 }
 
-// Every directive in `text`; `line_offset` maps its lines to file lines.
-void scan_text(std::string_view text, const LineContext &base, FileSuppressions &out,
-               const std::function<std::uint32_t(std::uint32_t)> &file_line = nullptr) {
-  std::size_t position = 0;
-  std::uint32_t line_number = 1;
-  std::size_t counted_to = 0;
-  while (position < text.size()) {
-    const void *hit = memmem(text.data() + position, text.size() - position, kSuppressionMarker.data(),
-                             kSuppressionMarker.size());
-    if (!hit)
-      break;
-    const std::size_t marker = static_cast<std::size_t>(static_cast<const char *>(hit) - text.data());
-    const std::size_t line_start =
-        text.rfind('\n', marker) == std::string_view::npos ? 0 : text.rfind('\n', marker) + 1;
-    std::size_t line_end = text.find('\n', marker);
-    if (line_end == std::string_view::npos)
-      line_end = text.size();
-    line_number +=
-        static_cast<std::uint32_t>(std::count(text.begin() + counted_to, text.begin() + line_start, '\n'));
-    counted_to = line_start;
-    std::string_view line = text.substr(line_start, line_end - line_start);
-    if (!line.empty() && line.back() == '\r')
-      line.remove_suffix(1);
-    LineContext where = base;
-    if (base.cell >= 0) {
-      where.cell_line = line_number;
-      where.line = file_line ? file_line(line_number) : base.line;
-    } else {
-      where.line = line_number;
+// True when `marker` directly follows a comment introducer (and blanks)
+// inside `comment`: "# mpsaudit:", "x  # noqa  # mpsaudit:", "/* mpsaudit:",
+// "; mpsaudit:" in setup.cfg. An introducer inside the comment must start a
+// word, so prose that quotes the syntax ("see `# mpsaudit: ...`") and prose
+// that mentions the word ("# see mpsaudit: ...") are not directives.
+bool introduced(std::string_view text, const CommentSpan &comment, std::size_t marker) {
+  std::string_view before = text.substr(comment.begin, marker - comment.begin);
+  while (!before.empty() && is_space(before.back()))
+    before.remove_suffix(1);
+  if (before == ";")
+    return true;
+  for (std::string_view introducer : kCommentIntroducers) {
+    if (!ends_with(before, introducer))
+      continue;
+    std::size_t start = before.size() - introducer.size();
+    while (introducer == "#" && start > 0 && before[start - 1] == '#')
+      --start; // "##" is one introducer
+    return start == 0 || is_space(before[start - 1]);
+  }
+  return false;
+}
+
+// The directives in the comments of `text` (a file, or one notebook cell).
+// `file_line` maps a line of `text` to the file's line; `cell` is -1 outside
+// notebooks.
+void scan_comments(std::string_view text, const std::vector<CommentSpan> &comments, int cell,
+                   const std::function<std::uint32_t(std::uint32_t)> &file_line, FileSuppressions &out) {
+  const LineIndex lines(text);
+  for (const CommentSpan &comment : comments) {
+    std::size_t from = comment.begin;
+    while (from < comment.end) {
+      const std::size_t marker = find_marker_word(text, from, comment.end);
+      if (marker == std::string_view::npos)
+        break;
+      const std::uint32_t line = lines.line_of(marker);
+      const std::size_t line_start = lines.line_start(line);
+      const std::string_view line_text = lines.line_text(line);
+      const std::size_t line_stop = std::min(line_start + line_text.size(), comment.end);
+      if (!introduced(text, comment, marker)) {
+        from = marker + kMarkerWord.size();
+        continue;
+      }
+      MarkerPlace place;
+      place.cell = cell;
+      place.cell_line = cell >= 0 ? line : 0;
+      place.line = cell >= 0 ? file_line(line) : line;
+      place.own_line =
+          trim(text.substr(line_start, std::max(comment.begin, line_start) - line_start)).empty();
+      place.text = line_text;
+      place.words = text.substr(marker, line_stop - marker);
+      read_directive(place, out);
+      from = line_start + line_text.size() + 1; // one directive per line
     }
-    parse_line(line, marker - line_start, where, out);
-    position = line_end; // one directive per line
   }
 }
 
-// A notebook's code cells, counted as the notebook front end counts them.
-void scan_notebook(const std::string &path, std::string_view text, FileSuppressions &out) {
+// A notebook's code cells, numbered by position as the notebook front end
+// numbers them (markdown cells count). Cells are Python.
+void scan_notebook(std::string_view text, FileSuppressions &out) {
   nlohmann::json notebook = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (notebook.is_discarded() || !notebook.is_object() || !notebook.contains("cells") ||
       !notebook["cells"].is_array())
     return; // the notebook front end already reported it
   const LineIndex file_lines(text);
   std::size_t search_from = 0;
-  int code_cell = 0;
-  for (const auto &cell : notebook["cells"]) {
+  const auto &cells = notebook["cells"];
+  for (std::size_t index = 0; index < cells.size(); ++index) {
+    const auto &cell = cells[index];
     if (!cell.is_object() || cell.value("cell_type", "") != "code" || !cell.contains("source"))
       continue;
-    const int cell_number = code_cell++;
     std::string source;
     if (cell["source"].is_string())
       source = cell["source"].get<std::string>();
@@ -188,7 +295,7 @@ void scan_notebook(const std::string &path, std::string_view text, FileSuppressi
       for (const auto &part : cell["source"])
         if (part.is_string())
           source += part.get<std::string>();
-    if (source.find(kSuppressionMarker) == std::string::npos)
+    if (find_marker_word(source, 0, source.size()) == std::string::npos)
       continue;
     const LineIndex cell_lines(source);
     // The .ipynb line of a cell line: find its JSON-escaped text in the file.
@@ -201,7 +308,8 @@ void scan_notebook(const std::string &path, std::string_view text, FileSuppressi
       search_from = found + needle.size();
       return file_lines.line_of(found);
     };
-    scan_text(source, LineContext{path, 1, cell_number, 0}, out, file_line);
+    scan_comments(source, find_comments(FileKind::Notebook, "", source), static_cast<int>(index), file_line,
+                  out);
   }
 }
 
@@ -262,6 +370,34 @@ Fact unused_fact(const SuppressionDirective &directive, const std::string &code)
   return fact;
 }
 
+Fact malformed_fact(const MalformedDirective &bad) {
+  Fact fact;
+  fact.kind = std::string(kMalformedSuppressionFact);
+  fact.name = bad.written;
+  fact.span = Span{bad.line, 1, bad.line, static_cast<std::uint32_t>(bad.text.size() + 1)};
+  fact.cell = bad.cell;
+  fact.cell_line = bad.cell_line;
+  fact.set_attribute("problem", bad.problem);
+  fact.set_attribute("snippet", bad.text);
+  return fact;
+}
+
+// Evaluates meta facts (MPS001, MPS002) and appends their findings. They can
+// be silenced by a directive naming their rule, never by a blanket directive,
+// which would hide its own report.
+void add_meta_findings(const FileFacts &facts, FileSuppressions &suppressions, std::vector<Finding> &findings,
+                       const RuleEngine &engine, const std::string &path, FileKind kind) {
+  if (facts.facts.empty())
+    return;
+  std::vector<Finding> meta = engine.evaluate(path, kind, facts, [](std::uint32_t) { return std::string(); });
+  for (Finding &finding : meta)
+    for (auto &directive : suppressions.directives)
+      if (!directive.codes.empty())
+        try_suppress(directive, finding);
+  for (Finding &finding : meta)
+    findings.push_back(std::move(finding));
+}
+
 } // namespace
 
 bool suppression_code_matches(std::string_view code, std::string_view rule_id) {
@@ -270,14 +406,13 @@ bool suppression_code_matches(std::string_view code, std::string_view rule_id) {
 
 FileSuppressions find_suppressions(const std::string &path, FileKind kind, std::string_view text) {
   FileSuppressions out;
-  // The fast path: almost every file has no directive at all.
-  if (text.size() < kSuppressionMarker.size() ||
-      !memmem(text.data(), text.size(), kSuppressionMarker.data(), kSuppressionMarker.size()))
+  // The fast path: almost every file never says "mpsaudit" (in any case).
+  if (find_marker_word(text, 0, text.size()) == std::string_view::npos)
     return out;
   if (kind == FileKind::Notebook)
-    scan_notebook(path, text, out);
+    scan_notebook(text, out);
   else
-    scan_text(text, LineContext{path, 0, -1, 0}, out);
+    scan_comments(text, find_comments(kind, path, text), -1, nullptr, out);
   return out;
 }
 
@@ -295,6 +430,12 @@ SuppressionCounts apply_suppressions(FileSuppressions &suppressions, std::vector
       if (directive.file_level)
         try_suppress(directive, finding);
   }
+  // Malformed directives before unused ones: naming MPS002 uses the code.
+  FileFacts malformed;
+  for (const auto &bad : suppressions.malformed)
+    malformed.facts.push_back(malformed_fact(bad));
+  add_meta_findings(malformed, suppressions, findings, engine, path, kind);
+
   FileFacts unused;
   for (const auto &directive : suppressions.directives) {
     ++counts.directives;
@@ -309,19 +450,8 @@ SuppressionCounts apply_suppressions(FileSuppressions &suppressions, std::vector
       if (!directive.code_used[i] && !suppression_code_matches(directive.codes[i], kMetaRuleId))
         unused.facts.push_back(unused_fact(directive, directive.codes[i]));
   }
-  if (unused.facts.empty())
-    return counts;
   counts.unused = static_cast<std::uint32_t>(unused.facts.size());
-  std::vector<Finding> meta =
-      engine.evaluate(path, kind, unused, [](std::uint32_t) { return std::string(); });
-  // An unused-suppression finding can be silenced by naming MPS001 itself
-  // (never by a blanket directive, which would hide its own report).
-  for (Finding &finding : meta)
-    for (auto &directive : suppressions.directives)
-      if (!directive.codes.empty())
-        try_suppress(directive, finding);
-  for (Finding &finding : meta)
-    findings.push_back(std::move(finding));
+  add_meta_findings(unused, suppressions, findings, engine, path, kind);
   return counts;
 }
 

@@ -6,17 +6,20 @@
 //   # mpsaudit: ignore-file[MPS4] reason            (the whole file)
 //   # mpsaudit: ignore                              (every rule on this line)
 //
-// Codes are rule IDs or ID prefixes (family prefixes such as "MPS2"). The
-// comment may start with '#', '//', '/*' or '<!--', so one implementation
-// serves Python, notebooks, shell, requirements, TOML, YAML, CMake,
-// Dockerfiles, C++/CUDA and Markdown: it runs on the file's text after fact
-// extraction and knows nothing about the languages. In notebooks, directives
-// are read from each code cell's source and apply within that cell (the
-// file-level form applies to the whole notebook).
+// Codes are rule IDs or ID prefixes (family prefixes such as "MPS2").
+// Directives are read from comments only, found by a small lexer for the
+// file's language (comment_scan.h): the marker text inside a string literal,
+// a heredoc or a Markdown code span is data and suppresses nothing. Within a
+// comment the marker follows '#', '//', '/*' or '<!--' (or setup.cfg's ';').
+// In notebooks, directives are read from each code cell's source and apply
+// within that cell (the file-level form applies to the whole notebook).
 //
 // Suppressed findings are kept, flagged `suppressed`. A directive, or one
 // code of it, that suppresses nothing becomes an `unused-suppression` fact,
 // which the meta rule MPS001 (rules/meta.toml) reports, as ruff's RUF100 does.
+// A comment that looks like a directive but is not one (wrong case, a space
+// before the colon or the bracket, an unclosed list, an unknown code) becomes
+// a `malformed-suppression` fact, reported by MPS002; it suppresses nothing.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +27,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/diagnostic.h"
 #include "core/fact.h"
 #include "core/finding.h"
 #include "core/source.h"
@@ -35,6 +37,8 @@ class RuleEngine;
 
 // The fact kind of an unused directive or code (see rules/meta.toml).
 inline constexpr std::string_view kUnusedSuppressionFact = "unused-suppression";
+// The fact kind of a comment that looks like a directive but is not one (MPS002).
+inline constexpr std::string_view kMalformedSuppressionFact = "malformed-suppression";
 // The text every directive contains; files without it are not parsed.
 inline constexpr std::string_view kSuppressionMarker = "mpsaudit:";
 
@@ -52,14 +56,24 @@ struct SuppressionDirective {
   bool used = false;
 };
 
-struct FileSuppressions {
-  std::vector<SuppressionDirective> directives;
-  std::vector<Diagnostic> diagnostics; // malformed directives (warnings)
-  bool empty() const { return directives.empty(); }
+struct MalformedDirective {
+  std::uint32_t line = 0;      // 1-based line of the .ipynb / source file
+  int cell = -1;               // notebook code cell (0-based), or -1
+  std::uint32_t cell_line = 0; // 1-based line in the cell
+  std::string written;         // the comment from the marker on, as written
+  std::string problem;         // what is wrong, and how to write it
+  std::string text;            // the line, for snippets
 };
 
-// Finds the directives of one file. Cheap for files without the marker (one
-// memmem over the text); never throws on malformed input.
+struct FileSuppressions {
+  std::vector<SuppressionDirective> directives;
+  std::vector<MalformedDirective> malformed;
+  bool empty() const { return directives.empty() && malformed.empty(); }
+};
+
+// Finds the directives of one file, in its comments. Cheap for files that
+// never say "mpsaudit" (one pass over the text); never throws on malformed
+// input.
 FileSuppressions find_suppressions(const std::string &path, FileKind kind, std::string_view text);
 
 // Counts for the report: every directive, those without a reason, and the
@@ -77,8 +91,9 @@ struct SuppressionCounts {
 };
 
 // Marks the findings the directives cover as suppressed (with the reason),
-// then evaluates the `unused-suppression` facts of the directives that matched
-// nothing with `engine`, appending those findings (MPS001 when enabled).
+// then evaluates with `engine` the `malformed-suppression` facts and the
+// `unused-suppression` facts of the directives that matched nothing,
+// appending those findings (MPS002 and MPS001, when enabled).
 SuppressionCounts apply_suppressions(FileSuppressions &suppressions, std::vector<Finding> &findings,
                                      const RuleEngine &engine, const std::string &path, FileKind kind);
 

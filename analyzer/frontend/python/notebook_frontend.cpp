@@ -156,6 +156,25 @@ std::string cell_source(const nlohmann::json &source) {
   return joined;
 }
 
+// What is wrong with a cell's "source", or "" when it is a string or a list
+// of strings.
+std::string source_problem(const nlohmann::json &source) {
+  const auto what = [](const nlohmann::json &value) {
+    if (value.is_null())
+      return std::string("null");
+    return std::string(value.is_object() || value.is_array() ? "an " : "a ") + value.type_name();
+  };
+  if (source.is_string())
+    return "";
+  if (!source.is_array())
+    return "\"source\" is " + what(source) + ", not a string or a list of strings; the cell was not scanned";
+  for (std::size_t k = 0; k < source.size(); ++k)
+    if (!source[k].is_string())
+      return "element " + std::to_string(k + 1) + " of \"source\" is " + what(source[k]) +
+             ", not a string; only the string elements were scanned";
+  return "";
+}
+
 // IPython lines that are not Python: `!cmd`, `%magic`, `%%cellmagic`. They
 // are blanked out (keeping line numbers) before parsing and become facts.
 bool is_magic_line(std::string_view line) {
@@ -210,7 +229,9 @@ MarkdownExtractor markdown_extractor = nullptr;
 
 } // namespace
 
-void set_notebook_markdown_extractor(MarkdownExtractor extractor) { markdown_extractor = extractor; }
+void set_notebook_markdown_extractor(MarkdownExtractor extractor) {
+  markdown_extractor = extractor;
+}
 
 FileFacts extract_notebook_source(std::string_view json_text, const std::string &path, unsigned timeout_ms) {
   FileFacts out;
@@ -255,6 +276,15 @@ FileFacts extract_notebook_source(std::string_view json_text, const std::string 
     // Cells are numbered by their position in the notebook, markdown cells
     // included, as notebook editors number them.
     const int cell_number = static_cast<int>(index);
+    if (const std::string problem = source_problem(cell["source"]); !problem.empty()) {
+      // nbformat wants a string or a list of strings; Jupyter refuses
+      // anything else, and so must the scan, loudly: the code in such a
+      // cell would go unread. What can be read is still scanned.
+      out.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "invalid-notebook",
+                                 "cell " + std::to_string(cell_number + 1) + ": " + problem});
+      if (!cell["source"].is_array())
+        continue;
+    }
     FileFacts cell_facts = is_code ? extract_code_cell(cell_source(cell["source"]), path, timeout_ms)
                                    : markdown_extractor(cell_source(cell["source"]), path);
 

@@ -230,3 +230,68 @@ TEST_CASE("machine names and torch versions are compared as PyTorch users mean t
   CHECK(torch_release("1.13.0a0+gitunknown") == "1.13.0a0");
   CHECK(torch_release("2.4.0") == "2.4.0");
 }
+
+// Finding 16 of the security review: `env --import` of a whole `env -o`
+// record failed with "no MPSAUDIT-ENV-BEGIN marker", which named neither what
+// the file was nor what --import reads.
+TEST_CASE("env --import reads a whole env -o record, and names any other file for what it is",
+          "[env][security]") {
+  InterpreterRecord cell;
+  REQUIRE(apply_query_output(R"({"python": {"executable": "/usr/bin/python3", "version": "3.11.2"},
+      "platform": {"system": "Darwin", "machine": "arm64", "native_machine": "arm64"},
+      "torch": {"importable": true, "version": "2.4.0", "mps_built": true, "mps_available": true}})",
+                             cell));
+  cell.requested = "python3";
+  InterpreterRecord missing;
+  missing.requested = "python3.9";
+  missing.status = "not-found";
+  missing.error = "no python3.9 on PATH";
+  EnvRecord record;
+  record.interpreters = {cell, missing};
+  const std::string full = to_json(record).dump(2);
+
+  const auto imported = import_env_file(full, "runs/mac/env.json");
+  REQUIRE(imported.size() == 2);
+  CHECK(imported[0].status == "ok");
+  CHECK(imported[0].source == "imported");
+  CHECK(imported[0].requested == "runs/mac/env.json: python3");
+  CHECK(imported[0].executable == "/usr/bin/python3");
+  CHECK(imported[0].torch.mps_available == std::optional<bool>(true));
+  CHECK(imported[1].status == "not-found"); // kept as recorded: `env` exits 3 for it
+  CHECK(imported[1].error == "no python3.9 on PATH");
+
+  // The query script's output still works, with or without its marker lines.
+  const auto bare = import_env_file(to_json(cell).dump(), "cell.json");
+  REQUIRE(bare.size() == 1);
+  CHECK(bare[0].status == "ok");
+
+  const auto expect_bad = [](const std::string &text, const std::string &what) {
+    INFO(text);
+    const auto bad = import_env_file(text, "f.json");
+    REQUIRE(bad.size() == 1);
+    CHECK(bad[0].status == "bad-output");
+    CHECK(bad[0].source == "imported");
+    CHECK(bad[0].error.rfind("f.json: " + what, 0) == 0);
+    CHECK(bad[0].error.find("or a record written by `mpsaudit env -o`") != std::string::npos);
+  };
+  expect_bad(R"({"schema": "mpsaudit-report", "findings": []})",
+             "JSON whose \"schema\" is \"mpsaudit-report\", not an environment record; --import expects");
+  expect_bad(R"({"findings": []})", "JSON without a \"python\" object");
+  expect_bad(R"({"tool": {}, "findings": []})", "an `mpsaudit scan` report, not an environment record");
+  expect_bad(R"({"environment": {"torch": "2.4.0"}})",
+             "an mpsaudit-probe report (give it to --probe-report)");
+  expect_bad("Traceback (most recent call last):\n", "not JSON and no MPSAUDIT-ENV-BEGIN line");
+
+  const auto newer = import_env_file(R"({"schema": "mpsaudit-env-record", "schema_version": 9})", "f.json");
+  REQUIRE(newer.size() == 1);
+  CHECK(newer[0].status == "bad-output");
+  CHECK(newer[0].error.find("schema version 9 is newer") != std::string::npos);
+  const auto empty = import_env_file(R"({"schema": "mpsaudit-env-record", "interpreters": []})", "f.json");
+  REQUIRE(empty.size() == 1);
+  CHECK(empty[0].error == "f.json: an `mpsaudit env -o` record with no interpreters");
+  const auto odd = import_env_file(
+      R"({"schema": "mpsaudit-env-record", "interpreters": [{"status": "great\u001b[2J"}]})", "f.json");
+  REQUIRE(odd.size() == 1);
+  CHECK(odd[0].status == "bad-output");
+  CHECK(odd[0].error == "f.json: interpreter 1 of the record has an unknown status `great?[2J`");
+}

@@ -321,3 +321,21 @@ TEST_CASE("config --show text names every value's source", "[config]") {
   CHECK(shown.find("include = []") != std::string::npos);
   CHECK(shown.find("# default") != std::string::npos);
 }
+
+// Finding 16 of the security review: `keep-min-hours = nan` passed the
+// "zero or more" check (nan compares false) and reached the decision.
+TEST_CASE("hour thresholds must be finite and not negative", "[config][security]") {
+  for (const std::string key : {"keep-min-hours", "adapt-max-hours"})
+    for (const std::string value : {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "-1", "-0.5"}) {
+      const std::string text = "[assess]\n" + key + " = " + value + "\n";
+      INFO(text);
+      const auto errors = load_errors(text, "proj/mpsaudit.toml");
+      REQUIRE(errors.size() == 1);
+      CHECK(errors[0].level == DiagnosticLevel::Error); // exit code 2, before anything is scanned
+      CHECK(errors[0].path == "proj/mpsaudit.toml");
+      CHECK(errors[0].line == 2);
+      CHECK(errors[0].message == "`assess." + key + "` must be a finite number of hours, zero or more");
+    }
+  CHECK(load_ok("[assess]\nkeep-min-hours = 0\nadapt-max-hours = 1e3\n").assess.adapt_max_hours->value ==
+        1000);
+}

@@ -380,3 +380,30 @@ TEST_CASE("a notebook holding a number out of range is a diagnostic", "[python][
   CHECK(facts.diagnostics.front().code == "invalid-json");
   CHECK(facts.mode == "error");
 }
+
+// Finding 16 of the security review: a cell whose "source" is neither a
+// string nor a list of strings was skipped without a word.
+TEST_CASE("a cell source that is not a string or a list is an error naming the cell",
+          "[python][notebook][robustness][security]") {
+  const FileFacts facts = extract_notebook_source(
+      R"({"cells": [
+ {"cell_type": "markdown", "source": "# Title\n"},
+ {"cell_type": "code", "source": {"text": "import torch\ntorch.cuda.synchronize()\n"}},
+ {"cell_type": "code", "source": ["import torch\n", 7, "torch.cuda.synchronize()\n"]},
+ {"cell_type": "code", "source": null}
+]})",
+      "bad.ipynb");
+  REQUIRE(facts.diagnostics.size() == 3);
+  for (const Diagnostic &diagnostic : facts.diagnostics) {
+    CHECK(diagnostic.level == DiagnosticLevel::Error); // exit code 3: part of the notebook was not read
+    CHECK(diagnostic.code == "invalid-notebook");
+    CHECK(diagnostic.path == "bad.ipynb");
+  }
+  CHECK(facts.diagnostics[0].message ==
+        "cell 2: \"source\" is an object, not a string or a list of strings; the cell was not scanned");
+  CHECK(facts.diagnostics[1].message ==
+        "cell 3: element 2 of \"source\" is a number, not a string; only the string elements were scanned");
+  CHECK(facts.diagnostics[2].message.rfind("cell 4: \"source\" is null,", 0) == 0);
+  // The string elements of cell 3 are still scanned.
+  CHECK(std::any_of(facts.facts.begin(), facts.facts.end(), [](const Fact &fact) { return fact.cell == 2; }));
+}

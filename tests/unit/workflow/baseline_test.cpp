@@ -131,12 +131,74 @@ TEST_CASE("the file is sorted, tab-separated and stable", "[baseline]") {
 
 TEST_CASE("malformed baseline lines are errors naming the line", "[baseline]") {
   std::vector<Diagnostic> diagnostics;
-  parse_baseline(
-      "# header\nMPS201\ta.py\n\nMPS201\ta.py\tnothex\t1\tx\nMPS201\ta.py\t0123456789abcdef\tmany\tx\n",
-      "base", diagnostics);
+  parse_baseline("# mpsaudit baseline "
+                 "v1\nMPS201\ta.py\n\nMPS201\ta.py\tnothex\t1\tx\nMPS201\ta.py\t0123456789abcdef\tmany\tx\n",
+                 "base", diagnostics);
   REQUIRE(diagnostics.size() == 3);
   CHECK(diagnostics[0].line == 2);
   CHECK(diagnostics[1].line == 4);
   CHECK(diagnostics[2].line == 5);
   CHECK(diagnostics[0].path == "base");
+}
+
+// Finding 16 of the security review: a count of 0, an unknown rule and an
+// unknown format version were accepted without a word.
+TEST_CASE("a zero count, an unknown rule or format, or no header is reported", "[baseline][security]") {
+  const std::string hash = "0123456789abcdef";
+  const auto known = [](std::string_view rule) { return rule == "MPS201"; };
+  std::vector<Diagnostic> diagnostics;
+  Baseline baseline = parse_baseline("# mpsaudit baseline v1\n"
+                                     "MPS201\ta.py\t" +
+                                         hash +
+                                         "\t0\tx\n"
+                                         "MPS201\ta.py\t" +
+                                         hash +
+                                         "\t000\tx\n"
+                                         "MPS999\ta.py\t" +
+                                         hash +
+                                         "\t1\tx\n"
+                                         "E501\ta.py\t" +
+                                         hash +
+                                         "\t1\tx\n"
+                                         "MPS201\t\t" +
+                                         hash +
+                                         "\t1\tx\n"
+                                         "MPS201\tb.py\t" +
+                                         hash + "\t2\tx\n",
+                                     "base", diagnostics, known);
+  REQUIRE(diagnostics.size() == 5);
+  CHECK(diagnostics[0].line == 2);
+  CHECK(diagnostics[0].level == DiagnosticLevel::Error);
+  CHECK(diagnostics[0].message == "the count must be a positive whole number");
+  CHECK(diagnostics[1].line == 3);
+  CHECK(diagnostics[1].level == DiagnosticLevel::Error);
+  CHECK(diagnostics[2].line == 4);
+  CHECK(diagnostics[2].level == DiagnosticLevel::Warning); // well-formed, but of another version
+  CHECK(diagnostics[2].message.find("MPS999 is not a rule of this mpsaudit") == 0);
+  CHECK(diagnostics[3].line == 5);
+  CHECK(diagnostics[3].level == DiagnosticLevel::Error);
+  CHECK(diagnostics[3].message.find("`E501` is not a rule ID") == 0);
+  CHECK(diagnostics[4].line == 6);
+  CHECK(diagnostics[4].message == "the path is empty");
+  REQUIRE(baseline.entries.size() == 1); // only the good line
+  CHECK(baseline.entries.begin()->second.count == 2);
+
+  diagnostics.clear();
+  baseline =
+      parse_baseline("# mpsaudit baseline v2\nMPS201\ta.py\t" + hash + "\t1\tx\n", "base", diagnostics);
+  REQUIRE(diagnostics.size() == 1);
+  CHECK(diagnostics[0].level == DiagnosticLevel::Error);
+  CHECK(diagnostics[0].line == 1);
+  CHECK(diagnostics[0].message.find("unknown baseline format `v2`: this mpsaudit reads v1") == 0);
+  CHECK(baseline.entries.empty());
+
+  diagnostics.clear();
+  parse_baseline("\nMPS201\ta.py\t" + hash + "\t1\tx\n", "base", diagnostics);
+  REQUIRE(diagnostics.size() == 1);
+  CHECK(diagnostics[0].line == 2);
+  CHECK(diagnostics[0].message.find("not an mpsaudit baseline") == 0);
+
+  diagnostics.clear();
+  CHECK(parse_baseline(" \n\n", "base", diagnostics).entries.empty()); // blank: an empty baseline
+  CHECK(diagnostics.empty());
 }
