@@ -16,7 +16,7 @@
 namespace mpsaudit::checkpoint {
 namespace {
 
-constexpr std::size_t kChunk = 1u << 20;
+constexpr std::size_t kChunk = 64 * 1024; // bytes read from the stream at a time
 // What one memo entry costs: an unordered_map node and its share of buckets.
 constexpr std::size_t kMemoEntryBytes = 64;
 // Module and attribute names are kept up to this length; a longer one is no
@@ -878,9 +878,9 @@ private:
       break;
     }
     case 'b': { // BUILD: state recorded on the object (Python calls its __setstate__)
-      ++result_.calls;
       PickleRef state = pop();
       top()->state = state;
+      ++result_.calls;
       break;
     }
     case 'p': // PUT (text)

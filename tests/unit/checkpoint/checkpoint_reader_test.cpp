@@ -108,6 +108,21 @@ TEST_CASE("torch 2.11 CPU, legacy and safetensors files agree", "[checkpoint][to
   CHECK(summarize(read_fixture("torch-2.11/cpu.safetensors")).format == "safetensors");
 }
 
+TEST_CASE("torch 2.11 objects beyond a state dict are all in the rebuild set", "[checkpoint][torch]") {
+  for (const char *name :
+       {"torch-2.11/whole_model.pt", "torch-2.11/scripted.pt", "torch-2.11/training_extras.pt",
+        "torch-2.11/quantized.pt", "torch-2.11/sparse.pt", "torch-2.11/float8.pt"}) {
+    INFO(name);
+    const CheckpointSummary summary = summarize(read_fixture(name));
+    CHECK(summary.status == "ok");
+    CHECK(summary.dangerous_globals.empty());
+    CHECK(summary.other_globals.empty());
+    CHECK_FALSE(summary.tensors.empty());
+  }
+  const CheckpointSummary float8 = summarize(read_fixture("torch-2.11/float8.pt"));
+  CHECK(float8.dtypes == std::vector<std::string>{"float8_e4m3fn"});
+}
+
 TEST_CASE("generated fixtures: stored and deflated zip entries read the same", "[checkpoint][zip]") {
   for (const char *name : {"dataparallel_cuda.pt", "dataparallel_cuda_deflated.pt"}) {
     INFO(name);

@@ -234,11 +234,12 @@ TEST_CASE("a plain pickle of any protocol is read and other bytes still get the 
   const CheckpointSummary protocol0 = summarize("(dp0\nVepoch\np1\nI3\ns.");
   CHECK(protocol0.format == "pickle");
   CHECK(protocol0.status == "ok");
-  const CheckpointSummary protocol1 = summarize("}q\x00X\x05\x00\x00\x00" "epochq\x01K\x03s."s);
+  const CheckpointSummary protocol1 = summarize("}q\x00X\x05\x00\x00\x00"
+                                                "epochq\x01K\x03s."s);
   CHECK(protocol1.format == "pickle");
   CHECK(protocol1.status == "ok");
-  for (const char *text :
-       {"word2vec binary vectors 300\n", "README for the weights\n", "cat\n", "(1, 2)\n"}) {
+  for (const char *text : {"word2vec binary vectors 300\n", "README for the weights\n", "bert vocabulary\n",
+                           "cat\n", "(1, 2)\n"}) {
     INFO(text);
     CHECK(summarize(text).status == "not-a-checkpoint");
   }
