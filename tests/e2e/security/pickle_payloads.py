@@ -11,7 +11,7 @@ the command, without running it.
     pickle_payloads.py protocols DIR MARKER  every protocol x form x container
     pickle_payloads.py padding DIR MARKER    data.pkl past the 256 MiB scan limit (sparse files)
     pickle_payloads.py memory DIR MARKER     millions of one-byte opcodes, deflated
-    pickle_payloads.py seeds DIR             fuzz seeds: benign and hostile pickles, protocols 0-5
+    pickle_payloads.py seeds DIR             fuzz seeds into DIR/pickle and DIR/checkpoint (tests/fuzz/seeds)
 
 `protocols` prints one line per file: NAME EXPECTED, where EXPECTED is the
 text the MPS964 message must contain.
@@ -317,13 +317,22 @@ def memory(directory, marker):
 
 
 def seeds(directory):
-    """Fuzz seeds: per protocol a torch-like state dict and each hostile form."""
+    """Fuzz seeds (tests/fuzz/seeds): per protocol, a state-dict-like pickle
+    and each hostile form (pickle/); the containers around them (checkpoint/)."""
+    command = "touch /nonexistent"
+    pickles = os.path.join(directory, "pickle")
+    containers = os.path.join(directory, "checkpoint")
+    os.makedirs(pickles, exist_ok=True)
+    os.makedirs(containers, exist_ok=True)
     for protocol in range(6):
         state = {"model": {"fc.weight": [0.5, 1.5], "fc.bias": (1, 2)}, "epoch": 3, "name": "run",
-                 "flags": {True, None}, "big": 1 << 70}
-        write(os.path.join(directory, "state_p%d.pkl" % protocol), pickle.dumps(state, protocol=protocol))
+                 "flags": {True, None}, "big": 1 << 70, "raw": b"\x00\x01"}
+        write(os.path.join(pickles, "state_p%d.pkl" % protocol), pickle.dumps(state, protocol=protocol))
         for form, build in FORMS.items():
-            write(os.path.join(directory, "%s_p%d.pkl" % (form, protocol)), build("touch /nonexistent", protocol))
+            write(os.path.join(pickles, "%s_p%d.pkl" % (form, protocol)), build(command, protocol))
+        write(os.path.join(containers, "legacy_p%d.pt" % protocol),
+              legacy_sequence(pickle.dumps(state, protocol=protocol), protocol))
+    legacy_tar(os.path.join(containers, "tar_p2.pth"), tar_members(2, objects=memo_form(command, 2)))
 
 
 def main():
