@@ -2,38 +2,21 @@
 // on fixtures from scripts/make-checkpoint-fixtures.py, and on malformed and
 // hostile inputs built here byte by byte.
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
+#include "checkpoint_test_support.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/checkpoint/pickle_reader.h"
 #include "frontend/checkpoint/zip_reader.h"
 
 using namespace mpsaudit;
 using namespace mpsaudit::checkpoint;
+using namespace mpsaudit::checkpoint::testing;
 
 namespace {
-
-std::string fixture_path(const std::string &name) {
-  return std::string(MPSAUDIT_SOURCE_DIR) + "/tests/unit/checkpoint/fixtures/" + name;
-}
-
-std::string read_fixture(const std::string &name) {
-  std::ifstream in(fixture_path(name), std::ios::binary);
-  REQUIRE(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-CheckpointSummary summarize(const std::string &bytes) {
-  MemorySource source(bytes);
-  return read_checkpoint(source);
-}
 
 const TensorRecord *tensor(const CheckpointSummary &summary, const std::string &key) {
   for (const auto &record : summary.tensors)

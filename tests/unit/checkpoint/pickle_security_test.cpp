@@ -5,35 +5,21 @@
 // amplification) are in tests/e2e/security/pickle_*.sh.
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
+#include "checkpoint_test_support.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/checkpoint/pickle_reader.h"
 #include "frontend/checkpoint/zip_reader.h"
 
 using namespace mpsaudit;
 using namespace mpsaudit::checkpoint;
+using namespace mpsaudit::checkpoint::testing;
 using namespace std::string_literals; // "..."s keeps NUL bytes
 
 namespace {
-
-std::string read_fixture(const std::string &name) {
-  std::ifstream in(std::string(MPSAUDIT_SOURCE_DIR) + "/tests/unit/checkpoint/fixtures/" + name,
-                   std::ios::binary);
-  REQUIRE(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-CheckpointSummary summarize(const std::string &bytes) {
-  MemorySource source(bytes);
-  return read_checkpoint(source);
-}
 
 // Hands out its bytes `step` at a time, so every opcode and argument
 // straddles the reader's chunk boundaries somewhere.
