@@ -108,6 +108,12 @@ TEST_CASE("names written so that they do not appear in the bytes", "[checkpoint]
   CHECK(names(escaped) == std::vector<std::string>{"posix.system"});
   const PickleResult unicode = parse_pickle("V\\u0070osix\nV\\U00000073ystem\n\x93(Vx\ntR.");
   CHECK(names(unicode) == std::vector<std::string>{"posix.system"});
+  // BINSTRING, SHORT_BINSTRING and BINUNICODE8 pushes are str to torch.load.
+  const PickleResult binstring = parse_pickle("T\x05\x00\x00\x00posixU\x06system\x93(Vx\ntR."s);
+  CHECK(names(binstring) == std::vector<std::string>{"posix.system"});
+  const PickleResult unicode8 =
+      parse_pickle("\x8d\x05\x00\x00\x00\x00\x00\x00\x00posix\x8c\x06system\x93(Vx\ntR."s);
+  CHECK(names(unicode8) == std::vector<std::string>{"posix.system"});
   const PickleResult memo = parse_pickle("Vposix\np7\n0Vsystem\nq\x08"
                                          "0g7\nh\x08\x93(Vx\ntR.");
   CHECK(names(memo) == std::vector<std::string>{"posix.system"});
