@@ -144,7 +144,8 @@ void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint
     if (side->summary.status == "hostile") {
       raise(check, CheckStatus::Fail);
       check.evidence.push_back(side->path + " calls code on torch.load (" +
-                               limited_list(side->summary.dangerous_globals) + "); it was not loaded");
+                               limited_list(checkpoint::untrusted_globals(side->summary)) +
+                               "); it was not loaded");
       return;
     }
   }

@@ -1,5 +1,8 @@
 #include "frontend/checkpoint/byte_source.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace mpsaudit::checkpoint {
 
 bool MemorySource::read(std::uint64_t offset, std::uint64_t length, std::string &out) {
@@ -28,6 +31,22 @@ bool FileSource::read(std::uint64_t offset, std::uint64_t length, std::string &o
   stream_.seekg(static_cast<std::streamoff>(offset));
   stream_.read(out.data(), static_cast<std::streamsize>(length));
   return static_cast<std::uint64_t>(stream_.gcount()) == length;
+}
+
+std::size_t SourceStream::read_some(char *out, std::size_t capacity) {
+  if (remaining_ == 0 || capacity == 0)
+    return 0;
+  const std::uint64_t available = offset_ < source_.size() ? source_.size() - offset_ : 0;
+  const std::uint64_t length = std::min<std::uint64_t>({capacity, remaining_, available});
+  if (length == 0 || !source_.read(offset_, length, chunk_)) {
+    error_ = "it runs past the end of the file (" + std::to_string(remaining_) + " bytes missing)";
+    remaining_ = 0;
+    return 0;
+  }
+  std::memcpy(out, chunk_.data(), chunk_.size());
+  offset_ += length;
+  remaining_ -= length;
+  return static_cast<std::size_t>(length);
 }
 
 std::uint16_t read_u16le(std::string_view bytes, std::size_t at) {

@@ -1,6 +1,7 @@
 // Checkpoint inspection without unpickling: torch zip archives (torch.save
 // since 1.6, TorchScript archives), the legacy torch.save pickle sequence,
-// and safetensors headers. Reports what matters on a Mac: dtypes and storage
+// torch's oldest tar format, plain pickles of any protocol, and safetensors
+// headers. Reports what matters on a Mac: dtypes and storage
 // locations (cuda:0 means torch.load needs map_location), float64 tensors
 // (MPS has no float64), DataParallel `module.` key prefixes, sizes for the
 // memory-fit estimate, and GLOBALs that would execute code on torch.load.
@@ -26,11 +27,20 @@ struct TensorRecord {
   bool optimizer_state = false; // under an "optimizer"-like top-level key
 };
 
+// Something the scan of one checkpoint wants said beside its facts: a
+// limit that was hit, a part that was not read.
+struct CheckpointNote {
+  DiagnosticLevel level = DiagnosticLevel::Warning;
+  std::string code;
+  std::string message;
+};
+
 struct CheckpointSummary {
-  // torch-zip, torchscript, torch-legacy, pickle, safetensors, unknown
+  // torch-zip, torchscript, torch-legacy, torch-tar, pickle, safetensors, unknown
   std::string format = "unknown";
   // ok; partial (read, but part of it was not understood); unreadable;
-  // hostile (a GLOBAL that runs code on torch.load); not-a-checkpoint
+  // hostile (a callable outside torch's tensor-rebuild set, which
+  // torch.load(weights_only=False) would import and call); not-a-checkpoint
   std::string status = "ok";
   std::string problem; // why the status is not ok
   std::vector<TensorRecord> tensors;
@@ -41,12 +51,22 @@ struct CheckpointSummary {
   std::uint64_t float64_tensors = 0;
   std::uint64_t float64_bytes = 0;
   std::uint64_t cuda_storages = 0;
-  std::uint64_t module_prefixed_keys = 0;     // tensor keys starting with "module." (DataParallel)
-  std::vector<std::string> devices;           // distinct storage locations
-  std::vector<std::string> dtypes;            // distinct dtypes
-  std::vector<std::string> dangerous_globals; // e.g. posix.system
-  std::vector<std::string> other_globals;     // neither torch nor dangerous (numpy, argparse)
+  std::uint64_t module_prefixed_keys = 0; // tensor keys starting with "module." (DataParallel)
+  std::vector<std::string> devices;       // distinct storage locations
+  std::vector<std::string> dtypes;        // distinct dtypes
+  // Callables outside torch's tensor-rebuild set; any of them makes the
+  // checkpoint hostile. Dangerous ones are known to run commands or code
+  // (posix.system, builtins.eval); the others are merely unvetted
+  // (argparse.Namespace, numpy, a STACK_GLOBAL on computed names).
+  std::vector<std::string> dangerous_globals;
+  std::vector<std::string> other_globals;
+  std::uint64_t unlisted_globals = 0; // more of them than the lists above keep
+  std::vector<CheckpointNote> notes;
 };
+
+// dangerous_globals then other_globals: every callable that made the
+// checkpoint hostile.
+std::vector<std::string> untrusted_globals(const CheckpointSummary &summary);
 
 // Reads a checkpoint from `source`. Never throws and never executes anything.
 CheckpointSummary read_checkpoint(ByteSource &source);

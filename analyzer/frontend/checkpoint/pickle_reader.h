@@ -5,6 +5,13 @@
 // persistent IDs become `Persistent` nodes. Interpreting that tree (which
 // calls are torch tensor rebuilds, which globals are dangerous) is the job of
 // checkpoint_reader.cpp; this file knows pickle, not torch.
+//
+// It reads every protocol (0-5) and is built so that no callable can hide
+// from it: wherever Python's unpickler would carry on, it carries on too
+// (it stops early only where Python's stops), every GLOBAL, INST,
+// STACK_GLOBAL and EXT is recorded, and its memory is bounded in bytes. Past
+// that bound it stops building values but keeps scanning opcodes to STOP, so
+// GLOBALs after the bound are still recorded.
 #pragma once
 
 #include <cstddef>
@@ -15,13 +22,15 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/checkpoint/byte_source.h"
+
 namespace mpsaudit::checkpoint {
 
 enum class PickleKind : std::uint8_t {
   None,
   Bool,
   Int,
-  BigInt, // an integer wider than 64 bits: its value is not kept
+  BigInt, // an integer wider than 64 bits (or written oddly): its value is not kept
   Float,
   String,
   Bytes,
@@ -59,33 +68,53 @@ struct PickleValue {
   PickleRef persistent = nullptr;                       // Persistent
 };
 
-// A GLOBAL (or INST/STACK_GLOBAL) reference found in the stream.
+enum class GlobalForm : std::uint8_t {
+  Named,     // GLOBAL, INST, or STACK_GLOBAL on two literal strings: module and name are known
+  Computed,  // STACK_GLOBAL on values the reader cannot name (results of calls, or past the memory bound)
+  Extension, // EXT1/2/4: a copyreg extension code, `name` holds the code
+};
+
+// A callable reference found in the stream; each distinct one once.
 struct GlobalReference {
   std::string module;
   std::string name;
-  std::size_t offset = 0; // byte offset of the opcode
+  std::uint64_t offset = 0; // byte offset of its first opcode
+  GlobalForm form = GlobalForm::Named;
 };
 
 struct PickleLimits {
-  std::size_t max_operations = 50'000'000;
-  std::size_t max_stack = 1'000'000;
-  std::size_t max_memo = 10'000'000;
-  std::size_t max_values = 20'000'000;
+  // Bytes of values, stack, marks and memo the decoder may hold. Past it the
+  // decoder drops its values and only scans opcodes for callables.
+  std::size_t max_memory_bytes = 64ull << 20;
+  // Bytes of the stream the decoder reads at most.
+  std::uint64_t max_input_bytes = 256ull << 20;
+  // Longest string or text argument kept; the rest is read and dropped.
+  std::size_t max_kept_string = 1u << 20;
+  // Distinct callables recorded; more are counted in `globals_not_kept`.
+  std::size_t max_globals = 4096;
 };
 
 struct PickleResult {
-  bool ok = false;
+  bool ok = false;      // STOP reached and `root` holds the whole value tree
+  bool stopped = false; // STOP reached: the unpickler would stop here
   // Owns every value; moving the result keeps their addresses.
   std::deque<PickleValue> arena;
   PickleRef root = nullptr;
   std::vector<GlobalReference> globals;
+  std::size_t globals_not_kept = 0;
+  std::size_t calls = 0; // REDUCE, NEWOBJ, INST, OBJ and BUILD opcodes seen
   int protocol = 0;
-  std::size_t end_offset = 0; // one past STOP
+  std::uint64_t end_offset = 0; // one past STOP, or where decoding stopped
   std::string error;
-  std::size_t error_offset = 0;
+  std::uint64_t error_offset = 0;
+  bool memory_limit_hit = false; // values were dropped; opcodes were still scanned
+  bool input_limit_hit = false;  // the stream went on past max_input_bytes
 };
 
-// Decodes one pickle starting at `start`. Never throws.
+// Decodes one pickle from `input`, whose first byte is at `start_offset` of
+// the file (offsets in the result count from there). Never throws.
+PickleResult parse_pickle(ByteStream &input, std::uint64_t start_offset = 0, const PickleLimits &limits = {});
+// The same on bytes in memory, starting at `start`.
 PickleResult parse_pickle(std::string_view bytes, std::size_t start = 0, const PickleLimits &limits = {});
 
 // "module.name" of a Global node, or "" for anything else.

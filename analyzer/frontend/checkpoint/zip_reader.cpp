@@ -126,56 +126,123 @@ const ZipEntry *ZipReader::find(const std::string &name) const {
   return nullptr;
 }
 
+std::unique_ptr<ZipEntryStream> ZipReader::stream(const ZipEntry &entry) {
+  std::string header;
+  if (!source_.read(entry.local_header_offset, 30, header) || read_u32le(header, 0) != kLocalHeader) {
+    fail("local header of " + entry.name + " is missing: the zip is truncated or damaged");
+    return nullptr;
+  }
+  if (entry.method != 0 && entry.method != 8) {
+    fail(entry.name + " uses unsupported compression method " + std::to_string(entry.method));
+    return nullptr;
+  }
+  const std::uint64_t data_offset =
+      entry.local_header_offset + 30 + read_u16le(header, 26) + read_u16le(header, 28);
+  return std::make_unique<ZipEntryStream>(source_, entry, data_offset);
+}
+
 std::optional<std::string> ZipReader::read(const ZipEntry &entry, std::uint64_t max_bytes) {
   if (entry.uncompressed_size > max_bytes) {
     fail(entry.name + " is " + std::to_string(entry.uncompressed_size) + " bytes, over the limit of " +
          std::to_string(max_bytes));
     return std::nullopt;
   }
-  std::string header;
-  if (!source_.read(entry.local_header_offset, 30, header) || read_u32le(header, 0) != kLocalHeader) {
-    fail("local header of " + entry.name + " is missing: the zip is truncated or damaged");
+  const auto data_stream = stream(entry);
+  if (!data_stream)
     return std::nullopt;
+  std::string data(static_cast<std::size_t>(entry.uncompressed_size) + 1, '\0');
+  std::size_t filled = 0;
+  // One byte of room past the recorded size shows an entry that holds more.
+  while (filled < data.size()) {
+    const std::size_t got = data_stream->read_some(data.data() + filled, data.size() - filled);
+    if (got == 0)
+      break;
+    filled += got;
   }
-  const std::uint64_t data_offset =
-      entry.local_header_offset + 30 + read_u16le(header, 26) + read_u16le(header, 28);
-  std::string stored;
-  if (!source_.read(data_offset, entry.compressed_size, stored)) {
-    fail("data of " + entry.name + " runs past the end of the file: the zip is truncated");
-    return std::nullopt;
-  }
-  std::string data;
-  if (entry.method == 0) {
-    data = std::move(stored);
-  } else if (entry.method == 8) {
-    data.resize(static_cast<std::size_t>(entry.uncompressed_size));
-    z_stream stream{};
-    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
-      fail("zlib could not start inflating " + entry.name);
-      return std::nullopt;
-    }
-    stream.next_in = reinterpret_cast<Bytef *>(stored.data());
-    stream.avail_in = static_cast<uInt>(std::min<std::size_t>(stored.size(), 0xFFFFFFFFu));
-    stream.next_out = reinterpret_cast<Bytef *>(data.data());
-    stream.avail_out = static_cast<uInt>(std::min<std::size_t>(data.size(), 0xFFFFFFFFu));
-    const int status = inflate(&stream, Z_FINISH);
-    const std::uint64_t produced = stream.total_out;
-    inflateEnd(&stream);
-    if (status != Z_STREAM_END || produced != entry.uncompressed_size) {
-      fail("deflated data of " + entry.name + " is damaged");
-      return std::nullopt;
-    }
-  } else {
-    fail(entry.name + " uses unsupported compression method " + std::to_string(entry.method));
-    return std::nullopt;
-  }
-  const auto crc = ::crc32(0L, reinterpret_cast<const Bytef *>(data.data()),
-                           static_cast<uInt>(std::min<std::size_t>(data.size(), 0xFFFFFFFFu)));
-  if (data.size() <= 0xFFFFFFFFu && crc != entry.crc32) {
-    fail("CRC-32 of " + entry.name + " does not match: the data is damaged");
+  data.resize(filled);
+  if (const std::string problem = data_stream->integrity_problem(); !problem.empty()) {
+    fail(problem);
     return std::nullopt;
   }
   return data;
+}
+
+ZipEntryStream::ZipEntryStream(ByteSource &source, const ZipEntry &entry, std::uint64_t data_offset)
+    : compressed_(source, data_offset, entry.compressed_size), entry_(entry) {
+  crc_ = static_cast<std::uint32_t>(::crc32(0L, Z_NULL, 0));
+  if (entry.method != 8)
+    return;
+  zlib_ = std::make_unique<z_stream_s>();
+  if (inflateInit2(zlib_.get(), -MAX_WBITS) != Z_OK) {
+    error_ = "zlib could not start inflating " + entry.name;
+    zlib_.reset();
+  }
+}
+
+ZipEntryStream::~ZipEntryStream() {
+  if (zlib_)
+    inflateEnd(zlib_.get());
+}
+
+std::size_t ZipEntryStream::read_some(char *out, std::size_t capacity) {
+  if (!error_.empty() || finished_)
+    return 0;
+  const std::size_t got =
+      entry_.method == 8 ? inflate_some(out, capacity) : compressed_.read_some(out, capacity);
+  if (entry_.method != 8 && got == 0) {
+    finished_ = true;
+    if (!compressed_.error().empty())
+      error_ = "data of " + entry_.name + " runs past the end of the file: the zip is truncated";
+  }
+  crc_ =
+      static_cast<std::uint32_t>(::crc32(crc_, reinterpret_cast<const Bytef *>(out), static_cast<uInt>(got)));
+  delivered_ += got;
+  return got;
+}
+
+std::size_t ZipEntryStream::inflate_some(char *out, std::size_t capacity) {
+  constexpr std::size_t kInputChunk = 64 * 1024;
+  if (!zlib_)
+    return 0;
+  zlib_->next_out = reinterpret_cast<Bytef *>(out);
+  zlib_->avail_out = static_cast<uInt>(std::min<std::size_t>(capacity, 0x40000000u));
+  const uInt room = zlib_->avail_out;
+  while (zlib_->avail_out == room) {
+    if (zlib_->avail_in == 0) {
+      input_.resize(kInputChunk);
+      const std::size_t got = compressed_.read_some(input_.data(), input_.size());
+      if (got == 0) {
+        error_ = "deflated data of " + entry_.name + " ends early: the zip is truncated or damaged";
+        break;
+      }
+      zlib_->next_in = reinterpret_cast<Bytef *>(input_.data());
+      zlib_->avail_in = static_cast<uInt>(got);
+    }
+    const int status = inflate(zlib_.get(), Z_NO_FLUSH);
+    if (status == Z_STREAM_END) {
+      finished_ = true;
+      break;
+    }
+    // Z_BUF_ERROR with input left means inflate cannot move: the data is bad.
+    if ((status != Z_OK && status != Z_BUF_ERROR) || (status == Z_BUF_ERROR && zlib_->avail_in != 0)) {
+      error_ = "deflated data of " + entry_.name + " is damaged";
+      break;
+    }
+  }
+  return room - zlib_->avail_out;
+}
+
+std::string ZipEntryStream::integrity_problem() const {
+  if (!error_.empty())
+    return error_;
+  if (!finished_)
+    return entry_.name + " was not read to its end";
+  if (delivered_ != entry_.uncompressed_size)
+    return entry_.name + " holds " + std::to_string(delivered_) + " bytes where its directory entry says " +
+           std::to_string(entry_.uncompressed_size) + ": the zip is damaged";
+  if (crc_ != entry_.crc32)
+    return "CRC-32 of " + entry_.name + " does not match: the data is damaged";
+  return {};
 }
 
 } // namespace mpsaudit::checkpoint

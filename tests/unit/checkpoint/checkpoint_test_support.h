@@ -1,0 +1,32 @@
+// What the checkpoint tests share: their fixtures, and the reader's summary
+// of bytes in memory.
+#pragma once
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "frontend/checkpoint/checkpoint_reader.h"
+
+namespace mpsaudit::checkpoint::testing {
+
+inline std::string fixture_path(const std::string &name) {
+  return std::string(MPSAUDIT_SOURCE_DIR) + "/tests/unit/checkpoint/fixtures/" + name;
+}
+
+inline std::string read_fixture(const std::string &name) {
+  std::ifstream in(fixture_path(name), std::ios::binary);
+  REQUIRE(in);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+inline CheckpointSummary summarize(const std::string &bytes) {
+  MemorySource source(bytes);
+  return read_checkpoint(source);
+}
+
+} // namespace mpsaudit::checkpoint::testing
