@@ -14,5 +14,5 @@ def export(net, example):
     return torch.jit.trace(net.to(target), example.to("cuda"))  # expect: MPS202
 
 
-def benchmark(net, device="cuda"):  # expect: MPS202
+def benchmark(net, device="cuda"):  # expect: MPS210
     return net.to(device)

@@ -56,7 +56,8 @@ struct Grammar {
            typed_default_parameter = symbol("typed_default_parameter"), tuple = symbol("tuple"),
            wildcard_import = symbol("wildcard_import"), relative_import = symbol("relative_import"),
            decorated_definition = symbol("decorated_definition"), comment = symbol("comment"),
-           block = symbol("block");
+           block = symbol("block"), assert_statement = symbol("assert_statement"),
+           raise_statement = symbol("raise_statement");
   TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
@@ -397,6 +398,8 @@ private:
       return false;
     if (is(node, g_.call) && is_cuda_availability_call(callee_name(field(node, g_.f_function)).first))
       return true;
+    if ((is(node, g_.identifier) || is(node, g_.attribute)) && cuda_flags_.count(std::string(text(node))))
+      return true;
     bool found = false;
     for_each_child(node, [&](TSNode child, TSFieldId) {
       if (!found && ts_node_is_named(child))
@@ -478,9 +481,38 @@ private:
       if (!ts_node_is_named(child))
         return;
       visit(child, depth + 1);
-      if (block && guard_ == Guard::None && is_early_exit_without_cuda(child))
+      if (block && guard_ == Guard::None && is_early_exit_without_cuda(child)) {
+        if (ends_in_raise_or_exit(field(child, g_.f_consequence)))
+          record_cuda_requirement(field(child, g_.f_condition), "exit-without-cuda");
         guard_ = Guard::CudaCheck;
+      }
     });
+  }
+
+  // Whether a block's last statement raises or ends the program: the code
+  // refuses to go on, rather than skipping one step.
+  bool ends_in_raise_or_exit(TSNode body) const {
+    const uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+    if (count == 0)
+      return false;
+    const TSNode last = ts_node_named_child(body, count - 1);
+    return is(last, g_.raise_statement) || text(last).find("exit(") != std::string_view::npos;
+  }
+
+  // Code that stops without CUDA: `assert torch.cuda.is_available()`, `if not
+  // torch.cuda.is_available(): raise`, an `else: raise` after a CUDA test, and
+  // CUDA device queries run on import. On a Mac the program ends there.
+  void record_cuda_requirement(TSNode node, std::string_view form) {
+    if (guard_ != Guard::None)
+      return;
+    Fact fact = make_fact("cuda-requirement", std::string(trim(text(node))), node);
+    fact.set_attribute("form", std::string(form));
+    // Under `elif opt.device:` or `if LOCAL_RANK != -1:` only that option stops.
+    if (!option_branch_.empty()) {
+      fact.guard = Guard::OptionalPath;
+      fact.set_attribute("option", std::string(option_branch_));
+    }
+    out_.facts.push_back(std::move(fact));
   }
 
   // `if not <cuda test>: return|raise|continue|break|sys.exit()` with no else.
@@ -531,6 +563,10 @@ private:
       return visit_try(node, depth);
     if (symbol == g_.if_statement)
       return visit_if(node, depth);
+    if (symbol == g_.assert_statement && !ts_node_is_null(ts_node_named_child(node, 0)) &&
+        calls_cuda_availability(ts_node_named_child(node, 0)) &&
+        !is(ts_node_named_child(node, 0), g_.not_operator))
+      record_cuda_requirement(ts_node_named_child(node, 0), "assert");
     if (symbol == g_.conditional_expression)
       return visit_conditional(node, depth);
     if (symbol == g_.call)
@@ -711,6 +747,9 @@ private:
     for_each_child(node, [&](TSNode child, TSFieldId field_id) {
       if (!ts_node_is_named(child) || field_id == g_.f_condition)
         return;
+      if (is(child, g_.else_clause) && !negated && calls_cuda_availability(condition) &&
+          ends_in_raise_or_exit(field(child, g_.f_body)))
+        record_cuda_requirement(condition, "else-raise");
       ContextSave save(*this);
       const bool consequence = field_id == g_.f_consequence;
       if (cuda_test && guard_ == Guard::None && (consequence != negated) &&
@@ -823,6 +862,10 @@ private:
       });
     }
     out_.facts.push_back(std::move(fact));
+    // Outside any function these run when the module is imported.
+    if (scope_.empty() &&
+        (name == "torch.cuda.get_device_capability" || name == "torch.cuda.get_device_properties"))
+      record_cuda_requirement(node, "import-time-query");
     return name;
   }
 
@@ -919,6 +962,8 @@ private:
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
+    if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right))
+      cuda_flags_.insert(target); // `use_cuda = torch.cuda.is_available()`
     if (!target.empty() && !ts_node_is_null(right)) {
       const auto [canonical, rooted] = resolve(target);
       if (rooted) {
@@ -941,9 +986,22 @@ private:
     if (is_string(right)) {
       if (!ts_node_is_null(left))
         visit(left, depth + 1);
-      return visit_string(right, "assignment", target);
+      return visit_string(right, is_config_default(node, target) ? "default" : "assignment", target);
     }
     visit_children(node, depth);
+  }
+
+  // A value a user configures rather than code that runs: an annotated field
+  // (`device: str = "cuda"` in a dataclass) or a config node's DEVICE entry
+  // (`_C.MODEL.DEVICE = "cuda"`).
+  bool is_config_default(TSNode assignment, const std::string &target) const {
+    if (!ts_node_is_null(ts_node_child_by_field_name(assignment, "type", 4)))
+      return true;
+    const auto dot = target.rfind('.');
+    if (dot == std::string::npos)
+      return false;
+    const std::string leaf = to_lower(std::string_view(target).substr(dot + 1));
+    return leaf == "device";
   }
 
   // A string literal that names a CUDA device. `context` says where it sits:
@@ -969,6 +1027,7 @@ private:
   const std::string &path_;
   FileFacts &out_;
   std::unordered_map<std::string, std::string> aliases_;
+  std::unordered_set<std::string> cuda_flags_; // names assigned a CUDA availability test
   std::unordered_set<std::string> module_classes_;
   Guard guard_ = Guard::None;
   std::string scope_;

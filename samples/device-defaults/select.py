@@ -1,0 +1,22 @@
+import pytorch_lightning as pl
+import torch
+from transformers import AutoModel
+
+use_cuda = torch.cuda.is_available()
+device = torch.device("cuda" if use_cuda else "cpu")  # expect: MPS203
+
+
+def get_device():
+    cuda = torch.cuda.is_available()
+    return torch.device("cuda:0" if cuda else "cpu")  # expect: MPS203
+
+
+def fit(model, data, local_rank):
+    trainer = pl.Trainer(accelerator="gpu", devices=1)  # expect: MPS213
+    legacy = pl.Trainer(gpus=2)  # expect: MPS214
+    model = model.to(f"cuda:{local_rank}")  # expect: MPS202
+    trainer.fit(model, data)
+    return legacy
+
+
+encoder = AutoModel.from_pretrained("encoder", device_map="cuda")  # expect: MPS215
