@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -189,6 +190,33 @@ std::string answer_for(const Knowledge &known, const probe::CoverageTable &table
   return answer_from_table(known, table, resolution.aten_names, false);
 }
 
+// Whether some release's table or an extra row could report a call of
+// `name`: only those calls are kept whole (with their arguments) for the pass.
+// Memoised per name; the scan asks once per call from several threads.
+std::mutex candidates_mutex;
+std::map<std::string, bool, std::less<>> candidates;
+
+bool may_be_reported(const std::string &name) {
+  if (name.rfind("torch", 0) != 0) // torch.* and torchvision.*
+    return false;
+  std::lock_guard<std::mutex> lock(candidates_mutex);
+  const auto cached = candidates.find(name);
+  if (cached != candidates.end())
+    return cached->second;
+  const std::shared_ptr<const Knowledge> known = knowledge();
+  bool reported = std::any_of(known->extras.begin(), known->extras.end(),
+                              [&](const ExtraRow &row) { return row.python_name == name; });
+  const bool generic = name.rfind("torch.", 0) == 0 && name.rfind("torch.Tensor.", 0) != 0;
+  for (const probe::CoverageTable &table : known->library.tables()) {
+    if (reported || !generic)
+      break;
+    const probe::ApiResolution resolution = known->api_map.resolve(name, table);
+    reported = !answer_from_table(*known, table, resolution.aten_names, false).empty();
+  }
+  candidates.emplace(name, reported);
+  return reported;
+}
+
 // The Python name a call reaches: its canonical name, or torch.Tensor.X for a method call.
 std::string python_name(const Fact &call) {
   const std::string *method = call.attribute("method");
@@ -204,6 +232,8 @@ void configure_operator_coverage(OperatorCoverageSettings settings) {
   std::lock_guard<std::mutex> lock(knowledge_mutex);
   configured = std::move(settings);
   loaded.reset();
+  std::lock_guard<std::mutex> candidates_lock(candidates_mutex);
+  candidates.clear();
 }
 
 OperatorCoverageSettings source_tree_operator_coverage() {
@@ -256,8 +286,7 @@ FactRetention operator_coverage_retention(const Fact &fact) {
                                     [&](const ExtraRow &row) { return row.python_name == fact.name; });
     return listed ? FactRetention::Keep : FactRetention::Drop;
   }
-  const bool torch_call = python_name(fact).rfind("torch", 0) == 0; // torch.* and torchvision.*
-  return torch_call ? FactRetention::Keep : FactRetention::Drop;
+  return may_be_reported(python_name(fact)) ? FactRetention::Keep : FactRetention::Drop;
 }
 
 } // namespace mpsaudit
