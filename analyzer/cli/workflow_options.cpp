@@ -12,6 +12,7 @@
 #include "assess/decision.h"
 #include "core/confined_file.h"
 #include "core/text.h"
+#include "coverage/operator_coverage_pass.h"
 #include "workflow/baseline.h"
 #include "workflow/git_changes.h"
 
@@ -49,6 +50,15 @@ std::string coverage_directory(const Invocation &invocation) {
   std::error_code error;
   if (found.empty() && fs::is_directory(std::string(MPSAUDIT_SOURCE_DIR) + "/runtime-probe/coverage", error))
     found = std::string(MPSAUDIT_SOURCE_DIR) + "/runtime-probe/coverage";
+  return found;
+}
+
+// The Python API map and the extra MPS knowledge beside the tables.
+std::string probe_data_directory(const Invocation &invocation) {
+  std::string found = locate_data_directory(invocation.executable, "probe-data");
+  std::error_code error;
+  if (found.empty() && fs::is_directory(std::string(MPSAUDIT_SOURCE_DIR) + "/runtime-probe/data", error))
+    found = std::string(MPSAUDIT_SOURCE_DIR) + "/runtime-probe/data";
   return found;
 }
 
@@ -181,6 +191,9 @@ bool prepare_workflow(const Invocation &invocation, WorkflowOptions &workflow, S
     if (!coverage.empty())
       workflow.target_torch_table = resolve_target_torch(config, coverage, problems);
   }
+  // The default scan's MPS operator gaps are looked up for this release.
+  configure_operator_coverage(
+      {coverage_directory(invocation), probe_data_directory(invocation), config.target_torch.value});
   if (!problems.empty()) {
     print(problems);
     return false;

@@ -3,6 +3,7 @@
 // when its library target exists; see analyzer/CMakeLists.txt.
 #include <array>
 
+#include "coverage/operator_coverage_pass.h"
 #include "frontend/frontend.h"
 #include "frontend/python/python_frontend.h"
 #if MPSAUDIT_HAVE_MANIFEST
@@ -63,6 +64,11 @@ const std::vector<ProjectPass> &frontend_project_passes() {
                     cross_check_dependencies,
                     dependency_pass_retention});
 #endif
+    list.push_back({"mps-operator-coverage",
+                    {"call", "attribute", "dependency"},
+                    {std::string(kMpsMissingOpFact)},
+                    find_missing_mps_operators,
+                    operator_coverage_retention});
     return list;
   }();
   return passes;

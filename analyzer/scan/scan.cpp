@@ -117,6 +117,14 @@ struct Stage {
         result = std::max(result, *pass_retention ? (*pass_retention)(fact) : FactRetention::Keep);
     return result;
   }
+  bool pass_keeps_whole(const Fact &fact) const {
+    const auto readers = pass_reads.find(fact.kind);
+    if (readers != pass_reads.end())
+      for (const auto *pass_retention : readers->second)
+        if (!*pass_retention || (*pass_retention)(fact) == FactRetention::Keep)
+          return true;
+    return false;
+  }
 };
 
 std::string snippet_of(std::string_view line) {
@@ -151,6 +159,10 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
     }
     switch (stage.retention(fact)) {
     case FactRetention::Keep:
+      // A pass may turn a fact it keeps whole into a finding at the same
+      // line (mps-operator-coverage does): keep the line for its snippet.
+      if (index && fact.span.line > 0 && stage.pass_keeps_whole(fact))
+        work.fact_lines.try_emplace(fact.span.line, snippet_of(index->line_text(fact.span.line)));
       kept.push_back(fact);
       break;
     case FactRetention::NameOnly:

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/source.h"
+#include "coverage/operator_coverage_pass.h"
 #include "workflow/suppression.h"
 
 namespace mpsaudit::testing {
@@ -32,7 +33,11 @@ FileFacts extract(FileKind kind, const std::string &text, const std::string &pat
 }
 
 std::vector<Finding> findings_for(FileKind kind, const std::string &text, const std::string &path) {
-  const FileFacts facts = extract(kind, text, path);
+  // The operator-coverage pass works on one file as well as on a tree, so
+  // rules on its facts have examples like any other (newest table).
+  std::vector<ProjectFile> files{{path, kind, extract(kind, text, path)}};
+  find_missing_mps_operators(files);
+  const FileFacts &facts = files.front().facts;
   const RuleEngine engine(repository_catalog());
   const LineIndex lines(text);
   std::vector<Finding> findings =

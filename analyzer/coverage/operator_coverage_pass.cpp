@@ -1,0 +1,292 @@
+#include "coverage/operator_coverage_pass.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "core/text.h"
+#include "coverage_table.h"
+#include "python_api.h"
+#include "verdicts.h"
+
+namespace mpsaudit {
+namespace {
+
+namespace probe = mpsaudit::probe;
+
+// One row of runtime-probe/data/mps-extra-ops.tsv.
+struct ExtraRow {
+  std::string python_name;
+  std::vector<std::pair<std::string, std::string>> when; // keyword=value, all required
+  std::vector<std::string> aten_names;                   // looked up in the table when set
+  std::string first_mps_release;                         // else this decides; empty: none yet
+};
+
+struct Knowledge {
+  OperatorCoverageSettings settings;
+  probe::CoverageLibrary library;
+  probe::PythonApiMap api_map;
+  std::vector<ExtraRow> extras;
+};
+
+std::mutex knowledge_mutex;
+OperatorCoverageSettings configured = source_tree_operator_coverage();
+std::shared_ptr<const Knowledge> loaded;
+
+std::vector<std::string> split_list(const std::string &text, char separator) {
+  std::vector<std::string> parts;
+  if (text == "-")
+    return parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, separator);)
+    if (!part.empty())
+      parts.push_back(part);
+  return parts;
+}
+
+// Malformed rows are skipped: the knowledge is committed data, checked by the unit tests.
+std::vector<ExtraRow> read_extra_rows(const std::string &path) {
+  std::vector<ExtraRow> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    const std::vector<std::string> columns = split_list(line, '\t');
+    if (columns.size() < 4)
+      continue;
+    ExtraRow row;
+    row.python_name = columns[0];
+    for (const std::string &condition : split_list(columns[1], ';')) {
+      const auto equals = condition.find('=');
+      if (equals != std::string::npos)
+        row.when.emplace_back(condition.substr(0, equals), condition.substr(equals + 1));
+    }
+    row.aten_names = split_list(columns[2], ',');
+    row.first_mps_release = columns[3] == "-" ? "" : columns[3];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::shared_ptr<const Knowledge> knowledge() {
+  std::lock_guard<std::mutex> lock(knowledge_mutex);
+  if (!loaded) {
+    auto fresh = std::make_shared<Knowledge>();
+    fresh->settings = configured;
+    std::vector<probe::TableProblem> problems; // a missing table only means no findings
+    if (!configured.tables_dir.empty())
+      fresh->library = probe::CoverageLibrary::load(configured.tables_dir, problems);
+    if (!configured.data_dir.empty()) {
+      fresh->api_map = probe::PythonApiMap::load(configured.data_dir + "/python-api-map.tsv", problems);
+      fresh->extras = read_extra_rows(configured.data_dir + "/mps-extra-ops.tsv");
+    }
+    loaded = std::move(fresh);
+  }
+  return loaded;
+}
+
+// The release the project targets: the config's target-torch, else an
+// exact torch pin in a manifest, else empty (the newest table).
+std::string wanted_release(const Knowledge &known, const std::vector<ProjectFile> &files) {
+  if (!known.settings.target_torch.empty())
+    return known.settings.target_torch;
+  for (const ProjectFile &file : files)
+    for (const Fact &fact : file.facts.facts)
+      if (fact.kind == fact_kind::Dependency && fact.name == "torch")
+        if (const std::string *version = fact.attribute("version"); version && !version->empty())
+          return *version;
+  return {};
+}
+
+bool argument_holds(const Fact &call, const std::string &keyword, const std::string &value) {
+  const Argument *argument = call.keyword_argument(keyword);
+  return argument && (argument->is_string ? argument->value == value : argument->text == value);
+}
+
+const ExtraRow *extra_row_for(const Knowledge &known, const std::string &name, const Fact &call) {
+  for (const ExtraRow &row : known.extras) {
+    if (row.python_name != name)
+      continue;
+    bool holds = true;
+    for (const auto &[keyword, value] : row.when)
+      holds = holds && argument_holds(call, keyword, value);
+    if (holds)
+      return &row;
+  }
+  return nullptr;
+}
+
+// Whether every overload a Python call can reach of `aten_names` runs on MPS in `table`.
+bool all_run_on_mps(const probe::CoverageTable &table, const std::vector<std::string> &aten_names) {
+  probe::OperatorVerdict verdict;
+  verdict.resolution.aten_names = aten_names;
+  probe::apply_coverage_verdict(verdict, table, probe::CoverageLibrary{});
+  return verdict.mps_outcome == "native" || verdict.mps_outcome == "composite";
+}
+
+// The first table release after `table` where all of `aten_names` run on MPS; empty: none.
+std::string first_table_with_mps(const Knowledge &known, const probe::CoverageTable &table,
+                                 const std::vector<std::string> &aten_names) {
+  for (const probe::CoverageTable &later : known.library.tables())
+    if (probe::compare_versions(later.version, table.version) > 0 && all_run_on_mps(later, aten_names))
+      return later.version;
+  return {};
+}
+
+std::string missing_answer(const std::string &release, const std::string &first, const std::string &newest) {
+  return "has no MPS kernel in torch " + release +
+         (!first.empty()      ? " (added by " + first + ")"
+          : release == newest ? std::string(" (the newest release known)")
+                              : " (nor in " + newest + ", the newest release known)") +
+         "; set PYTORCH_ENABLE_MPS_FALLBACK=1 or move it to the CPU";
+}
+
+// The finding's text for a call, or empty when the release runs it on MPS.
+std::string answer_from_table(const Knowledge &known, const probe::CoverageTable &table,
+                              const std::vector<std::string> &aten_names, bool partial_counts) {
+  std::vector<std::string> present;
+  for (const std::string &name : aten_names)
+    if (table.has_name(name))
+      present.push_back(name);
+  probe::OperatorVerdict verdict;
+  verdict.resolution.aten_names = present;
+  probe::apply_coverage_verdict(verdict, table, known.library);
+  const std::string &newest = known.library.tables().back().version;
+  const std::string first = first_table_with_mps(known, table, present);
+  if (verdict.mps_outcome == "missing" || (partial_counts && verdict.mps_outcome == "partial"))
+    return missing_answer(table.version, first, newest);
+  // A wrapper that picks one of several operators by its arguments (interpolate's
+  // modes) falls back only on some paths; explicit rows say which.
+  const bool picks_by_arguments = !partial_counts && present.size() > 1;
+  if (verdict.mps_outcome == "forced-cpu" && !picks_by_arguments)
+    return "always falls back to the CPU under MPS in torch " + table.version +
+           " (MPSFallback.mm, whatever PYTORCH_ENABLE_MPS_FALLBACK says)" +
+           (first.empty() ? std::string() : "; runs on MPS from " + first);
+  return {};
+}
+
+std::string answer_for(const Knowledge &known, const probe::CoverageTable &table, const std::string &release,
+                       const std::string &name, const Fact &call) {
+  if (const ExtraRow *row = extra_row_for(known, name, call)) {
+    if (!row->aten_names.empty())
+      return answer_from_table(known, table, row->aten_names, true);
+    if (!row->first_mps_release.empty() && probe::compare_versions(release, row->first_mps_release) >= 0)
+      return {};
+    return "has no MPS kernel in torch " + release +
+           (row->first_mps_release.empty() ? std::string(" (nor in any release yet)")
+                                           : " (added in " + row->first_mps_release + ")") +
+           "; set PYTORCH_ENABLE_MPS_FALLBACK=1 or move it to the CPU";
+  }
+  // Method calls and dtype attributes are matched only through explicit rows:
+  // a method's receiver may be no tensor.
+  if (call.kind != fact_kind::Call || name.rfind("torch.", 0) != 0 || name.rfind("torch.Tensor.", 0) == 0)
+    return {};
+  const probe::ApiResolution resolution = known.api_map.resolve(name, table);
+  if (resolution.aten_names.empty())
+    return {};
+  return answer_from_table(known, table, resolution.aten_names, false);
+}
+
+// Whether some release's table or an extra row could report a call of
+// `name`: only those calls are kept whole (with their arguments) for the pass.
+// Memoised per name; the scan asks once per call from several threads.
+std::mutex candidates_mutex;
+std::map<std::string, bool, std::less<>> candidates;
+
+bool may_be_reported(const std::string &name) {
+  if (name.rfind("torch", 0) != 0) // torch.* and torchvision.*
+    return false;
+  std::lock_guard<std::mutex> lock(candidates_mutex);
+  const auto cached = candidates.find(name);
+  if (cached != candidates.end())
+    return cached->second;
+  const std::shared_ptr<const Knowledge> known = knowledge();
+  bool reported = std::any_of(known->extras.begin(), known->extras.end(),
+                              [&](const ExtraRow &row) { return row.python_name == name; });
+  const bool generic = name.rfind("torch.", 0) == 0 && name.rfind("torch.Tensor.", 0) != 0;
+  for (const probe::CoverageTable &table : known->library.tables()) {
+    if (reported || !generic)
+      break;
+    const probe::ApiResolution resolution = known->api_map.resolve(name, table);
+    reported = !answer_from_table(*known, table, resolution.aten_names, false).empty();
+  }
+  candidates.emplace(name, reported);
+  return reported;
+}
+
+// The Python name a call reaches: its canonical name, or torch.Tensor.X for a method call.
+std::string python_name(const Fact &call) {
+  const std::string *method = call.attribute("method");
+  const std::string *method_name = call.attribute("method_name");
+  if (method && *method == "true" && method_name)
+    return "torch.Tensor." + *method_name;
+  return call.name;
+}
+
+} // namespace
+
+void configure_operator_coverage(OperatorCoverageSettings settings) {
+  std::lock_guard<std::mutex> lock(knowledge_mutex);
+  configured = std::move(settings);
+  loaded.reset();
+  std::lock_guard<std::mutex> candidates_lock(candidates_mutex);
+  candidates.clear();
+}
+
+OperatorCoverageSettings source_tree_operator_coverage() {
+  const std::string probe_root = std::string(MPSAUDIT_SOURCE_DIR) + "/runtime-probe";
+  return {probe_root + "/coverage", probe_root + "/data", ""};
+}
+
+void find_missing_mps_operators(std::vector<ProjectFile> &files) {
+  const std::shared_ptr<const Knowledge> known = knowledge();
+  if (known->library.tables().empty())
+    return;
+  const std::string wanted = wanted_release(*known, files);
+  const probe::CoverageTable *table =
+      wanted.empty() ? &known->library.tables().back() : known->library.closest(wanted);
+  const std::string release = wanted.empty() ? table->version : wanted;
+  for (ProjectFile &file : files) {
+    if (file.kind != FileKind::Python && file.kind != FileKind::Notebook)
+      continue;
+    std::vector<Fact> gaps;
+    for (const Fact &fact : file.facts.facts) {
+      if (fact.kind != fact_kind::Call && fact.kind != fact_kind::Attribute)
+        continue;
+      const std::string name = python_name(fact);
+      const std::string answer = answer_for(*known, *table, release, name, fact);
+      if (answer.empty())
+        continue;
+      Fact gap = fact;
+      gap.kind = std::string(kMpsMissingOpFact);
+      gap.name = name;
+      gap.arguments.clear();
+      gap.attributes.clear();
+      gap.set_attribute("value", answer);
+      gap.set_attribute("release", table->version);
+      gaps.push_back(std::move(gap));
+    }
+    for (Fact &gap : gaps)
+      file.facts.facts.push_back(std::move(gap));
+  }
+}
+
+// Whole facts (arguments and every call site) only for the calls the pass can look up.
+FactRetention operator_coverage_retention(const Fact &fact) {
+  if (fact.kind == fact_kind::Dependency)
+    return FactRetention::Keep;
+  if (fact.kind != fact_kind::Call && fact.kind != fact_kind::Attribute)
+    return FactRetention::Drop;
+  if (fact.kind == fact_kind::Attribute) { // dtypes such as torch.complex64: only those with a row
+    const std::shared_ptr<const Knowledge> known = knowledge();
+    const bool listed = std::any_of(known->extras.begin(), known->extras.end(),
+                                    [&](const ExtraRow &row) { return row.python_name == fact.name; });
+    return listed ? FactRetention::Keep : FactRetention::Drop;
+  }
+  return may_be_reported(python_name(fact)) ? FactRetention::Keep : FactRetention::Drop;
+}
+
+} // namespace mpsaudit
