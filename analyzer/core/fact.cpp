@@ -19,6 +19,8 @@ std::string_view to_string(Guard guard) {
     return "platform-check";
   case Guard::OptionalExtra:
     return "optional-extra";
+  case Guard::CpuFallback:
+    return "cpu-fallback";
   }
   return "none";
 }

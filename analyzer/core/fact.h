@@ -30,6 +30,8 @@ enum class Guard : std::uint8_t {
   CudaCheck,      // inside a branch taken only when CUDA is present
   PlatformCheck,  // restricted to Linux (PEP 508 marker, sys.platform test, CMake guard)
   OptionalExtra,  // a dependency only reached through an optional extra
+  CpuFallback,    // CUDA code whose op has a CPU path: a device dispatch's CUDA arm, what
+                  // it reaches, or sources a setup.py/CMake build only adds when CUDA is there
 };
 std::string_view to_string(Guard guard);
 
