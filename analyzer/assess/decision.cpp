@@ -71,6 +71,14 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     const auto it = role_of.find(path);
     return it == role_of.end() ? Role::Tooling : it->second;
   };
+  // Files whose kernels the effort model prices: a guarded finding there is
+  // part of a kernel's port, and the kernel's own fallback item below says so
+  // once per kernel.
+  std::set<std::string> kernel_files;
+  for (const EffortItem &item : effort.items)
+    if (item.kind == "kernel")
+      for (const auto &share : item.files)
+        kernel_files.insert(share.path);
   for (std::size_t index = 0; index < scan.findings.size(); ++index) {
     if (index < excluded.size() && excluded[index])
       continue;
@@ -82,7 +90,8 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       continue;
     const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
     if (finding.guard != Guard::None) {
-      if (rank(effort_class) >= rank(thresholds.fallback_item_min_effort))
+      if (rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
+          !kernel_files.count(finding.path))
         verdict.factors.push_back(finding_factor(scan, index, "fallback-item", Outcome::Dual, role));
       continue;
     }

@@ -455,9 +455,12 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
         port += model.kernel_host_glue;
         basis += ", host glue";
       }
-      const bool has_fallback = fallbacks.file_has_fallback.count(file.path)
-                                    ? !fallbacks.file_has_critical.count(file.path)
-                                    : fallbacks.project_all_fallback;
+      // Guard::CpuFallback: the C++ front end traced the kernel to an op with
+      // a CPU path (a device dispatch, a CPU registration, an optional build).
+      const bool has_fallback =
+          fact.guard == Guard::CpuFallback ||
+          (fallbacks.file_has_fallback.count(file.path) ? !fallbacks.file_has_critical.count(file.path)
+                                                        : fallbacks.project_all_fallback);
       if (has_fallback) {
         item.hours = model.kernel_with_fallback;
         item.deferred = port;
