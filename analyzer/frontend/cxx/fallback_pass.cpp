@@ -7,6 +7,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "core/text.h"
 #include "frontend/cxx/vocabulary.h"
 
 namespace mpsaudit {
@@ -93,28 +94,6 @@ std::string directory_of(const std::string &path) {
 std::string base_name(const std::string &path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// `*`, `?` and `**` against one path component or a whole path.
-bool glob_match(std::string_view pattern, std::string_view text) {
-  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*')
-    ++p;
-  return p == pattern.size();
 }
 
 // "./csrc/a.cu", "${CMAKE_CURRENT_SOURCE_DIR}/csrc/a.cu" -> "csrc/a.cu"

@@ -7,40 +7,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "frontend/cxx/cxx_frontend.h"
+#include "cxx_test_util.h"
 
 using namespace mpsaudit;
+using namespace mpsaudit::test;
 
 namespace {
-
-FileFacts extract(const std::string &path, const std::string &text, CxxParseMode mode) {
-  SourceFile file;
-  file.path = path;
-  file.kind = classify_path(path);
-  file.text = text;
-  return extract_cxx_file(file, {}, mode);
-}
-
-std::vector<const Fact *> facts_of(const FileFacts &facts, const std::string &kind) {
-  std::vector<const Fact *> found;
-  for (const auto &fact : facts.facts)
-    if (fact.kind == kind)
-      found.push_back(&fact);
-  return found;
-}
-
-const Fact *find_fact(const FileFacts &facts, const std::string &kind, const std::string &name) {
-  for (const auto &fact : facts.facts)
-    if (fact.kind == kind && fact.name == name)
-      return &fact;
-  return nullptr;
-}
-
-std::string attribute(const Fact *fact, const std::string &key) {
-  REQUIRE(fact != nullptr);
-  const std::string *value = fact->attribute(key);
-  return value ? *value : "<absent>";
-}
 
 const Fact *fact_on_line(const FileFacts &facts, const std::string &kind, std::uint32_t line) {
   for (const auto &fact : facts.facts)

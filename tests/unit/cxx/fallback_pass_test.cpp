@@ -5,25 +5,14 @@
 
 #include <catch2/catch.hpp>
 
-#include "frontend/cxx/cxx_frontend.h"
+#include "cxx_test_util.h"
 #include "frontend/cxx/fallback_pass.h"
 #include "frontend/cxx/registration_pass.h"
 
 using namespace mpsaudit;
+using namespace mpsaudit::test;
 
 namespace {
-
-ProjectFile cxx_file(const std::string &path, const std::string &text) {
-  SourceFile source;
-  source.path = path;
-  source.kind = classify_path(path);
-  source.text = text;
-  ProjectFile file;
-  file.path = path;
-  file.kind = source.kind;
-  file.facts = extract_cxx_file(source, {}, CxxParseMode::Lexical);
-  return file;
-}
 
 // A setup.py or CMakeLists.txt as the manifest front end describes it.
 ProjectFile build_file(const std::string &path, const std::vector<std::pair<std::string, bool>> &sources) {
@@ -240,22 +229,15 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
 }
 )cpp"));
   run_passes(files);
-  const auto &bind = file_named(files, "csrc/bind.cpp").facts.facts;
-  auto registration = [&](const std::string &name) -> const Fact & {
-    for (const auto &fact : bind)
-      if (fact.kind == "op-registration" && fact.name == name)
-        return fact;
-    FAIL("no registration " << name);
-    throw;
-  };
-  const Fact &with_cuda = registration("TORCH_EXTENSION_NAME::with_cuda");
-  CHECK(*with_cuda.attribute("backend") == "CUDA"); // by its name
-  CHECK(*with_cuda.attribute("device_dispatch") == "true");
-  CHECK(*with_cuda.attribute("fallbacks") == "cpu");
-  CHECK(*with_cuda.attribute("critical_path") == "false");
-  const Fact &forward = registration("TORCH_EXTENSION_NAME::forward");
-  CHECK(*forward.attribute("device_dispatch") == "false");
-  CHECK(*forward.attribute("critical_path") == "true");
+  const ProjectFile &bind = file_named(files, "csrc/bind.cpp");
+  const Fact &with_cuda = registration(bind, "TORCH_EXTENSION_NAME::with_cuda");
+  CHECK(attribute(with_cuda, "backend") == "CUDA"); // by its name
+  CHECK(attribute(with_cuda, "device_dispatch") == "true");
+  CHECK(attribute(with_cuda, "fallbacks") == "cpu");
+  CHECK(attribute(with_cuda, "critical_path") == "false");
+  const Fact &forward = registration(bind, "TORCH_EXTENSION_NAME::forward");
+  CHECK(attribute(forward, "device_dispatch") == "false");
+  CHECK(attribute(forward, "critical_path") == "true");
 }
 
 TEST_CASE("files without CUDA and malformed attributes leave the pass calm", "[cxx][pass][cpu-fallback]") {
