@@ -101,7 +101,12 @@ KernelFallbacks kernel_fallbacks(const std::vector<ProjectFile> &files) {
         continue;
       const std::string *backend = fact.attribute("backend");
       const std::string *fallbacks = fact.attribute("fallbacks");
+      const std::string *device_dispatch = fact.attribute("device_dispatch");
       if (!backend || *backend != "CUDA" || !fallbacks)
+        continue;
+      // A binding of a function that dispatches on the device says nothing
+      // about kernels: the cpu-fallback pass guarded those it reaches.
+      if (device_dispatch && *device_dispatch == "true")
         continue;
       if (*fallbacks == "none") {
         result.file_has_critical[file.path] = true;

@@ -308,6 +308,26 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   CHECK(effort.deferred.high == Approx(find("scale").deferred.high));
   CHECK(find("mma_gemm").deferred.high == 0);
   CHECK(find("mma_gemm").hours.low == Approx(80 + 2 + 2 + 8));
+
+  // A binding of a device-dispatching function (its CPU arm is the
+  // fallback) says nothing about other kernels: a project whose only
+  // registrations are such bindings does not defer every kernel.
+  ScanResult bindings;
+  ProjectFile kernel_file{"csrc/gemm.cu", FileKind::Cuda, {}};
+  kernel_file.facts.facts.push_back(kernel("mma_gemm", "80", "4"));
+  Fact binding;
+  binding.kind = "op-registration";
+  binding.name = "ext::has_cuda";
+  binding.set_attribute("backend", "CUDA");
+  binding.set_attribute("fallbacks", "cpu");
+  binding.set_attribute("device_dispatch", "true");
+  ProjectFile binding_file{"csrc/bind.cpp", FileKind::Cxx, {}};
+  binding_file.facts.facts.push_back(binding);
+  bindings.project_files = {kernel_file, binding_file};
+  const EffortEstimate by_binding =
+      estimate_effort(bindings, classify_roles(bindings.project_files, {}), model);
+  REQUIRE(by_binding.items.size() == 1);
+  CHECK(by_binding.items[0].deferred.high == 0);
 }
 
 TEST_CASE("a CUDA-only library in the model's forward path keeps Linux GPUs", "[assess][decision]") {
