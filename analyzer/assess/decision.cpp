@@ -71,6 +71,14 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     const auto it = role_of.find(path);
     return it == role_of.end() ? Role::Tooling : it->second;
   };
+  // Files whose kernels the effort model prices: a guarded finding there is
+  // part of a kernel's port, and the kernel's own fallback item below says so
+  // once per kernel.
+  std::set<std::string> kernel_files;
+  for (const EffortItem &item : effort.items)
+    if (item.kind == "kernel")
+      for (const auto &share : item.files)
+        kernel_files.insert(share.path);
   for (std::size_t index = 0; index < scan.findings.size(); ++index) {
     if (index < excluded.size() && excluded[index])
       continue;
@@ -85,7 +93,8 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       // An option the Mac need not choose (`--engine trt`) has nothing to
       // fall back from: it is no reason for Linux GPUs.
       if (finding.guard != Guard::OptionalPath &&
-          rank(effort_class) >= rank(thresholds.fallback_item_min_effort))
+          rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
+          !kernel_files.count(finding.path))
         verdict.factors.push_back(finding_factor(scan, index, "fallback-item", Outcome::Dual, role));
       continue;
     }

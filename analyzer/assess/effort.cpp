@@ -101,7 +101,12 @@ KernelFallbacks kernel_fallbacks(const std::vector<ProjectFile> &files) {
         continue;
       const std::string *backend = fact.attribute("backend");
       const std::string *fallbacks = fact.attribute("fallbacks");
+      const std::string *device_dispatch = fact.attribute("device_dispatch");
       if (!backend || *backend != "CUDA" || !fallbacks)
+        continue;
+      // A binding of a function that dispatches on the device says nothing
+      // about kernels: the cpu-fallback pass guarded those it reaches.
+      if (device_dispatch && *device_dispatch == "true")
         continue;
       if (*fallbacks == "none") {
         result.file_has_critical[file.path] = true;
@@ -455,9 +460,12 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
         port += model.kernel_host_glue;
         basis += ", host glue";
       }
-      const bool has_fallback = fallbacks.file_has_fallback.count(file.path)
-                                    ? !fallbacks.file_has_critical.count(file.path)
-                                    : fallbacks.project_all_fallback;
+      // Guard::CpuFallback: the C++ front end traced the kernel to an op with
+      // a CPU path (a device dispatch, a CPU registration, an optional build).
+      const bool has_fallback =
+          fact.guard == Guard::CpuFallback ||
+          (fallbacks.file_has_fallback.count(file.path) ? !fallbacks.file_has_critical.count(file.path)
+                                                        : fallbacks.project_all_fallback);
       if (has_fallback) {
         item.hours = model.kernel_with_fallback;
         item.deferred = port;

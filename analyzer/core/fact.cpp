@@ -21,6 +21,8 @@ std::string_view to_string(Guard guard) {
     return "optional-extra";
   case Guard::OptionalPath:
     return "optional-path";
+  case Guard::CpuFallback:
+    return "cpu-fallback";
   }
   return "none";
 }

@@ -31,6 +31,8 @@ enum class Guard : std::uint8_t {
   PlatformCheck,  // restricted to Linux (PEP 508 marker, sys.platform test, CMake guard)
   OptionalExtra,  // a dependency only reached through an optional extra
   OptionalPath,   // imported or started only on a branch that an option selects (`elif engine:`)
+  CpuFallback,    // CUDA code whose op has a CPU path: a device dispatch's CUDA arm, what
+                  // it reaches, or sources a setup.py/CMake build only adds when CUDA is there
 };
 std::string_view to_string(Guard guard);
 

@@ -12,6 +12,7 @@
 #endif
 #if MPSAUDIT_HAVE_CXX
 #include "frontend/cxx/cxx_frontend.h"
+#include "frontend/cxx/fallback_pass.h"
 #include "frontend/cxx/registration_pass.h"
 #endif
 #if MPSAUDIT_HAVE_PROSE
@@ -52,10 +53,18 @@ const std::vector<ProjectPass> &frontend_project_passes() {
     std::vector<ProjectPass> list;
 #if MPSAUDIT_HAVE_CXX
     list.push_back({"op-registrations",
-                    {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call"},
+                    {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call",
+                     "device-dispatch"},
                     {"op-registration", "cuda-kernel"},
                     resolve_op_registrations,
                     op_registrations_retention});
+    // After op-registrations: it reads which CUDA ops have fallbacks.
+    list.push_back({"cpu-fallback",
+                    {"device-dispatch", "cxx-function", "op-registration", "cuda-kernel", "device-function",
+                     "build-source"},
+                    cpu_fallback_guarded_kinds(),
+                    resolve_cpu_fallbacks,
+                    cpu_fallback_retention});
 #endif
 #if MPSAUDIT_HAVE_MANIFEST
     list.push_back({"dependency-cross-check",

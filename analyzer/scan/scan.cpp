@@ -406,6 +406,17 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
         });
     std::vector<Finding> &all = work[i].findings;
     all.insert(all.end(), std::make_move_iterator(findings.begin()), std::make_move_iterator(findings.end()));
+    // Every pass has run and every rule has met its facts: what the
+    // assessment does not read (facts kept for a pass or held back for the
+    // late rules) can go now.
+    if (stage.retain) {
+      auto &kept = project[i].facts.facts;
+      kept.erase(
+          std::remove_if(kept.begin(), kept.end(),
+                         [&](const Fact &fact) { return (*stage.retain)(fact) == FactRetention::Drop; }),
+          kept.end());
+      kept.shrink_to_fit();
+    }
     work[i].fact_lines.clear();
     work[i].suppression_counts =
         apply_suppressions(work[i].suppressions, all, engine, project[i].path, project[i].kind);

@@ -27,9 +27,10 @@ struct ScanOptions {
   std::string compile_commands_dir;         // -p DIR for C++/CUDA
   unsigned max_parse_ms = 10000;            // per-file parse time limit (--max-parse-time)
   // What to keep in ScanResult::project_files of each fact once its rules
-  // have run, besides what the project passes read (ProjectPass::needs): the
-  // assessment's inputs. Unset keeps every fact. Keeping little keeps the
-  // memory of a large scan flat.
+  // have run: the assessment's inputs. What the project passes read
+  // (ProjectPass::retention) and the facts whose rules wait for a pass are
+  // kept until the passes and those rules have run. Unset keeps every fact.
+  // Keeping little keeps the memory of a large scan flat.
   std::function<FactRetention(const Fact &fact)> retain_fact;
   // Which discovered files to read, by path relative to their scan root
   // (config include/exclude globs, --changed-since/--staged); empty: all.

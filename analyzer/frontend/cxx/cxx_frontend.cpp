@@ -130,6 +130,27 @@ Fact make_fact(std::string_view kind, std::string name, std::uint32_t line, std:
   return fact;
 }
 
+// Whether a fact can sit on a CUDA-only path that a CPU alternative makes
+// optional: everything the CUDA rules report, not the structure around it.
+bool is_guardable(const Fact &fact) {
+  namespace kind = cxx::kind;
+  return fact.kind != kind::Include && fact.kind != kind::OpRegistration && fact.kind != kind::MetalPort &&
+         fact.kind != kind::DeviceDispatch && fact.kind != kind::CxxFunction;
+}
+
+// The test and the CUDA arm of a dispatch with a CPU alternative only run
+// for CUDA tensors (or in a CUDA build): `.is_cuda()` there routes MPS
+// tensors to the CPU arm instead of rejecting them.
+void guard_cpu_fallback_code(std::vector<Fact> &facts, const std::vector<cxx::SourceRange> &ranges) {
+  if (ranges.empty())
+    return;
+  for (auto &fact : facts)
+    if (fact.guard == Guard::None && is_guardable(fact) &&
+        std::any_of(ranges.begin(), ranges.end(),
+                    [&](const cxx::SourceRange &r) { return r.contains(fact.span); }))
+      fact.guard = Guard::CpuFallback;
+}
+
 // Turns the merged model plus the token facts into the file's facts.
 std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model) {
   namespace kind = cxx::kind;
@@ -231,6 +252,7 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
   for (auto &fact : facts)
     if (seen.emplace(fact.kind, fact.name, fact.span.line).second)
       unique.push_back(std::move(fact));
+  guard_cpu_fallback_code(unique, scan.cpu_fallback_ranges);
   return unique;
 }
 

@@ -17,7 +17,7 @@ namespace mpsaudit {
 
 // Bump when the meaning of the entry points changes; the sizes below catch
 // a plugin built from another version of the fact model.
-inline constexpr std::uint32_t kCxxPluginAbi = 1;
+inline constexpr std::uint32_t kCxxPluginAbi = 2; // 2: Guard::CpuFallback, device-dispatch
 
 struct CxxPluginApi {
   std::uint32_t abi = kCxxPluginAbi;

@@ -111,7 +111,21 @@ struct PythonFallbacks {
   }
 };
 
-void annotate(Fact &fact, const RegistrationIndex &index, const PythonFallbacks *python) {
+// Functions that dispatch on the device themselves and have a CPU arm
+// (device-dispatch facts, device_dispatch.h): binding one binds its CPU path too.
+struct DispatchIndex {
+  std::map<std::string, std::string> cpu_fallback_at; // function -> where
+
+  void add(const Fact &fact, const std::string &path) {
+    if (fact.kind != cxx::kind::DeviceDispatch || attribute_or(fact, "cpu_fallback") != "true")
+      return;
+    cpu_fallback_at.emplace(fact.name, path.empty() ? "line " + std::to_string(fact.span.line)
+                                                    : path + ":" + std::to_string(fact.span.line));
+  }
+};
+
+void annotate(Fact &fact, const RegistrationIndex &index, const DispatchIndex &dispatches,
+              const PythonFallbacks *python) {
   if (fact.kind != cxx::kind::OpRegistration || attribute_or(fact, "backend") != "CUDA")
     return;
   std::string cpu_at, mps_at, composite_at;
@@ -124,6 +138,11 @@ void annotate(Fact &fact, const RegistrationIndex &index, const PythonFallbacks 
       else if (starts_with(backend, "Composite") && composite_at.empty())
         composite_at = at;
     }
+  const auto dispatch = dispatches.cpu_fallback_at.find(last_component(attribute_or(fact, "function")));
+  const bool device_dispatch = dispatch != dispatches.cpu_fallback_at.end();
+  fact.set_attribute("device_dispatch", device_dispatch ? "true" : "false");
+  if (device_dispatch && cpu_at.empty())
+    cpu_at = dispatch->second;
   std::string python_at;
   if (python) {
     const std::string op = attribute_or(fact, "op", last_component(fact.name));
@@ -156,11 +175,14 @@ bool is_cxx_kind(FileKind kind) {
 
 void resolve_op_registrations_in(std::vector<Fact> &facts) {
   RegistrationIndex index;
-  for (const auto &fact : facts)
+  DispatchIndex dispatches;
+  for (const auto &fact : facts) {
     if (fact.kind == cxx::kind::OpRegistration)
       index.add(fact, "");
+    dispatches.add(fact, "");
+  }
   for (auto &fact : facts)
-    annotate(fact, index, nullptr);
+    annotate(fact, index, dispatches, nullptr);
 }
 
 FactRetention op_registrations_retention(const Fact &fact) {
@@ -171,6 +193,7 @@ FactRetention op_registrations_retention(const Fact &fact) {
 
 void resolve_op_registrations(std::vector<ProjectFile> &files) {
   RegistrationIndex index;
+  DispatchIndex dispatches;
   PythonFallbacks python;
   std::map<std::string, std::size_t> launches_by_kernel;
   for (const auto &file : files) {
@@ -180,6 +203,7 @@ void resolve_op_registrations(std::vector<ProjectFile> &files) {
           index.add(fact, file.path);
         else if (fact.kind == cxx::kind::KernelLaunch)
           ++launches_by_kernel[last_component(fact.name)];
+        dispatches.add(fact, file.path);
       }
     } else if (file.kind == FileKind::Python || file.kind == FileKind::Notebook) {
       for (const auto &fact : file.facts.facts)
@@ -191,7 +215,7 @@ void resolve_op_registrations(std::vector<ProjectFile> &files) {
       continue;
     for (auto &fact : file.facts.facts) {
       if (fact.kind == cxx::kind::OpRegistration) {
-        annotate(fact, index, &python);
+        annotate(fact, index, dispatches, &python);
       } else if (fact.kind == cxx::kind::CudaKernel) {
         const auto found = launches_by_kernel.find(fact.name);
         const std::size_t launches = found == launches_by_kernel.end() ? 0 : found->second;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <string>
 #include <unordered_set>
 
@@ -11,6 +12,8 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/Token.h>
 
+#include "frontend/cxx/device_dispatch.h"
+#include "frontend/cxx/token_stream.h"
 #include "frontend/cxx/vocabulary.h"
 
 namespace mpsaudit::cxx {
@@ -18,14 +21,6 @@ namespace {
 
 namespace tok = clang::tok;
 constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
-struct Tok {
-  tok::TokenKind kind = tok::unknown;
-  std::uint32_t offset = 0;
-  std::uint32_t length = 0;
-  std::uint32_t line = 0;
-  std::uint32_t column = 0;
-};
 
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -167,7 +162,8 @@ private:
         else if (name == "define") {
           directive = Directive::Define;
           skip_macro_name = true; // the name being defined is not a use
-        }
+        } else
+          record_conditional(name, t);
         if (at_end)
           break;
         continue;
@@ -187,6 +183,53 @@ private:
   }
 
   std::string_view text(const Tok &t) const { return std::string_view(buffer_).substr(t.offset, t.length); }
+
+  // The rest of a directive's line after `t`, continuation lines included.
+  std::string directive_rest(const Tok &t) const {
+    std::string rest;
+    std::size_t k = t.offset + t.length;
+    for (; k < buffer_.size() && buffer_[k] != '\n'; ++k) {
+      if (buffer_[k] == '\\' && k + 1 < buffer_.size() &&
+          (buffer_[k + 1] == '\n' || buffer_[k + 1] == '\r')) {
+        k += buffer_[k + 1] == '\r' && k + 2 < buffer_.size() && buffer_[k + 2] == '\n' ? 2 : 1;
+        rest += ' ';
+        continue;
+      }
+      rest += buffer_[k];
+    }
+    // A trailing comment is not part of the condition.
+    for (const char *comment : {"//", "/*"})
+      if (const auto at = rest.find(comment); at != std::string::npos)
+        rest.resize(at);
+    return std::string(trim(rest));
+  }
+
+  // #if, #ifdef, #ifndef, #elif, #else, #endif: where they sit among the code
+  // tokens, for device_dispatch.cpp.
+  void record_conditional(std::string_view name, const Tok &t) {
+    Conditional conditional;
+    conditional.line = t.line;
+    conditional.token_index = tokens_.size();
+    if (name == "if" || name == "ifdef" || name == "ifndef") {
+      conditional.kind = Conditional::Kind::If;
+    } else if (name == "elif" || name == "elifdef" || name == "elifndef") {
+      conditional.kind = Conditional::Kind::Elif;
+    } else if (name == "else") {
+      conditional.kind = Conditional::Kind::Else;
+    } else if (name == "endif") {
+      conditional.kind = Conditional::Kind::Endif;
+    } else {
+      return;
+    }
+    const std::string rest = directive_rest(t);
+    if (name == "ifdef" || name == "elifdef")
+      conditional.condition = "defined(" + rest + ")";
+    else if (name == "ifndef" || name == "elifndef")
+      conditional.condition = "!defined(" + rest + ")";
+    else if (name == "if" || name == "elif")
+      conditional.condition = rest;
+    conditionals_.push_back(std::move(conditional));
+  }
 
   void record_include(const Tok &directive_token) {
     const std::size_t from = directive_token.offset + directive_token.length;
@@ -914,12 +957,110 @@ private:
     std::sort(result_.model.shared_lines.begin(), result_.model.shared_lines.end());
     std::sort(result_.model.double_lines.begin(), result_.model.double_lines.end());
     std::sort(result_.model.barrier_lines.begin(), result_.model.barrier_lines.end());
+    analyse_functions(cuda_evidence ||
+                      std::any_of(result_.facts.begin(), result_.facts.end(),
+                                  [](const Fact &f) { return f.kind == kind::CudaLibrary; }));
+  }
+
+  // ---- functions and device dispatch (device_dispatch.h) -----------------
+
+  void analyse_functions(bool shows_cuda) {
+    const TokenStream stream{buffer_, tokens_, match_, conditionals_};
+    const std::vector<FunctionBody> bodies = find_function_bodies(stream);
+    const std::vector<DeviceDispatch> dispatches = find_device_dispatches(stream, bodies);
+    record_dispatches(bodies, dispatches);
+    // The functions of files without CUDA cannot lead to CUDA code.
+    if (shows_cuda || !dispatches.empty())
+      record_functions(stream, bodies);
+  }
+
+  static std::string join(const std::vector<std::string> &names) {
+    std::string out;
+    for (const auto &name : names)
+      out += (out.empty() ? "" : ",") + name;
+    return out;
+  }
+
+  // "`a_cuda`, `b_cuda`", or `otherwise` when there is none.
+  static std::string readable(const std::vector<std::string> &names, const char *otherwise) {
+    if (names.empty())
+      return otherwise;
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < 3; ++i)
+      out += (i ? ", `" : "`") + names[i] + "`";
+    if (names.size() > 3)
+      out += " and " + std::to_string(names.size() - 3) + " more";
+    return out;
+  }
+
+  SourceRange source_range(TokenRange range) const {
+    const Tok &first = tokens_[range.begin];
+    const Tok &last = tokens_[range.end - 1];
+    return {first.line, first.column, last.line, last.column + (last.length ? last.length - 1 : 0)};
+  }
+
+  // One device-dispatch fact per function, however many tests it has.
+  void record_dispatches(const std::vector<FunctionBody> &bodies,
+                         const std::vector<DeviceDispatch> &dispatches) {
+    std::map<std::size_t, std::vector<const DeviceDispatch *>> by_function;
+    for (const DeviceDispatch &dispatch : dispatches) {
+      by_function[dispatch.function].push_back(&dispatch);
+      if (dispatch.cpu_fallback)
+        for (const TokenRange &range : dispatch.cuda_side)
+          if (range.begin < range.end && range.end <= tokens_.size())
+            result_.cpu_fallback_ranges.push_back(source_range(range));
+    }
+    for (const auto &[function, list] : by_function) {
+      const FunctionBody &body = bodies[function];
+      std::vector<std::string> vias, cuda_functions, cpu_functions;
+      bool cpu_fallback = true, runtime = false;
+      const auto add = [](std::vector<std::string> &into, const std::string &name) {
+        if (std::find(into.begin(), into.end(), name) == into.end())
+          into.push_back(name);
+      };
+      for (const DeviceDispatch *dispatch : list) {
+        add(vias, dispatch->via);
+        for (const auto &name : dispatch->cuda_functions)
+          add(cuda_functions, name);
+        for (const auto &name : dispatch->cpu_functions)
+          add(cpu_functions, name);
+        cpu_fallback = cpu_fallback && dispatch->cpu_fallback;
+        runtime = runtime || dispatch->via != "preprocessor";
+      }
+      Fact fact = fact_at(kind::DeviceDispatch, body.name, tokens_[body.name_index]);
+      fact.set_attribute("qualified_name", body.qualified_name);
+      fact.set_attribute("via", join(vias));
+      fact.set_attribute("test", list.front()->test);
+      fact.set_attribute("test_line", std::to_string(list.front()->line));
+      fact.set_attribute("runtime", runtime ? "true" : "false");
+      fact.set_attribute("cpu_fallback", cpu_fallback ? "true" : "false");
+      fact.set_attribute("cuda_functions", join(cuda_functions));
+      fact.set_attribute("cpu_functions", join(cpu_functions));
+      fact.set_attribute("cuda_target", readable(cuda_functions, "its CUDA branch"));
+      fact.set_attribute("cpu_target", readable(cpu_functions, "its other branch"));
+      fact.set_attribute("body_end_line", std::to_string(tokens_[body.close].line));
+      result_.facts.push_back(std::move(fact));
+    }
+  }
+
+  void record_functions(const TokenStream &stream, const std::vector<FunctionBody> &bodies) {
+    for (const FunctionBody &body : bodies) {
+      if (body.macro_block)
+        continue;
+      Fact fact = fact_at(kind::CxxFunction, body.name, tokens_[body.name_index]);
+      fact.set_attribute("qualified_name", body.qualified_name);
+      fact.set_attribute("body_end_line", std::to_string(tokens_[body.close].line));
+      fact.set_attribute("device_code", body.device_code ? "true" : "false");
+      fact.set_attribute("calls", join(called_functions(stream, body.open + 1, body.close)));
+      result_.facts.push_back(std::move(fact));
+    }
   }
 
   std::string buffer_; // a copy: clang's lexer needs a NUL after the text
   SourceLanguage language_;
   std::vector<Tok> tokens_;       // code outside preprocessor directives
   std::vector<Tok> macro_tokens_; // bodies of #define: names only
+  std::vector<Conditional> conditionals_;
   std::vector<std::size_t> match_;
   std::unordered_set<std::size_t> seen_regions_;
   std::vector<Fact> dispatch_candidates_;

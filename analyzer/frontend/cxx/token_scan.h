@@ -17,12 +17,29 @@ namespace mpsaudit::cxx {
 
 enum class SourceLanguage : std::uint8_t { Cxx, Cuda, ObjCxx, C, Metal };
 
+// From the start of one token to the end of another, both inclusive.
+struct SourceRange {
+  std::uint32_t line = 0, column = 0;         // first byte
+  std::uint32_t end_line = 0, end_column = 0; // last byte
+  bool contains(const Span &span) const {
+    const auto before = [](std::uint32_t l1, std::uint32_t c1, std::uint32_t l2, std::uint32_t c2) {
+      return l1 < l2 || (l1 == l2 && c1 <= c2);
+    };
+    return before(line, column, span.line, span.column) &&
+           before(span.line, span.column, end_line, end_column);
+  }
+};
+
 struct TokenScanResult {
   // Name-based facts: include, cuda-api, cuda-library, warp-intrinsic, atomic,
   // tensor-core, cooperative-groups, texture, aten-cuda, op-registration,
-  // metal-port. Kernels, device functions, launches and inline PTX are in
-  // `model`, to be merged with the AST's.
+  // metal-port, device-dispatch, cxx-function. Kernels, device functions,
+  // launches and inline PTX are in `model`, to be merged with the AST's.
   std::vector<Fact> facts;
+  // Code that only CUDA tensors or a CUDA build reach, in functions whose
+  // device dispatch has a CPU alternative (device_dispatch.h): the test and
+  // the CUDA arm. Facts inside get Guard::CpuFallback.
+  std::vector<SourceRange> cpu_fallback_ranges;
   FileModel model;
   // code_lines_before[i] = number of lines in [1, i) holding a token that is
   // not part of a preprocessor directive; size = line count + 2.

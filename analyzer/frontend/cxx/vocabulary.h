@@ -24,6 +24,12 @@ inline constexpr std::string_view Texture = "texture";
 inline constexpr std::string_view AtenCuda = "aten-cuda";
 inline constexpr std::string_view OpRegistration = "op-registration";
 inline constexpr std::string_view MetalPort = "metal-port";
+// A host function that sends CUDA tensors (or a CUDA build) one way and the
+// rest another (device_dispatch.h).
+inline constexpr std::string_view DeviceDispatch = "device-dispatch";
+// A function definition with the functions it calls, in files that show
+// CUDA: what the cpu-fallback pass follows from a dispatch to the kernels.
+inline constexpr std::string_view CxxFunction = "cxx-function";
 } // namespace kind
 
 // Category of a CUDA runtime or driver API function ("memory",

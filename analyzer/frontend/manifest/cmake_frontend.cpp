@@ -3,7 +3,11 @@
 // becomes a `build` fact; if()/else() nesting gives guards (a CUDA test such
 // as if(CMAKE_CUDA_COMPILER) means CUDA is optional; if(NOT APPLE) is a
 // platform restriction).
+#include <algorithm>
 #include <cctype>
+#include <functional>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "core/text.h"
@@ -250,6 +254,107 @@ std::string join(const std::vector<std::string> &items, std::string_view separat
   return out;
 }
 
+bool is_source_path(std::string_view argument) {
+  const std::string lower = to_lower(argument);
+  for (const char *suffix : {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".mm"})
+    if (ends_with(lower, suffix))
+      return true;
+  return false;
+}
+
+// Commands that name a variable and give it values: set(VAR ...),
+// list(APPEND VAR ...), file(GLOB VAR ...). The variable, or empty.
+std::string assigned_variable(const CmakeCommand &command) {
+  const auto &args = command.arguments;
+  if (command.name == "set" && !args.empty())
+    return args[0].text;
+  if (command.name == "list" && args.size() > 1 &&
+      (args[0].text == "APPEND" || args[0].text == "PREPEND" || args[0].text == "INSERT"))
+    return args[1].text;
+  if (command.name == "file" && args.size() > 1 && (args[0].text == "GLOB" || args[0].text == "GLOB_RECURSE"))
+    return args[1].text;
+  return {};
+}
+
+// Whether the project needs CUDA to configure at all: project(... CUDA),
+// enable_language(CUDA) or find_package(CUDA... REQUIRED) outside a CUDA test.
+bool cuda_required(const std::vector<std::pair<const CmakeCommand *, Guard>> &commands) {
+  for (const auto &[command, guard] : commands) {
+    if (guard != Guard::None)
+      continue;
+    const auto &args = command->arguments;
+    const auto has = [&](std::string_view word) {
+      return std::any_of(args.begin(), args.end(), [&](const CmakeArgument &a) { return a.text == word; });
+    };
+    if ((command->name == "project" && args.size() > 1 && has("CUDA")) ||
+        (command->name == "enable_language" && has("CUDA")) ||
+        (command->name == "find_package" && !args.empty() && mentions_cuda(args[0].text) && has("REQUIRED")))
+      return true;
+  }
+  return false;
+}
+
+// build-source facts (manifest_frontend.h): which C/C++/CUDA sources are only
+// built under a CUDA test, directly (if(CMAKE_CUDA_COMPILER) target_sources(t
+// a.cu)) or through a variable that is only used there.
+void record_build_sources(const std::vector<std::pair<const CmakeCommand *, Guard>> &commands,
+                          FileFacts &facts) {
+  enum class Use : std::uint8_t { Neutral, Conditional, Unconditional };
+  struct Read {
+    Guard guard;
+    std::string into; // the variable the command assigns, or empty for a consumer
+  };
+  std::map<std::string, std::vector<Read>> reads;
+  for (const auto &[command, guard] : commands) {
+    const std::string into = assigned_variable(*command);
+    for (const auto &argument : command->arguments)
+      for (std::size_t at = argument.text.find("${"); at != std::string::npos;
+           at = argument.text.find("${", at + 2)) {
+        const auto end = argument.text.find('}', at);
+        if (end != std::string::npos)
+          reads[argument.text.substr(at + 2, end - at - 2)].push_back({guard, into});
+      }
+  }
+  std::function<Use(Guard, const std::string &, std::set<std::string> &)> use_of =
+      [&](Guard guard, const std::string &into, std::set<std::string> &visiting) {
+        if (guard == Guard::CudaCheck)
+          return Use::Conditional;
+        if (into.empty())
+          return Use::Unconditional; // add_library, target_sources, ...
+        if (!visiting.insert(into).second)
+          return Use::Neutral;
+        Use result = Use::Neutral;
+        if (const auto found = reads.find(into); found != reads.end())
+          for (const Read &read : found->second) {
+            if (read.into == into)
+              continue; // list(APPEND SRCS ${SRCS}) and the like
+            const Use use = use_of(read.guard, read.into, visiting);
+            if (use == Use::Unconditional)
+              return Use::Unconditional;
+            if (use == Use::Conditional)
+              result = Use::Conditional;
+          }
+        visiting.erase(into);
+        return result;
+      };
+  const bool required = cuda_required(commands);
+  for (const auto &[command, guard] : commands) {
+    const std::string into = assigned_variable(*command);
+    for (const auto &argument : command->arguments) {
+      if (!is_source_path(argument.text))
+        continue;
+      std::set<std::string> visiting;
+      const bool optional = !required && use_of(guard, into, visiting) == Use::Conditional;
+      Fact fact = make_fact(manifest_fact_kind::BuildSource, argument.text, command->line, command->column,
+                            static_cast<std::uint32_t>(command->name.size()));
+      fact.set_attribute("build", "cmake");
+      fact.set_attribute("optional", optional ? "true" : "false");
+      fact.set_attribute("glob", argument.text.find_first_of("*?[") != std::string::npos ? "true" : "false");
+      facts.facts.push_back(std::move(fact));
+    }
+  }
+}
+
 } // namespace
 
 FileFacts extract_cmake(std::string_view text, const std::string &path) {
@@ -258,10 +363,12 @@ FileFacts extract_cmake(std::string_view text, const std::string &path) {
   CmakeLexer lexer(text, path, facts);
   const auto commands = lexer.commands();
   std::vector<IfFrame> frames;
+  std::vector<std::pair<const CmakeCommand *, Guard>> guarded_commands;
   for (const CmakeCommand &command : commands) {
     Guard guard = Guard::None;
     for (auto frame = frames.rbegin(); frame != frames.rend() && guard == Guard::None; ++frame)
       guard = frame->active();
+    guarded_commands.emplace_back(&command, guard);
 
     Fact fact = make_fact(manifest_fact_kind::Build, command.name, command.line, command.column,
                           static_cast<std::uint32_t>(command.name.size()));
@@ -343,6 +450,7 @@ FileFacts extract_cmake(std::string_view text, const std::string &path) {
       frames.pop_back();
     }
   }
+  record_build_sources(guarded_commands, facts);
   return facts;
 }
 

@@ -32,6 +32,14 @@ inline constexpr std::string_view Build = "build";
 // name: CUDAExtension or CppExtension (setup.py); attributes ext_name,
 // sources, cuda_sources, cpu_fallback.
 inline constexpr std::string_view CxxExtension = "cxx-extension";
+// name: a C/C++/CUDA source path or glob (op_cuda.cu, *.cu) that setup.py
+// or CMakeLists.txt builds; attributes build (setup.py, cmake), glob, and
+// optional: "true" when the source is only built when CUDA is there (a
+// CUDA_HOME / torch.cuda.is_available() / FORCE_CUDA / if(CUDA_FOUND) test)
+// and the build goes on without it (a CppExtension otherwise, CUDA not
+// required by the CMake project). Read by the C++ front end's cpu-fallback
+// pass.
+inline constexpr std::string_view BuildSource = "build-source";
 // name: the image reference of a Dockerfile FROM; attributes repository, tag.
 inline constexpr std::string_view ContainerImage = "container-image";
 // name: the variable; attributes value, how (env, arg, export, prefix).

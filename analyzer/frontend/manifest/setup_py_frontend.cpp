@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tree_sitter/api.h>
 #include <vector>
 
@@ -43,6 +44,7 @@ public:
     walk(root, Guard::None, 0);
     for (const TSNode &call : setup_calls_)
       read_setup_call(call);
+    record_build_sources();
     bool has_cpu_extension = false;
     for (const Fact &fact : facts_.facts)
       has_cpu_extension =
@@ -140,6 +142,24 @@ private:
     if (depth > kMaxDepth)
       return;
     const std::string_view type = type_of(node);
+    if (type == "import_statement" || type == "import_from_statement" || type == "future_import_statement")
+      return; // importing CppExtension is not building one
+    if (type == "keyword_argument") {
+      walk(field(node, "value"), guard, depth + 1); // the keyword is not a variable
+      return;
+    }
+    if (type == "attribute") {
+      walk(field(node, "object"), guard, depth + 1); // os.path.join reads os, not `join`
+      return;
+    }
+    if (type == "identifier") {
+      note_read(text_of(node), guard);
+      return;
+    }
+    if (type == "string") {
+      note_source_literal(node, guard);
+      return;
+    }
     if (type == "if_statement" || type == "elif_clause") {
       const auto [then_guard, else_guard] = condition_guard(field(node, "condition"));
       walk_children(field(node, "condition"), guard, depth);
@@ -163,15 +183,134 @@ private:
       walk(ts_node_named_child(node, 2), combine(guard, else_guard), depth + 1);
       return;
     }
-    if (type == "call")
+    if (type == "call") {
       visit_call(node, guard);
+      owners_.push_back(owner_of_arguments(node));
+      walk_children(node, guard, depth);
+      owners_.pop_back();
+      return;
+    }
     if (type == "assignment" || type == "augmented_assignment") {
       const TSNode left = field(node, "left");
       const TSNode right = field(node, "right");
-      if (!ts_node_is_null(left) && !ts_node_is_null(right) && type_of(left) == "identifier")
-        contributions_[text_of(left)].push_back({right, guard});
+      if (!ts_node_is_null(left) && !ts_node_is_null(right) && type_of(left) == "identifier") {
+        const std::string target = text_of(left);
+        contributions_[target].push_back({right, guard});
+        // extension = CUDAExtension: `extension(...)` builds one.
+        const std::string value = callee_last(text_of(right));
+        if (value == "CUDAExtension" || value == "CppExtension" || extension_names_.count(value))
+          extension_names_.insert(target);
+        owners_.push_back({Owner::Kind::Variable, target});
+        walk(right, guard, depth + 1);
+        owners_.pop_back();
+        return;
+      }
     }
     walk_children(node, guard, depth);
+  }
+
+  // ---- which C/C++/CUDA sources are built only when CUDA is there ----------
+  //
+  // A source literal ("op_cuda.cu", "*.cu") is optional when every way it
+  // reaches an extension passes a CUDA test: it sits under one, or in a
+  // variable whose every use does (`sources += cuda_sources` inside
+  // `if torch.cuda.is_available() ...`), and a CppExtension is built
+  // otherwise. build-source facts say so for the cpu-fallback pass.
+
+  struct Owner {
+    enum class Kind : std::uint8_t { None, Variable, Extension };
+    Kind kind = Kind::None;
+    std::string name; // the variable
+  };
+  struct SourceLiteral {
+    std::string value;
+    Guard guard = Guard::None;
+    Owner owner;
+    std::uint32_t line = 0, column = 0, length = 0;
+  };
+  struct Read {
+    Guard guard = Guard::None;
+    Owner owner;
+  };
+  enum class Use : std::uint8_t { Neutral, Conditional, Unconditional };
+
+  static std::string callee_last(const std::string &callee) {
+    const auto dot = callee.rfind('.');
+    return dot == std::string::npos ? callee : callee.substr(dot + 1);
+  }
+
+  Owner current_owner() const { return owners_.empty() ? Owner{} : owners_.back(); }
+
+  Owner owner_of_arguments(TSNode call) const {
+    const std::string name = callee_name(call);
+    const TSNode function = field(call, "function");
+    if ((name == "append" || name == "extend" || name == "insert") && type_of(function) == "attribute") {
+      const TSNode object = field(function, "object");
+      if (type_of(object) == "identifier")
+        return {Owner::Kind::Variable, text_of(object)};
+    }
+    if (name == "CUDAExtension" || name == "CppExtension" || extension_names_.count(name))
+      return {Owner::Kind::Extension, {}};
+    return current_owner();
+  }
+
+  void note_read(const std::string &name, Guard guard) {
+    if (name == "CppExtension" && guard != Guard::CudaCheck)
+      cpu_extension_outside_cuda_ = true;
+    reads_[name].push_back({guard, current_owner()});
+  }
+
+  static bool is_source_path(const std::string &value) {
+    const std::string lower = to_lower(value);
+    for (const char *suffix : {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".mm"})
+      if (ends_with(lower, suffix))
+        return true;
+    return false;
+  }
+
+  void note_source_literal(TSNode node, Guard guard) {
+    const auto value = string_value(node);
+    if (!value || !is_source_path(*value))
+      return;
+    source_literals_.push_back(
+        {*value, guard, current_owner(), line_of(node), column_of(node),
+         static_cast<std::uint32_t>(ts_node_end_byte(node) - ts_node_start_byte(node))});
+  }
+
+  Use use_of(const Owner &owner, Guard guard, std::set<std::string> &visiting) const {
+    if (guard == Guard::CudaCheck)
+      return Use::Conditional;
+    if (owner.kind == Owner::Kind::Extension)
+      return Use::Unconditional;
+    if (owner.kind == Owner::Kind::None || !visiting.insert(owner.name).second)
+      return Use::Neutral;
+    Use result = Use::Neutral;
+    if (const auto found = reads_.find(owner.name); found != reads_.end())
+      for (const Read &read : found->second) {
+        if (read.owner.kind == Owner::Kind::Variable && read.owner.name == owner.name)
+          continue; // sources = [f(s) for s in sources]
+        const Use use = use_of(read.owner, read.guard, visiting);
+        if (use == Use::Unconditional)
+          return Use::Unconditional;
+        if (use == Use::Conditional)
+          result = Use::Conditional;
+      }
+    visiting.erase(owner.name);
+    return result;
+  }
+
+  void record_build_sources() {
+    for (const SourceLiteral &literal : source_literals_) {
+      std::set<std::string> visiting;
+      const bool optional =
+          cpu_extension_outside_cuda_ && use_of(literal.owner, literal.guard, visiting) == Use::Conditional;
+      Fact fact = make_fact(manifest_fact_kind::BuildSource, literal.value, literal.line, literal.column,
+                            literal.length);
+      fact.set_attribute("build", "setup.py");
+      fact.set_attribute("optional", optional ? "true" : "false");
+      fact.set_attribute("glob", literal.value.find_first_of("*?[") != std::string::npos ? "true" : "false");
+      facts_.facts.push_back(std::move(fact));
+    }
   }
 
   void walk_children(TSNode node, Guard guard, int depth) {
@@ -375,6 +514,11 @@ private:
   FileFacts &facts_;
   std::vector<TSNode> setup_calls_;
   std::map<std::string, std::vector<std::pair<TSNode, Guard>>> contributions_;
+  std::vector<Owner> owners_; // innermost last: what the expression being walked feeds
+  std::vector<SourceLiteral> source_literals_;
+  std::map<std::string, std::vector<Read>> reads_;
+  std::set<std::string> extension_names_;
+  bool cpu_extension_outside_cuda_ = false;
 };
 
 } // namespace

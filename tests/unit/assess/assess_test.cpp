@@ -350,6 +350,26 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   CHECK(effort.deferred.high == Approx(find("scale").deferred.high));
   CHECK(find("mma_gemm").deferred.high == 0);
   CHECK(find("mma_gemm").hours.low == Approx(80 + 2 + 2 + 8));
+
+  // A binding of a device-dispatching function (its CPU arm is the
+  // fallback) says nothing about other kernels: a project whose only
+  // registrations are such bindings does not defer every kernel.
+  ScanResult bindings;
+  ProjectFile kernel_file{"csrc/gemm.cu", FileKind::Cuda, {}};
+  kernel_file.facts.facts.push_back(kernel("mma_gemm", "80", "4"));
+  Fact binding;
+  binding.kind = "op-registration";
+  binding.name = "ext::has_cuda";
+  binding.set_attribute("backend", "CUDA");
+  binding.set_attribute("fallbacks", "cpu");
+  binding.set_attribute("device_dispatch", "true");
+  ProjectFile binding_file{"csrc/bind.cpp", FileKind::Cxx, {}};
+  binding_file.facts.facts.push_back(binding);
+  bindings.project_files = {kernel_file, binding_file};
+  const EffortEstimate by_binding =
+      estimate_effort(bindings, classify_roles(bindings.project_files, {}), model);
+  REQUIRE(by_binding.items.size() == 1);
+  CHECK(by_binding.items[0].deferred.high == 0);
 }
 
 TEST_CASE("a CUDA-only library in the model's forward path keeps Linux GPUs", "[assess][decision]") {
@@ -406,6 +426,41 @@ TEST_CASE("distributed training and kernels with a fallback make DUAL", "[assess
   const Assessment guarded = assess_scan(scan_of({{"model/kernels.py", fallback}}));
   CHECK(guarded.decision.outcome == Outcome::Dual);
   CHECK(guarded.decision.deciding[0].kind == "fallback-item");
+}
+
+TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item, never KEEP_LINUX_GPU",
+          "[assess][decision][cpu-fallback]") {
+  const std::string kernel = "__global__ void scale_kernel(float *x) {\n  x[threadIdx.x] *= 2.f;\n}\n";
+  const ScanResult blocked = scan_of({{"csrc/scale.cu", kernel, FileKind::Cuda}});
+  const Assessment keep = assess_scan(blocked);
+  CHECK(keep.decision.outcome == Outcome::KeepLinuxGpu);
+  REQUIRE_FALSE(keep.decision.deciding.empty());
+  CHECK(keep.decision.deciding[0].kind == "critical-blocker");
+
+  // What the cpu-fallback pass makes of it when the kernel's op has a CPU arm.
+  ScanResult guarded = blocked;
+  for (auto &fact : guarded.project_files[0].facts.facts)
+    if (fact.kind == "cuda-kernel")
+      fact.guard = Guard::CpuFallback;
+  REQUIRE_FALSE(guarded.findings.empty());
+  for (auto &finding : guarded.findings) {
+    finding.guard = Guard::CpuFallback;
+    finding.severity = static_cast<int>(Severity::Info);
+  }
+  const Assessment dual = assess_scan(guarded);
+  CHECK(dual.decision.outcome == Outcome::Dual);
+  // One factor for the kernel, not one more for its MPS801 finding.
+  REQUIRE(dual.decision.deciding.size() == 1);
+  CHECK(dual.decision.deciding[0].kind == "fallback-item");
+  CHECK(dual.decision.deciding[0].name == "scale_kernel");
+  REQUIRE_FALSE(dual.decision.what_would_change.empty());
+  CHECK(dual.decision.what_would_change[0].find("Port CUDA kernel `scale_kernel`") != std::string::npos);
+  // The port is deferred: only the routing is costed now.
+  const auto item = std::find_if(dual.effort.items.begin(), dual.effort.items.end(),
+                                 [](const EffortItem &i) { return i.kind == "kernel"; });
+  REQUIRE(item != dual.effort.items.end());
+  CHECK(item->deferred.high > 0);
+  CHECK(item->hours.high == Approx(repository_model().kernel_with_fallback.high));
 }
 
 TEST_CASE("effort thresholds decide when no finding does", "[assess][decision]") {

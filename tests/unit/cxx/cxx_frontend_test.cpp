@@ -12,45 +12,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "cxx_test_util.h"
 #include "frontend/cxx/cxx_frontend.h"
 
 using namespace mpsaudit;
+using namespace mpsaudit::test;
 
 namespace {
-
-SourceFile source(const std::string &path, const std::string &text) {
-  SourceFile file;
-  file.path = path;
-  file.kind = classify_path(path);
-  file.text = text;
-  return file;
-}
-
-FileFacts extract(const std::string &path, const std::string &text, CxxParseMode mode = CxxParseMode::Auto,
-                  const ExtractOptions &options = {}) {
-  return extract_cxx_file(source(path, text), options, mode);
-}
-
-std::vector<const Fact *> facts_of(const FileFacts &facts, const std::string &kind) {
-  std::vector<const Fact *> found;
-  for (const auto &fact : facts.facts)
-    if (fact.kind == kind)
-      found.push_back(&fact);
-  return found;
-}
-
-const Fact *find_fact(const FileFacts &facts, const std::string &kind, const std::string &name) {
-  for (const auto &fact : facts.facts)
-    if (fact.kind == kind && fact.name == name)
-      return &fact;
-  return nullptr;
-}
-
-std::string attribute(const Fact *fact, const std::string &key) {
-  REQUIRE(fact != nullptr);
-  const std::string *value = fact->attribute(key);
-  return value ? *value : "<absent>";
-}
 
 bool has_diagnostic(const FileFacts &facts, const std::string &code) {
   return std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),

@@ -5,24 +5,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "frontend/cxx/cxx_frontend.h"
+#include "cxx_test_util.h"
 #include "frontend/cxx/registration_pass.h"
 
 using namespace mpsaudit;
+using namespace mpsaudit::test;
 
 namespace {
-
-ProjectFile cxx_file(const std::string &path, const std::string &text) {
-  SourceFile source;
-  source.path = path;
-  source.kind = classify_path(path);
-  source.text = text;
-  ProjectFile file;
-  file.path = path;
-  file.kind = source.kind;
-  file.facts = extract_cxx_file(source, {}, CxxParseMode::Lexical);
-  return file;
-}
 
 Fact python_fact(const std::string &kind, const std::string &name, std::uint32_t line,
                  Guard guard = Guard::None, const std::string &scope = "") {
@@ -33,19 +22,6 @@ Fact python_fact(const std::string &kind, const std::string &name, std::uint32_t
   fact.guard = guard;
   fact.scope = scope;
   return fact;
-}
-
-const Fact &registration(const ProjectFile &file, const std::string &name) {
-  for (const auto &fact : file.facts.facts)
-    if (fact.kind == "op-registration" && fact.name == name)
-      return fact;
-  FAIL("no registration " << name << " in " << file.path);
-  throw;
-}
-
-std::string attribute(const Fact &fact, const std::string &key) {
-  const std::string *value = fact.attribute(key);
-  return value ? *value : "<absent>";
 }
 
 } // namespace

@@ -10,10 +10,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "cxx_test_util.h"
 #include "frontend/cxx/registration_pass.h"
 #include "frontend/frontend.h"
 
 using namespace mpsaudit;
+using namespace mpsaudit::test;
 
 namespace {
 
@@ -57,12 +59,6 @@ const Fact *find(const std::vector<ProjectFile> &files, const std::string &path,
         if (fact.kind == kind && fact.name == name)
           return &fact;
   return nullptr;
-}
-
-std::string attribute(const Fact *fact, const std::string &key) {
-  REQUIRE(fact != nullptr);
-  const std::string *value = fact->attribute(key);
-  return value ? *value : "<absent>";
 }
 
 } // namespace

@@ -95,3 +95,46 @@ TEST_CASE("an unterminated CMake argument gives a diagnostic with its line", "[m
   CHECK(garbage.diagnostics[0].line == 1);
   CHECK(fact_of(garbage, "build", "find_package"));
 }
+
+TEST_CASE("CMake: sources added only under a CUDA test are optional", "[manifest][cmake][cpu-fallback]") {
+  auto optional = [](const FileFacts &facts, std::string_view name) {
+    const auto found = facts_of(facts, "build-source", name);
+    REQUIRE(found.size() == 1);
+    CHECK(attribute_or_empty(*found.front(), "build") == "cmake");
+    return attribute_or_empty(*found.front(), "optional");
+  };
+  SECTION("through a variable that only a CUDA branch uses") {
+    const FileFacts facts = extract_cmake(R"(project(ops LANGUAGES CXX)
+file(GLOB OPS_SOURCES csrc/*.cpp)
+file(GLOB_RECURSE OPS_CUDA_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/csrc/*.cu)
+set(EXTRA_CUDA csrc/extra_kernel.cu)
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  enable_language(CUDA)
+  list(APPEND OPS_SOURCES ${OPS_CUDA_SOURCES})
+  target_sources(ops PRIVATE ${EXTRA_CUDA} csrc/direct_kernel.cu)
+endif()
+add_library(ops SHARED ${OPS_SOURCES})
+)",
+                                          "CMakeLists.txt");
+    CHECK(optional(facts, "${CMAKE_CURRENT_SOURCE_DIR}/csrc/*.cu") == "true");
+    CHECK(optional(facts, "csrc/extra_kernel.cu") == "true");
+    CHECK(optional(facts, "csrc/direct_kernel.cu") == "true");
+    CHECK(optional(facts, "csrc/*.cpp") == "false");
+  }
+  SECTION("a project that requires CUDA builds everything with it") {
+    const FileFacts facts = extract_cmake(R"(project(ops LANGUAGES CXX CUDA)
+if(CUDA_FOUND)
+  add_library(ops_cuda csrc/kernel.cu)
+endif()
+)",
+                                          "CMakeLists.txt");
+    CHECK(optional(facts, "csrc/kernel.cu") == "false");
+  }
+  SECTION("sources listed outside any test") {
+    const FileFacts facts = extract_cmake("add_library(ops csrc/ops.cpp csrc/kernel.cu)\n", "CMakeLists.txt");
+    CHECK(optional(facts, "csrc/kernel.cu") == "false");
+    CHECK(optional(facts, "csrc/ops.cpp") == "false");
+  }
+}

@@ -96,3 +96,89 @@ setup(install_requires=["triton"], ext_modules=[CUDAExtension("k", ["k.cu"])])
   CHECK(fact_of(facts, "cxx-extension", "CUDAExtension"));
   CHECK(fact_of(facts, "dependency", "triton"));
 }
+
+namespace {
+
+// optional attribute of the build-source facts named `name`, in file order.
+std::vector<std::string> optional_flags(const FileFacts &facts, std::string_view name) {
+  std::vector<std::string> flags;
+  for (const Fact *fact : facts_of(facts, "build-source", name))
+    flags.push_back(attribute_or_empty(*fact, "optional"));
+  return flags;
+}
+
+} // namespace
+
+TEST_CASE("setup.py: sources built only when CUDA is there are optional",
+          "[manifest][setup-py][cpu-fallback]") {
+  SECTION("an extension class picked under the test, CUDA sources added there") {
+    const FileFacts facts = extract_setup_py(R"py(import glob, os
+import torch
+from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension
+
+def get_extensions():
+    src = os.path.join("lib", "csrc")
+    sources = glob.glob(os.path.join(src, "*.cpp"))
+    kernels = glob.glob(os.path.join(src, "**", "*.cu"), recursive=True)
+    extension = CppExtension
+    macros = []
+    if (torch.cuda.is_available() and CUDA_HOME is not None) or os.getenv("FORCE_CUDA", "0") == "1":
+        extension = CUDAExtension
+        sources += kernels
+        macros += [("WITH_CUDA", None)]
+    sources = [os.path.join(src, s) for s in sources]
+    return [extension("lib._C", sources, define_macros=macros)]
+)py",
+                                             "setup.py");
+    CHECK(optional_flags(facts, "*.cu") == std::vector<std::string>{"true"});
+    CHECK(optional_flags(facts, "*.cpp") == std::vector<std::string>{"false"});
+    const Fact *cuda = fact_of(facts, "build-source", "*.cu");
+    REQUIRE(cuda);
+    CHECK(cuda->span.line == 8);
+    CHECK(attribute_or_empty(*cuda, "glob") == "true");
+    CHECK(attribute_or_empty(*cuda, "build") == "setup.py");
+  }
+  SECTION("CUDAExtension under the test, CppExtension otherwise") {
+    const FileFacts facts =
+        extract_setup_py(R"py(from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension
+if CUDA_HOME is not None:
+    ext = CUDAExtension("ops._C", ["csrc/ops.cpp", "csrc/ops_kernel.cu"])
+else:
+    ext = CppExtension("ops._C", ["csrc/ops.cpp"])
+)py",
+                         "setup.py");
+    CHECK(optional_flags(facts, "csrc/ops_kernel.cu") == std::vector<std::string>{"true"});
+    // Also built without CUDA: the CPU build needs it.
+    CHECK(optional_flags(facts, "csrc/ops.cpp") == std::vector<std::string>{"true", "false"});
+  }
+  SECTION("no CPU extension: nothing is optional") {
+    const FileFacts facts = extract_setup_py(R"py(import torch
+from torch.utils.cpp_extension import CppExtension, CUDAExtension
+ext_modules = []
+if torch.cuda.is_available():
+    ext_modules.append(CUDAExtension("ops._C", ["csrc/ops.cpp", "csrc/ops_kernel.cu"]))
+)py",
+                                             "setup.py");
+    CHECK(optional_flags(facts, "csrc/ops_kernel.cu") == std::vector<std::string>{"false"});
+  }
+  SECTION("a CUDA source also used outside the test is required") {
+    const FileFacts facts = extract_setup_py(R"py(import torch
+from torch.utils.cpp_extension import CppExtension, CUDAExtension
+kernels = ["csrc/ops_kernel.cu"]
+if torch.cuda.is_available():
+    ext = CUDAExtension("ops._C", ["csrc/ops.cpp"] + kernels)
+else:
+    ext = CppExtension("ops._C", ["csrc/ops.cpp"])
+always = CUDAExtension("other._C", kernels)
+)py",
+                                             "setup.py");
+    CHECK(optional_flags(facts, "csrc/ops_kernel.cu") == std::vector<std::string>{"false"});
+  }
+  SECTION("an unconditional CUDAExtension") {
+    const FileFacts facts = extract_setup_py(R"py(from torch.utils.cpp_extension import CUDAExtension
+ext = CUDAExtension("ops._C", ["csrc/ops.cpp", "csrc/ops_kernel.cu"])
+)py",
+                                             "setup.py");
+    CHECK(optional_flags(facts, "csrc/ops_kernel.cu") == std::vector<std::string>{"false"});
+  }
+}
