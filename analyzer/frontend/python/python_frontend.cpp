@@ -767,7 +767,8 @@ private:
 
   void visit_elif(TSNode node, int depth) {
     const TSNode condition = field(node, g_.f_condition);
-    const bool cuda_test = mentions_cuda(condition) && !negated_cuda_test(condition);
+    const bool mentions = mentions_cuda(condition);
+    const bool cuda_test = mentions && !negated_cuda_test(condition);
     visit(condition, depth + 1);
     for_each_child(node, [&](TSNode child, TSFieldId field_id) {
       if (!ts_node_is_named(child) || field_id == g_.f_condition)
@@ -775,7 +776,7 @@ private:
       ContextSave save(*this);
       if (cuda_test && guard_ == Guard::None && field_id == g_.f_consequence)
         guard_ = Guard::CudaCheck;
-      if (!mentions_cuda(condition) && option_branch_.empty() && field_id == g_.f_consequence)
+      if (!mentions && option_branch_.empty() && field_id == g_.f_consequence)
         option_branch_ = trim(text(condition));
       visit(child, depth + 1);
     });
