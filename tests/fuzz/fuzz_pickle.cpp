@@ -11,28 +11,14 @@
 #include <cstdint>
 #include <string_view>
 
+#include "../unit/checkpoint/trickle_stream.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/checkpoint/pickle_reader.h"
 
 using namespace mpsaudit::checkpoint;
+using mpsaudit::checkpoint::testing::TrickleStream;
 
 namespace {
-
-class TrickleStream final : public ByteStream {
-public:
-  TrickleStream(std::string_view bytes, std::size_t step) : bytes_(bytes), step_(step) {}
-  std::size_t read_some(char *out, std::size_t capacity) override {
-    const std::size_t count = std::min({capacity, step_, bytes_.size() - at_});
-    bytes_.copy(out, count, at_);
-    at_ += count;
-    return count;
-  }
-
-private:
-  std::string_view bytes_;
-  std::size_t step_;
-  std::size_t at_ = 0;
-};
 
 bool same_callables(const PickleResult &left, const PickleResult &right) {
   if (left.globals.size() != right.globals.size() || left.globals_not_kept != right.globals_not_kept)
@@ -57,8 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   TrickleStream trickle(bytes, size == 0 ? 1 : 1 + data[size - 1] % 7);
   const PickleResult trickled = parse_pickle(trickle, 0, limits);
   if (whole.stopped != trickled.stopped || whole.end_offset != trickled.end_offset ||
-      whole.memory_limit_hit != trickled.memory_limit_hit || whole.input_limit_hit != trickled.input_limit_hit ||
-      !same_callables(whole, trickled))
+      whole.memory_limit_hit != trickled.memory_limit_hit ||
+      whole.input_limit_hit != trickled.input_limit_hit || !same_callables(whole, trickled))
     __builtin_trap();
   MemorySource source(bytes);
   (void)checkpoint_facts(read_checkpoint(source), "fuzz-input");

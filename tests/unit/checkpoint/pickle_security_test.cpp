@@ -13,6 +13,7 @@
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/checkpoint/pickle_reader.h"
 #include "frontend/checkpoint/zip_reader.h"
+#include "trickle_stream.h"
 
 using namespace mpsaudit;
 using namespace mpsaudit::checkpoint;
@@ -20,24 +21,6 @@ using namespace mpsaudit::checkpoint::testing;
 using namespace std::string_literals; // "..."s keeps NUL bytes
 
 namespace {
-
-// Hands out its bytes `step` at a time, so every opcode and argument
-// straddles the reader's chunk boundaries somewhere.
-class TrickleStream final : public ByteStream {
-public:
-  TrickleStream(std::string bytes, std::size_t step) : bytes_(std::move(bytes)), step_(step) {}
-  std::size_t read_some(char *out, std::size_t capacity) override {
-    const std::size_t count = std::min({capacity, step_, bytes_.size() - at_});
-    bytes_.copy(out, count, at_);
-    at_ += count;
-    return count;
-  }
-
-private:
-  std::string bytes_;
-  std::size_t step_;
-  std::size_t at_ = 0;
-};
 
 std::vector<std::string> names(const PickleResult &result) {
   std::vector<std::string> out;
