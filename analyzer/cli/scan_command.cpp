@@ -121,6 +121,43 @@ nlohmann::json environment_section(const std::vector<std::string> &env_paths,
   return section;
 }
 
+// The first named path that does not exist ("-" is standard input); a
+// missing path is a usage error, as in ripgrep, not an input problem.
+std::optional<std::string> first_missing_path(const std::vector<std::string> &paths) {
+  for (const auto &path : paths) {
+    std::error_code error;
+    if (path != "-" && !std::filesystem::exists(std::filesystem::symlink_status(path, error)))
+      return path;
+  }
+  return std::nullopt;
+}
+
+// Why a scan that read no file gives no decision: what was found instead.
+std::string nothing_to_scan_reason(const ScanResult &result) {
+  std::string reason = "nothing to scan in " + result.root + ": no file could be read";
+  if (!result.skipped.empty())
+    reason += "; " + skipped_line(result);
+  if (result.not_selected)
+    reason += "; " + std::to_string(result.not_selected) + " left out by include/exclude or the change set";
+  return reason;
+}
+
+// The scan the assessment reads: every finding, the baseline's known ones
+// too, so that a baseline filters what is reported as new but never hides
+// the port's size or blockers.
+ScanResult with_baseline_findings(const ScanResult &result) {
+  ScanResult all = result;
+  all.findings.insert(all.findings.end(), result.baseline_findings.begin(), result.baseline_findings.end());
+  return all;
+}
+
+// The effort model as reports name it: the bundled model by its place in
+// the source tree and the install (rules/effort.toml), never by the
+// absolute path of the machine that built the binary.
+std::string effort_model_label(const std::string &model_path, bool bundled) {
+  return bundled ? "rules/effort.toml" : model_path;
+}
+
 std::optional<Severity> parse_fail_on(const std::string &text) {
   if (text == "never")
     return std::nullopt;
@@ -192,6 +229,8 @@ int command_scan(const Invocation &invocation) {
   }
   if (options.paths.empty())
     options.paths.push_back(".");
+  if (const auto missing = first_missing_path(options.paths))
+    return usage_error("no such file or directory: " + *missing);
   if (format != "text" && format != "json" && format != "github" && format != "md" && format != "html" &&
       format != "sarif")
     return usage_error("unknown format '" + format + "' (text, json, md, html, sarif, github)");
@@ -223,17 +262,25 @@ int command_scan(const Invocation &invocation) {
     return kUsage;
   if (!workflow.write_baseline_path.empty())
     return report_baseline_written(workflow, result);
+  // A scan that read nothing has nothing to decide: no decision is better
+  // than "ADAPT, 0 h". A partial scan with no changed file is normal.
+  const bool nothing_scanned = result.scanned_file_count() == 0;
+  if (nothing_scanned)
+    std::cerr << "mpsaudit: " << terminal_safe(nothing_to_scan_reason(result)) << "\n";
   // The assessment: effort model (rules/effort.toml or the config's), the
   // config's decision thresholds, and the probe's verdicts when given.
   AssessmentInput assessment_input;
-  assessment_input.scan = &result;
+  const ScanResult assessed = with_baseline_findings(result);
+  assessment_input.scan = result.baseline_findings.empty() ? &result : &assessed;
   assessment_input.thresholds = decision_thresholds(workflow, result);
   assessment_input.fix_target_torch = workflow.config.target_torch.value; // as `mpsaudit fix` reads it
   std::vector<Diagnostic> assess_problems;
   std::string effort_model = effort_model_path(workflow);
+  const bool bundled_model = effort_model.empty() && rules_dir.empty();
   if (effort_model.empty())
     effort_model = rules_directory(invocation, rules_dir) + "/effort.toml";
   assessment_input.model = load_effort_model(effort_model, assess_problems);
+  assessment_input.model.origin = effort_model_label(effort_model, bundled_model);
   if (run_probe) {
     if (!verdicts_path.empty())
       return usage_error("--probe and --verdicts both give verdicts; use one");
@@ -254,7 +301,10 @@ int command_scan(const Invocation &invocation) {
   Assessment assessment = assess(assessment_input);
   label_partial_scan(assessment, result); // --changed-since, --staged, named files
   ReportContext context{tool_version(), &catalog};
-  context.assessment = &assessment;
+  if (nothing_scanned)
+    context.no_decision_reason = nothing_to_scan_reason(result);
+  else
+    context.assessment = &assessment;
   if (!env_paths.empty()) {
     context.environment = environment_section(env_paths, verdicts_path);
     if (context.environment.is_null())
@@ -289,14 +339,16 @@ int command_scan(const Invocation &invocation) {
     }
     end_phase("report " + output_format + (to_stdout ? "" : " to " + path));
   }
-  if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text"))
-    std::cerr << summary_line(result) << "\n"
-              << terminal_safe(assessment_summary(assessment), KeepLayout::TabAndNewline);
+  if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text")) {
+    std::cerr << summary_line(result) << "\n";
+    if (context.assessment)
+      std::cerr << terminal_safe(assessment_summary(assessment), KeepLayout::TabAndNewline);
+  }
   print_workflow_notes(result);
   if (profile)
     print_profile(std::cerr, result.profile, seconds_since(started));
 
-  if (result.has_errors())
+  if (result.has_errors() || (nothing_scanned && result.workflow.partial_scan.empty()))
     return kScanErrors;
   const auto threshold = parse_fail_on(fail_on);
   if (threshold) {

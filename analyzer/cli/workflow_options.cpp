@@ -336,12 +336,13 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
   const fs::path root = fs::path(result.root);
   std::error_code error;
   const fs::path base = fs::is_directory(root, error) ? root : root.parent_path();
-  const BaselineFilter filter = filter_by_baseline(result.findings, baseline, [&](const std::string &path) {
+  BaselineFilter filter = filter_by_baseline(result.findings, baseline, [&](const std::string &path) {
     std::error_code exists_error;
     return fs::exists(base / path, exists_error);
   });
   summary.baseline_file = workflow.baseline_path;
   summary.baseline_known = filter.known;
+  result.baseline_findings = std::move(filter.known_findings);
   // In a partial scan most recorded files were not read: nothing is "fixed".
   summary.baseline_fixed = summary.partial_scan.empty() ? filter.fixed : 0;
   return true;
@@ -372,7 +373,7 @@ void print_workflow_notes(const ScanResult &result) {
               << (summary.baseline_fixed
                       ? "; " + std::to_string(summary.baseline_fixed) + " recorded no longer found"
                       : std::string())
-              << "\n";
+              << (summary.baseline_known ? "; the decision and effort still count them" : "") << "\n";
   if (summary.path_ignored)
     std::cerr << "mpsaudit: " << summary.path_ignored << " finding" << (summary.path_ignored == 1 ? "" : "s")
               << " dropped by per-path-ignores in " << terminal_safe(summary.config_file) << "\n";

@@ -168,6 +168,9 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       << "</style></head>\n<body>\n";
   out << "<h1>mpsaudit: can <code>" << escape(result.root) << "</code> run on an Apple-Silicon Mac?</h1>\n";
 
+  if (!context.no_decision_reason.empty())
+    out << "<section id=\"decision\" class=\"banner\"><div class=\"outcome\">No decision</div><div>"
+        << escape(context.no_decision_reason) << "</div></section>\n";
   if (assessment) {
     const Decision &decision = assessment->decision;
     const std::string outcome(to_string(decision.outcome));

@@ -305,6 +305,10 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
     json.key("assessment");
     write_assessment_json(json, *context.assessment);
   }
+  if (!context.no_decision_reason.empty()) {
+    json.key("decision");
+    json.value(nullptr);
+  }
   json.key("diagnostics");
   json.begin_array();
   for (const auto &diagnostic : result.diagnostics)
@@ -345,6 +349,8 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
   }
   json.end_array();
 
+  if (!context.no_decision_reason.empty())
+    json.member("no_decision_reason", context.no_decision_reason);
   json.member("root", result.root);
   json.member("schema_version", kReportSchemaVersion);
   // What was found but not read, and why: with `files`, every entry of the

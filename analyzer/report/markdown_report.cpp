@@ -65,6 +65,8 @@ const char *status_mark(const std::string &status) {
 void write_markdown_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
   out << "# mpsaudit: can `" << cell(result.root) << "` run on an Apple-Silicon Mac?\n\n";
   const Assessment *assessment = context.assessment;
+  if (!context.no_decision_reason.empty())
+    out << "## No decision\n\n" << cell(context.no_decision_reason) << "\n\n";
   if (assessment) {
     const Decision &decision = assessment->decision;
     out << "## Decision: **" << to_string(decision.outcome) << "**\n\n";

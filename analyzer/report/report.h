@@ -27,6 +27,9 @@ struct ReportContext {
   // The migration assessment (decision, effort, memory fit, probe verdicts);
   // writers add their assessment sections when it is present.
   const Assessment *assessment = nullptr;
+  // Set when the scan read no file: no assessment, and this says why
+  // (JSON: "decision": null and "no_decision_reason").
+  std::string no_decision_reason;
   // Absolute path of the scan root, for SARIF's originalUriBaseIds; empty:
   // the writer resolves ScanResult::root itself.
   std::string root_uri;

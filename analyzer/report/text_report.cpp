@@ -74,11 +74,8 @@ std::string summary_line(const ScanResult &result) {
                      std::to_string(counts[static_cast<int>(Severity::Info)]) + " info)";
   if (suppressed)
     line += ", " + std::to_string(suppressed) + " suppressed";
-  std::size_t scanned = 0;
-  for (const auto &file : result.files)
-    if (file.mode != "skipped" && file.mode != "error")
-      ++scanned;
-  line += " in " + std::to_string(scanned) + " of " + std::to_string(result.files.size()) + " files";
+  line += " in " + std::to_string(result.scanned_file_count()) + " of " +
+          std::to_string(result.files.size()) + " files";
   const auto problems = std::count_if(result.diagnostics.begin(), result.diagnostics.end(),
                                       [](const Diagnostic &d) { return d.level != DiagnosticLevel::Note; });
   if (problems)
@@ -143,6 +140,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
   out << "\n" << summary_line(result) << "\n";
   if (!result.skipped.empty())
     out << skipped_line(result) << "\n";
+  if (!context.no_decision_reason.empty())
+    out << "No decision: " << terminal_safe(context.no_decision_reason) << "\n";
   if (context.assessment) {
     const Outcome outcome = context.assessment->decision.outcome;
     const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";

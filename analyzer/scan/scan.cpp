@@ -313,6 +313,12 @@ bool ScanResult::has_errors() const {
                      [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
 }
 
+std::size_t ScanResult::scanned_file_count() const {
+  return static_cast<std::size_t>(std::count_if(files.begin(), files.end(), [](const FileRecord &file) {
+    return file.mode != "skipped" && file.mode != "error";
+  }));
+}
+
 ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   ScanResult result;
   result.root = options.paths.empty() ? "." : options.paths.front();

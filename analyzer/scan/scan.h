@@ -93,7 +93,12 @@ struct ScanResult {
   // (component roles, kernel sizes, memory fit). Not written to reports.
   std::vector<ProjectFile> project_files;
   ScanProfile profile;
+  // Findings a baseline already records: not reported as new, but the
+  // assessment still counts them (a baseline must not hide the port).
+  std::vector<Finding> baseline_findings;
   bool has_errors() const;
+  // Files a front end read (not skipped, not failed).
+  std::size_t scanned_file_count() const;
 };
 
 ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog);

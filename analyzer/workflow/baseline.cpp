@@ -233,11 +233,12 @@ BaselineFilter filter_by_baseline(std::vector<Finding> &findings, const Baseline
   kept.reserve(findings.size());
   for (std::size_t i = 0; i < findings.size(); ++i) {
     if (known[i])
-      ++filter.known;
+      filter.known_findings.push_back(std::move(findings[i]));
     else
       kept.push_back(std::move(findings[i]));
   }
   findings = std::move(kept);
+  filter.known = static_cast<std::uint32_t>(filter.known_findings.size());
   filter.fixed = total > filter.known ? total - filter.known : 0;
   return filter;
 }

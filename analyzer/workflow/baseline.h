@@ -64,8 +64,9 @@ Baseline parse_baseline(std::string_view text, const std::string &path, std::vec
                         const std::function<bool(std::string_view rule)> &known_rule = {});
 
 struct BaselineFilter {
-  std::uint32_t known = 0; // findings matched and removed
-  std::uint32_t fixed = 0; // baseline occurrences no longer found
+  std::uint32_t known = 0;             // findings matched and removed
+  std::uint32_t fixed = 0;             // baseline occurrences no longer found
+  std::vector<Finding> known_findings; // the removed findings, for the assessment
 };
 
 // Removes the findings the baseline knows; suppressed findings are left as
