@@ -265,6 +265,8 @@ private:
   void record_import(TSNode node, std::string canonical, const std::string &bound_name,
                      const std::string &binding) {
     aliases_[bound_name] = binding;
+    if (guard_ == Guard::ImportFallback)
+      fallback_imports_[bound_name] = canonical;
     Fact fact = make_fact(fact_kind::Import, std::move(canonical), node);
     fact.set_attribute("bound", bound_name);
     out_.facts.push_back(std::move(fact));
@@ -293,6 +295,17 @@ private:
       // project passes can see them, but never bind them to a package.
       Fact fact = make_fact(fact_kind::Import, std::string(text(module_node)), node);
       fact.set_attribute("relative", "true");
+      // The names it imports (`from . import _C`): the extension-import pass
+      // resolves them against the modules setup.py builds.
+      std::string names;
+      for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+        if (field_id != g_.f_name)
+          return;
+        const TSNode name = is(child, g_.aliased_import) ? field(child, g_.f_name) : child;
+        names += (names.empty() ? "" : ",") + std::string(text(name));
+      });
+      if (!names.empty())
+        fact.set_attribute("names", names);
       out_.facts.push_back(std::move(fact));
       return;
     }
@@ -743,6 +756,7 @@ private:
     const bool option_test = !cuda_test && !is_main_guard(condition);
     if (calls_cuda_availability(condition))
       record_device_selection(node, condition);
+    record_required_import(condition, field(node, g_.f_consequence));
     visit(condition, depth + 1);
     for_each_child(node, [&](TSNode child, TSFieldId field_id) {
       if (!ts_node_is_named(child) || field_id == g_.f_condition)
@@ -780,6 +794,28 @@ private:
         option_branch_ = trim(text(condition));
       visit(child, depth + 1);
     });
+  }
+
+  // `if ops is None: raise ...` after `try: import ops / except ImportError:
+  // ops = None`: the fallback only postpones the failure. A
+  // `required-import` fact names the module where the program stops.
+  void record_required_import(TSNode condition, TSNode consequence) {
+    if (fallback_imports_.empty() || !ends_in_raise_or_exit(consequence))
+      return;
+    std::string_view test = trim(text(condition));
+    if (starts_with(test, "not "))
+      test = trim(test.substr(4));
+    else if (ends_with(test, " is None"))
+      test = trim(test.substr(0, test.size() - 8));
+    else
+      return;
+    const auto found = fallback_imports_.find(std::string(test));
+    if (found == fallback_imports_.end())
+      return;
+    Fact fact = make_fact("required-import", found->second, condition);
+    if (fact.guard == Guard::ImportFallback)
+      fact.guard = Guard::None;
+    out_.facts.push_back(std::move(fact));
   }
 
   // `a if cond else b`: named children are a, cond, b (no fields).
@@ -1029,6 +1065,8 @@ private:
   FileFacts &out_;
   std::unordered_map<std::string, std::string> aliases_;
   std::unordered_set<std::string> cuda_flags_; // names assigned a CUDA availability test
+  // Names bound by an import behind try/except ImportError -> the module.
+  std::unordered_map<std::string, std::string> fallback_imports_;
   std::unordered_set<std::string> module_classes_;
   Guard guard_ = Guard::None;
   std::string scope_;
