@@ -457,10 +457,40 @@ private:
     scan_selection(whole, has_mps, has_device, has_accelerator);
     if (!has_device)
       return;
+    // `if cuda: return "cuda"` with no else: the statements after it are the
+    // rest of the chain (`if mps: return "mps"`, `return "cpu"`). A few
+    // statements only: a chain is short, and a module can be long.
+    constexpr int kChainStatements = 8;
+    int looked_at = 0;
+    if (is(whole, g_.if_statement) && ts_node_is_null(field(whole, g_.f_alternative)))
+      for (TSNode next = ts_node_next_named_sibling(whole);
+           !ts_node_is_null(next) && !has_mps && !has_accelerator && looked_at++ < kChainStatements;
+           next = ts_node_next_named_sibling(next)) {
+        bool ignored = false;
+        scan_selection(next, has_mps, ignored, has_accelerator);
+      }
     Fact fact = make_fact(fact_kind::DeviceSelection, std::string(trim(text(condition))), condition);
     fact.guard = Guard::None; // the selection itself is what is being judged
     fact.set_attribute("has_mps", has_mps ? "true" : "false");
     fact.set_attribute("has_accelerator", has_accelerator ? "true" : "false");
+    out_.facts.push_back(std::move(fact));
+    if (!has_mps && !has_accelerator)
+      record_flag_decision(condition);
+  }
+
+  // `use_cuda = not args.no_cuda and torch.cuda.is_available()` ... later
+  // `torch.device("cuda" if use_cuda else "cpu")`: the choice is made where
+  // the flag is assigned, so that line is part of the selection too (once
+  // per flag).
+  void record_flag_decision(TSNode condition) {
+    const auto found = cuda_flag_assignments_.find(std::string(trim(text(condition))));
+    if (found == cuda_flag_assignments_.end() || !reported_flags_.insert(found->first).second)
+      return;
+    Fact fact = make_fact(fact_kind::DeviceSelection, std::string(trim(text(found->second))), found->second);
+    fact.guard = Guard::None;
+    fact.set_attribute("has_mps", "false");
+    fact.set_attribute("has_accelerator", "false");
+    fact.set_attribute("decides", std::string(trim(text(condition))));
     out_.facts.push_back(std::move(fact));
   }
 
@@ -999,8 +1029,13 @@ private:
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
-    if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right))
+    if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right)) {
       cuda_flags_.insert(target); // `use_cuda = torch.cuda.is_available()`
+      bool has_mps = false, has_device = false, has_accelerator = false;
+      scan_selection(right, has_mps, has_device, has_accelerator);
+      if (!has_mps && !has_accelerator)
+        cuda_flag_assignments_.try_emplace(target, node);
+    }
     if (!target.empty() && !ts_node_is_null(right)) {
       const auto [canonical, rooted] = resolve(target);
       if (rooted) {
@@ -1065,6 +1100,10 @@ private:
   FileFacts &out_;
   std::unordered_map<std::string, std::string> aliases_;
   std::unordered_set<std::string> cuda_flags_; // names assigned a CUDA availability test
+  // CUDA flags assigned without an MPS test -> the assignment; and those
+  // already reported as part of a selection.
+  std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
+  std::unordered_set<std::string> reported_flags_;
   // Names bound by an import behind try/except ImportError -> the module.
   std::unordered_map<std::string, std::string> fallback_imports_;
   std::unordered_set<std::string> module_classes_;
