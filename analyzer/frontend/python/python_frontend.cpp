@@ -57,7 +57,8 @@ struct Grammar {
            wildcard_import = symbol("wildcard_import"), relative_import = symbol("relative_import"),
            decorated_definition = symbol("decorated_definition"), comment = symbol("comment"),
            block = symbol("block"), assert_statement = symbol("assert_statement"),
-           raise_statement = symbol("raise_statement");
+           raise_statement = symbol("raise_statement"), true_literal = symbol("true"),
+           false_literal = symbol("false"), integer = symbol("integer");
   TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
@@ -622,6 +623,7 @@ private:
       return visit_string(node, "other", "");
     if (symbol == g_.default_parameter || symbol == g_.typed_default_parameter) {
       const TSNode value = field(node, g_.f_value);
+      record_setting(fact_kind_parameter_default, std::string(text(field(node, g_.f_name))), value, node);
       if (is_string(value))
         return visit_string(value, "default", std::string(text(field(node, g_.f_name))));
       return visit_children(node, depth);
@@ -1055,12 +1057,35 @@ private:
         }
       }
     }
+    // Config modules set their values at module level; inside a function an
+    // attribute assignment is code (`m.amp = True` in a check).
+    if (scope_.empty() && target.find('.') != std::string::npos)
+      record_setting("config-value", target, right, node);
     if (is_string(right)) {
       if (!ts_node_is_null(left))
         visit(left, depth + 1);
       return visit_string(right, is_config_default(node, target) ? "default" : "assignment", target);
     }
     visit_children(node, depth);
+  }
+
+  // A literal setting a user would change: a parameter default
+  // (`mixed_precision="fp16"`, `amp=True`) or a module-level config entry
+  // (`train.amp.enabled = True`). Only literals: computed values are code.
+  static constexpr std::string_view fact_kind_parameter_default = "parameter-default";
+  void record_setting(std::string_view kind, std::string name, TSNode value, TSNode node) {
+    if (ts_node_is_null(value))
+      return;
+    std::string literal;
+    if (is_string(value))
+      literal = string_value(value);
+    else if (is(value, g_.true_literal) || is(value, g_.false_literal) || is(value, g_.integer))
+      literal = std::string(text(value));
+    else
+      return;
+    Fact fact = make_fact(kind, std::move(name), node);
+    fact.set_attribute("value", std::move(literal));
+    out_.facts.push_back(std::move(fact));
   }
 
   // A value a user configures rather than code that runs: an annotated field
