@@ -8,6 +8,7 @@
 #include "frontend/python/python_frontend.h"
 #if MPSAUDIT_HAVE_MANIFEST
 #include "frontend/manifest/dependency_pass.h"
+#include "frontend/manifest/extension_import_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
 #endif
 #if MPSAUDIT_HAVE_CXX
@@ -72,6 +73,11 @@ const std::vector<ProjectPass> &frontend_project_passes() {
                     {"dependency", "unused-dependency", "undeclared-import"},
                     cross_check_dependencies,
                     dependency_pass_retention});
+    list.push_back({"cuda-extension-imports",
+                    {"cxx-extension", "import", "required-import", "call"},
+                    {std::string(kCudaExtensionImportFact)},
+                    find_cuda_extension_imports,
+                    extension_import_retention});
 #endif
     list.push_back({"mps-operator-coverage",
                     {"call", "attribute", "dependency"},

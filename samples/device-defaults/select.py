@@ -2,12 +2,12 @@ import pytorch_lightning as pl
 import torch
 from transformers import AutoModel
 
-use_cuda = torch.cuda.is_available()
+use_cuda = torch.cuda.is_available()  # expect: MPS203
 device = torch.device("cuda" if use_cuda else "cpu")  # expect: MPS203
 
 
 def get_device():
-    cuda = torch.cuda.is_available()
+    cuda = torch.cuda.is_available()  # expect: MPS203
     return torch.device("cuda:0" if cuda else "cpu")  # expect: MPS203
 
 

@@ -37,6 +37,11 @@ std::vector<Finding> findings_for(FileKind kind, const std::string &text, const 
   // rules on its facts have examples like any other (newest table).
   std::vector<ProjectFile> files{{path, kind, extract(kind, text, path)}};
   find_missing_mps_operators(files);
+  // So does the extension-import pass: a module that cpp_extension.load
+  // builds and the same file imports.
+  for (const ProjectPass &pass : frontend_project_passes())
+    if (pass.name == "cuda-extension-imports")
+      pass.run(files);
   const FileFacts &facts = files.front().facts;
   const RuleEngine engine(repository_catalog());
   const LineIndex lines(text);

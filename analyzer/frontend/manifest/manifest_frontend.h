@@ -40,6 +40,11 @@ inline constexpr std::string_view CxxExtension = "cxx-extension";
 // required by the CMake project). Read by the C++ front end's cpu-fallback
 // pass.
 inline constexpr std::string_view BuildSource = "build-source";
+// What setup.py runs at module level that needs the CUDA toolkit: nvcc
+// through subprocess (directly or in a function of the file) or CUDA_HOME
+// built into a path. name: the expression; attributes form (nvcc,
+// cuda-home), detail (for the message).
+inline constexpr std::string_view CudaProbe = "cuda-probe";
 // name: the image reference of a Dockerfile FROM; attributes repository, tag.
 inline constexpr std::string_view ContainerImage = "container-image";
 // name: the variable; attributes value, how (env, arg, export, prefix).

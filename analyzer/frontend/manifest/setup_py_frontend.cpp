@@ -3,6 +3,7 @@
 // assignment, +=, append and extend), CUDAExtension/CppExtension calls with
 // their sources, cmdclass with BuildExtension, and the conditions that guard
 // them (CUDA_HOME, torch.cuda.is_available(), FORCE_CUDA, sys.platform).
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -41,6 +42,7 @@ public:
 
   void read(TSNode root) {
     report_syntax_error(root);
+    find_probe_functions(root);
     walk(root, Guard::None, 0);
     for (const TSNode &call : setup_calls_)
       read_setup_call(call);
@@ -158,8 +160,17 @@ private:
     }
     if (type == "string") {
       note_source_literal(node, guard);
+      note_openmp_flag(node, guard);
       return;
     }
+    if (type == "function_definition" || type == "lambda") {
+      ++function_depth_; // a body runs when called, not when setup.py runs
+      walk_children(node, guard, depth);
+      --function_depth_;
+      return;
+    }
+    if (type == "binary_operator")
+      note_cuda_home_use(node, guard);
     if (type == "if_statement" || type == "elif_clause") {
       const auto [then_guard, else_guard] = condition_guard(field(node, "condition"));
       walk_children(field(node, "condition"), guard, depth);
@@ -313,6 +324,123 @@ private:
     }
   }
 
+  // ---- what setup.py runs on import that needs the CUDA toolkit -----------
+  //
+  // `nvcc -V` through subprocess, directly or in a function of this file, and
+  // CUDA_HOME joined into a path: run unguarded at module level they raise on
+  // a Mac (CUDA_HOME is None; there is no nvcc) before setup() is reached.
+
+  static bool runs_a_command(const std::string &text) {
+    for (const char *runner : {"check_output", "subprocess.run", "Popen", "getoutput", "getstatusoutput",
+                               "check_call", "subprocess.call", "os.popen", "os.system"})
+      if (text.find(runner) != std::string::npos)
+        return true;
+    return false;
+  }
+
+  // Top-level functions whose body runs nvcc, and those that call them;
+  // name -> the line that runs nvcc.
+  void find_probe_functions(TSNode root) {
+    std::map<std::string, TSNode> functions;
+    const std::uint32_t count = ts_node_named_child_count(root);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_named_child(root, i);
+      if (type_of(child) == "decorated_definition")
+        child = field(child, "definition");
+      if (type_of(child) == "function_definition")
+        functions.emplace(text_of(field(child, "name")), child);
+    }
+    for (const auto &[name, definition] : functions) {
+      const std::string body = text_of(field(definition, "body"));
+      const auto nvcc = body.find("nvcc");
+      if (nvcc == std::string::npos || !runs_a_command(body))
+        continue;
+      const std::uint32_t body_line = line_of(field(definition, "body"));
+      probe_functions_[name] =
+          body_line + static_cast<std::uint32_t>(
+                          std::count(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(nvcc), '\n'));
+    }
+    for (bool changed = true; changed;) { // callers of probes probe too
+      changed = false;
+      for (const auto &[name, definition] : functions) {
+        if (probe_functions_.count(name))
+          continue;
+        const std::string body = text_of(field(definition, "body"));
+        for (const auto &[probe, line] : probe_functions_)
+          if (body.find(probe + "(") != std::string::npos) {
+            probe_functions_[name] = line;
+            changed = true;
+            break;
+          }
+      }
+    }
+  }
+
+  void record_cuda_probe(TSNode node, Guard guard, std::string form, std::string detail) {
+    Fact fact =
+        make_fact(manifest_fact_kind::CudaProbe, text_of(node).substr(0, 80), line_of(node), column_of(node),
+                  static_cast<std::uint32_t>(ts_node_end_byte(node) - ts_node_start_byte(node)));
+    fact.guard = guard;
+    fact.set_attribute("form", std::move(form));
+    fact.set_attribute("detail", std::move(detail));
+    fact.set_attribute("value", std::string(trim(lines_.line_text(line_of(node)))));
+    facts_.facts.push_back(std::move(fact));
+  }
+
+  void note_module_level_probe(TSNode call, const std::string &name, Guard guard) {
+    if (function_depth_ > 0)
+      return;
+    const std::string callee = text_of(field(call, "function"));
+    if (const auto probe = probe_functions_.find(callee); probe != probe_functions_.end()) {
+      record_cuda_probe(
+          call, guard, "nvcc",
+          "`" + callee + "()` runs nvcc (line " + std::to_string(probe->second) +
+              ") whenever setup.py runs; with no CUDA toolkit it raises before setup() is reached");
+      return;
+    }
+    const std::string text = text_of(call);
+    if (text.find("nvcc") != std::string::npos && runs_a_command(callee))
+      record_cuda_probe(call, guard, "nvcc",
+                        "`" + name +
+                            "` runs nvcc whenever setup.py runs; with no CUDA toolkit it raises before "
+                            "setup() is reached");
+    else if (name == "join" && callee.find("path") != std::string::npos && mentions_cuda_home(call))
+      record_cuda_probe(call, guard, "cuda-home",
+                        "CUDA_HOME is joined into a path whenever setup.py runs; it is None without a CUDA "
+                        "toolkit, so this raises TypeError before setup() is reached");
+  }
+
+  bool mentions_cuda_home(TSNode call) const {
+    const TSNode arguments = field(call, "arguments");
+    if (ts_node_is_null(arguments) || ts_node_named_child_count(arguments) == 0)
+      return false;
+    return text_of(ts_node_named_child(arguments, 0)) == "CUDA_HOME";
+  }
+
+  // CUDA_HOME + "/bin/nvcc" at module level.
+  void note_cuda_home_use(TSNode node, Guard guard) {
+    if (function_depth_ > 0 || text_of(field(node, "left")) != "CUDA_HOME")
+      return;
+    record_cuda_probe(
+        node, guard, "cuda-home",
+        "CUDA_HOME is concatenated into a path whenever setup.py runs; it is None without a CUDA "
+        "toolkit, so this raises TypeError before setup() is reached");
+  }
+
+  // -fopenmp / -lgomp: Apple clang rejects -fopenmp ("unsupported option")
+  // and macOS has no libgomp.
+  void note_openmp_flag(TSNode node, Guard guard) {
+    const auto value = string_value(node);
+    if (!value || (value->find("-fopenmp") == std::string::npos && value->find("gomp") == std::string::npos))
+      return;
+    Fact fact = make_fact(manifest_fact_kind::Build, "compile-flag", line_of(node), column_of(node),
+                          static_cast<std::uint32_t>(ts_node_end_byte(node) - ts_node_start_byte(node)));
+    fact.guard = guard;
+    fact.set_attribute("args", *value);
+    fact.set_attribute("value", *value);
+    facts_.facts.push_back(std::move(fact));
+  }
+
   void walk_children(TSNode node, Guard guard, int depth) {
     if (ts_node_is_null(node))
       return;
@@ -336,6 +464,7 @@ private:
       setup_calls_.push_back(call);
       return;
     }
+    note_module_level_probe(call, name, guard);
     // reqs.append("x") / reqs.extend([...]) contribute to a named list.
     if ((name == "append" || name == "extend" || name == "insert") && type_of(function) == "attribute") {
       const TSNode object = field(function, "object");
@@ -519,6 +648,8 @@ private:
   std::map<std::string, std::vector<Read>> reads_;
   std::set<std::string> extension_names_;
   bool cpu_extension_outside_cuda_ = false;
+  std::map<std::string, std::uint32_t> probe_functions_; // name -> the line that runs nvcc
+  int function_depth_ = 0;
 };
 
 } // namespace

@@ -57,7 +57,8 @@ struct Grammar {
            wildcard_import = symbol("wildcard_import"), relative_import = symbol("relative_import"),
            decorated_definition = symbol("decorated_definition"), comment = symbol("comment"),
            block = symbol("block"), assert_statement = symbol("assert_statement"),
-           raise_statement = symbol("raise_statement");
+           raise_statement = symbol("raise_statement"), true_literal = symbol("true"),
+           false_literal = symbol("false"), integer = symbol("integer");
   TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
@@ -265,6 +266,8 @@ private:
   void record_import(TSNode node, std::string canonical, const std::string &bound_name,
                      const std::string &binding) {
     aliases_[bound_name] = binding;
+    if (guard_ == Guard::ImportFallback)
+      fallback_imports_[bound_name] = canonical;
     Fact fact = make_fact(fact_kind::Import, std::move(canonical), node);
     fact.set_attribute("bound", bound_name);
     out_.facts.push_back(std::move(fact));
@@ -293,6 +296,17 @@ private:
       // project passes can see them, but never bind them to a package.
       Fact fact = make_fact(fact_kind::Import, std::string(text(module_node)), node);
       fact.set_attribute("relative", "true");
+      // The names it imports (`from . import _C`): the extension-import pass
+      // resolves them against the modules setup.py builds.
+      std::string names;
+      for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+        if (field_id != g_.f_name)
+          return;
+        const TSNode name = is(child, g_.aliased_import) ? field(child, g_.f_name) : child;
+        names += (names.empty() ? "" : ",") + std::string(text(name));
+      });
+      if (!names.empty())
+        fact.set_attribute("names", names);
       out_.facts.push_back(std::move(fact));
       return;
     }
@@ -444,10 +458,40 @@ private:
     scan_selection(whole, has_mps, has_device, has_accelerator);
     if (!has_device)
       return;
+    // `if cuda: return "cuda"` with no else: the statements after it are the
+    // rest of the chain (`if mps: return "mps"`, `return "cpu"`). A few
+    // statements only: a chain is short, and a module can be long.
+    constexpr int kChainStatements = 8;
+    int looked_at = 0;
+    if (is(whole, g_.if_statement) && ts_node_is_null(field(whole, g_.f_alternative)))
+      for (TSNode next = ts_node_next_named_sibling(whole);
+           !ts_node_is_null(next) && !has_mps && !has_accelerator && looked_at++ < kChainStatements;
+           next = ts_node_next_named_sibling(next)) {
+        bool ignored = false;
+        scan_selection(next, has_mps, ignored, has_accelerator);
+      }
     Fact fact = make_fact(fact_kind::DeviceSelection, std::string(trim(text(condition))), condition);
     fact.guard = Guard::None; // the selection itself is what is being judged
     fact.set_attribute("has_mps", has_mps ? "true" : "false");
     fact.set_attribute("has_accelerator", has_accelerator ? "true" : "false");
+    out_.facts.push_back(std::move(fact));
+    if (!has_mps && !has_accelerator)
+      record_flag_decision(condition);
+  }
+
+  // `use_cuda = not args.no_cuda and torch.cuda.is_available()` ... later
+  // `torch.device("cuda" if use_cuda else "cpu")`: the choice is made where
+  // the flag is assigned, so that line is part of the selection too (once
+  // per flag).
+  void record_flag_decision(TSNode condition) {
+    const auto found = cuda_flag_assignments_.find(std::string(trim(text(condition))));
+    if (found == cuda_flag_assignments_.end() || !reported_flags_.insert(found->first).second)
+      return;
+    Fact fact = make_fact(fact_kind::DeviceSelection, std::string(trim(text(found->second))), found->second);
+    fact.guard = Guard::None;
+    fact.set_attribute("has_mps", "false");
+    fact.set_attribute("has_accelerator", "false");
+    fact.set_attribute("decides", std::string(trim(text(condition))));
     out_.facts.push_back(std::move(fact));
   }
 
@@ -579,6 +623,7 @@ private:
       return visit_string(node, "other", "");
     if (symbol == g_.default_parameter || symbol == g_.typed_default_parameter) {
       const TSNode value = field(node, g_.f_value);
+      record_setting(fact_kind_parameter_default, std::string(text(field(node, g_.f_name))), value, node);
       if (is_string(value))
         return visit_string(value, "default", std::string(text(field(node, g_.f_name))));
       return visit_children(node, depth);
@@ -743,6 +788,7 @@ private:
     const bool option_test = !cuda_test && !is_main_guard(condition);
     if (calls_cuda_availability(condition))
       record_device_selection(node, condition);
+    record_required_import(condition, field(node, g_.f_consequence));
     visit(condition, depth + 1);
     for_each_child(node, [&](TSNode child, TSFieldId field_id) {
       if (!ts_node_is_named(child) || field_id == g_.f_condition)
@@ -780,6 +826,28 @@ private:
         option_branch_ = trim(text(condition));
       visit(child, depth + 1);
     });
+  }
+
+  // `if ops is None: raise ...` after `try: import ops / except ImportError:
+  // ops = None`: the fallback only postpones the failure. A
+  // `required-import` fact names the module where the program stops.
+  void record_required_import(TSNode condition, TSNode consequence) {
+    if (fallback_imports_.empty() || !ends_in_raise_or_exit(consequence))
+      return;
+    std::string_view test = trim(text(condition));
+    if (starts_with(test, "not "))
+      test = trim(test.substr(4));
+    else if (ends_with(test, " is None"))
+      test = trim(test.substr(0, test.size() - 8));
+    else
+      return;
+    const auto found = fallback_imports_.find(std::string(test));
+    if (found == fallback_imports_.end())
+      return;
+    Fact fact = make_fact("required-import", found->second, condition);
+    if (fact.guard == Guard::ImportFallback)
+      fact.guard = Guard::None;
+    out_.facts.push_back(std::move(fact));
   }
 
   // `a if cond else b`: named children are a, cond, b (no fields).
@@ -963,8 +1031,13 @@ private:
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
-    if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right))
+    if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right)) {
       cuda_flags_.insert(target); // `use_cuda = torch.cuda.is_available()`
+      bool has_mps = false, has_device = false, has_accelerator = false;
+      scan_selection(right, has_mps, has_device, has_accelerator);
+      if (!has_mps && !has_accelerator)
+        cuda_flag_assignments_.try_emplace(target, node);
+    }
     if (!target.empty() && !ts_node_is_null(right)) {
       const auto [canonical, rooted] = resolve(target);
       if (rooted) {
@@ -984,12 +1057,35 @@ private:
         }
       }
     }
+    // Config modules set their values at module level; inside a function an
+    // attribute assignment is code (`m.amp = True` in a check).
+    if (scope_.empty() && target.find('.') != std::string::npos)
+      record_setting("config-value", target, right, node);
     if (is_string(right)) {
       if (!ts_node_is_null(left))
         visit(left, depth + 1);
       return visit_string(right, is_config_default(node, target) ? "default" : "assignment", target);
     }
     visit_children(node, depth);
+  }
+
+  // A literal setting a user would change: a parameter default
+  // (`mixed_precision="fp16"`, `amp=True`) or a module-level config entry
+  // (`train.amp.enabled = True`). Only literals: computed values are code.
+  static constexpr std::string_view fact_kind_parameter_default = "parameter-default";
+  void record_setting(std::string_view kind, std::string name, TSNode value, TSNode node) {
+    if (ts_node_is_null(value))
+      return;
+    std::string literal;
+    if (is_string(value))
+      literal = string_value(value);
+    else if (is(value, g_.true_literal) || is(value, g_.false_literal) || is(value, g_.integer))
+      literal = std::string(text(value));
+    else
+      return;
+    Fact fact = make_fact(kind, std::move(name), node);
+    fact.set_attribute("value", std::move(literal));
+    out_.facts.push_back(std::move(fact));
   }
 
   // A value a user configures rather than code that runs: an annotated field
@@ -1029,6 +1125,12 @@ private:
   FileFacts &out_;
   std::unordered_map<std::string, std::string> aliases_;
   std::unordered_set<std::string> cuda_flags_; // names assigned a CUDA availability test
+  // CUDA flags assigned without an MPS test -> the assignment; and those
+  // already reported as part of a selection.
+  std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
+  std::unordered_set<std::string> reported_flags_;
+  // Names bound by an import behind try/except ImportError -> the module.
+  std::unordered_map<std::string, std::string> fallback_imports_;
   std::unordered_set<std::string> module_classes_;
   Guard guard_ = Guard::None;
   std::string scope_;

@@ -5,7 +5,7 @@ under torch.ops.fused_ops.
 """
 import torch
 
-from . import _C  # noqa: F401  (registers torch.ops.fused_ops)
+from . import _C  # noqa: F401  (registers torch.ops.fused_ops)  # expect: MPS604
 from .reference import scaled_add as scaled_add_reference
 
 

@@ -1,0 +1,205 @@
+#include "frontend/manifest/extension_import_pass.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "core/text.h"
+#include "frontend/manifest/manifest_frontend.h"
+
+namespace mpsaudit {
+namespace {
+
+constexpr std::string_view kImportModule = "importlib.import_module";
+constexpr std::string_view kJitLoad = "torch.utils.cpp_extension.load";
+// `if ops is None: raise` after an import with a None fallback (the Python
+// front end): the extension is required after all.
+constexpr std::string_view kRequiredImport = "required-import";
+
+bool is_code(FileKind kind) {
+  return kind == FileKind::Python || kind == FileKind::Notebook;
+}
+
+// Kernel tests import the kernel they test; that is no migration step of its
+// own (the kernel's findings already say what needs porting).
+bool is_test_file(std::string_view path) {
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const auto slash = path.find('/', start);
+    const std::string_view part =
+        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (slash == std::string_view::npos)
+      return starts_with(part, "test_") || ends_with(part, "_test.py") || part == "conftest.py";
+    if (part == "test" || part == "tests")
+      return true;
+    start = slash + 1;
+  }
+  return false;
+}
+
+// A string argument by keyword, else by position.
+const Argument *string_argument(const Fact &fact, std::string_view keyword, std::size_t position) {
+  const Argument *argument = fact.keyword_argument(keyword);
+  if (!argument)
+    argument = fact.positional_argument(position);
+  return argument && argument->is_string && !argument->value.empty() ? argument : nullptr;
+}
+
+// `load(name="ops_cuda", sources=["ops.cpp", "ops_kernel.cu"])`, or with
+// cuda_sources: a module compiled by nvcc at run time.
+bool loads_cuda_sources(const Fact &call) {
+  if (call.keyword_argument("cuda_sources"))
+    return true;
+  const Argument *sources = call.keyword_argument("sources");
+  if (!sources)
+    sources = call.positional_argument(1);
+  return sources && sources->text.find(".cu") != std::string::npos;
+}
+
+// The package a relative import starts from: `from .. import x` in
+// pkg/sub/mod.py is pkg. Empty when it climbs above the scanned tree.
+std::string relative_base(const std::string &path, std::string_view module) {
+  std::size_t level = 0;
+  while (level < module.size() && module[level] == '.')
+    ++level;
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', start)) {
+    parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  if (level == 0 || level - 1 > parts.size())
+    return {};
+  parts.resize(parts.size() - (level - 1));
+  std::string base;
+  for (const auto &part : parts)
+    base += (base.empty() ? "" : ".") + part;
+  const std::string_view rest = module.substr(level);
+  if (!rest.empty())
+    base += (base.empty() ? "" : ".") + std::string(rest);
+  return base;
+}
+
+// What an import fact names as modules, absolute and dotted: `from pkg
+// import a` gives pkg.a (the front end's name); `from .sub import a, b` in
+// pkg/mod.py gives pkg.sub.a and pkg.sub.b.
+std::vector<std::string> imported_modules(const ProjectFile &file, const Fact &fact) {
+  if (fact.kind == fact_kind::Call) {
+    const Argument *module = string_argument(fact, "name", 0);
+    if (module && !starts_with(module->value, "."))
+      return {module->value};
+    return {};
+  }
+  if (!fact.attribute("relative"))
+    return {fact.name};
+  const std::string base = relative_base(file.path, fact.name);
+  const std::string *names = fact.attribute("names");
+  std::vector<std::string> modules;
+  if (!names)
+    return modules;
+  std::size_t start = 0;
+  while (start <= names->size()) {
+    auto comma = names->find(',', start);
+    if (comma == std::string::npos)
+      comma = names->size();
+    const std::string name = names->substr(start, comma - start);
+    if (!name.empty())
+      modules.push_back(base.empty() ? name : base + "." + name);
+    start = comma + 1;
+  }
+  return modules;
+}
+
+// The extension an imported module is, or reaches into: `pkg._C` and
+// `pkg._C.fwd` are both pkg._C. A relative import is resolved from the file's
+// own path, which may carry a source folder above the package (src/pkg/...):
+// it matches when it ends with the extension's full name.
+const std::pair<const std::string, std::string> *
+extension_of(const std::map<std::string, std::string> &extensions, const std::string &module, bool relative) {
+  for (std::string candidate = module;;) {
+    if (const auto found = extensions.find(candidate); found != extensions.end())
+      return &*found;
+    if (relative)
+      for (const auto &entry : extensions)
+        if (ends_with(candidate, "." + entry.first))
+          return &entry;
+    const auto dot = candidate.rfind('.');
+    if (dot == std::string::npos)
+      return nullptr;
+    candidate.resize(dot);
+  }
+}
+
+} // namespace
+
+void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
+  // Extension module -> where it is built ("setup.py:12").
+  std::map<std::string, std::string> extensions;
+  std::set<std::string> built_for_cpu;
+  for (const ProjectFile &file : files)
+    for (const Fact &fact : file.facts.facts) {
+      const std::string where = file.path + ":" + std::to_string(fact.span.line);
+      if (fact.kind == manifest_fact_kind::CxxExtension) {
+        const std::string *name = fact.attribute("ext_name");
+        if (!name)
+          continue;
+        if (fact.name == "CppExtension")
+          built_for_cpu.insert(*name);
+        else
+          extensions.try_emplace(*name, where);
+      } else if (fact.kind == fact_kind::Call && fact.name == kJitLoad && loads_cuda_sources(fact)) {
+        if (const Argument *name = string_argument(fact, "name", 0))
+          extensions.try_emplace(name->value, where);
+      }
+    }
+  for (const auto &name : built_for_cpu)
+    extensions.erase(name);
+  if (extensions.empty())
+    return;
+
+  for (ProjectFile &file : files) {
+    if (!is_code(file.kind) || is_test_file(file.path))
+      continue;
+    std::vector<Fact> added;
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::string>> reported;
+    for (const Fact &fact : file.facts.facts) {
+      const bool import_call = fact.kind == fact_kind::Call && fact.name == kImportModule;
+      if (fact.kind != fact_kind::Import && fact.kind != kRequiredImport && !import_call)
+        continue;
+      const bool relative = fact.attribute("relative") != nullptr;
+      for (const std::string &module : imported_modules(file, fact)) {
+        const auto *extension = extension_of(extensions, module, relative);
+        if (!extension || !reported.emplace(fact.span.line, fact.span.column, extension->first).second)
+          continue;
+        Fact note;
+        note.kind = std::string(kCudaExtensionImportFact);
+        note.name = extension->first;
+        note.span = fact.span;
+        note.scope = fact.scope;
+        note.guard = fact.guard;
+        note.cell = fact.cell;
+        note.cell_line = fact.cell_line;
+        note.in_forward = fact.in_forward;
+        if (const std::string *option = fact.attribute("option"))
+          note.set_attribute("option", *option);
+        note.set_attribute("built_at", extension->second);
+        note.set_attribute("value", module);
+        note.set_attribute("effect", fact.kind == kRequiredImport
+                                         ? "this test raises when it is missing, as it is on a Mac"
+                                         : "this import raises ImportError on a Mac");
+        added.push_back(std::move(note));
+      }
+    }
+    for (auto &fact : added)
+      file.facts.facts.push_back(std::move(fact));
+  }
+}
+
+FactRetention extension_import_retention(const Fact &fact) {
+  if (fact.kind == fact_kind::Call)
+    return fact.name == kImportModule || fact.name == kJitLoad ? FactRetention::Keep : FactRetention::Drop;
+  return FactRetention::Keep;
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,5 @@
+#include <torch/extension.h>
+
+torch::Tensor blur(torch::Tensor x) { return x; }
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("blur", &blur); }

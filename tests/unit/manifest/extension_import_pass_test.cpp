@@ -1,0 +1,72 @@
+#include <catch2/catch.hpp>
+
+#include "frontend/manifest/extension_import_pass.h"
+#include "frontend/manifest/manifest_frontend.h"
+#include "frontend/python/python_frontend.h"
+
+using namespace mpsaudit;
+
+namespace {
+
+ProjectFile setup_py(const std::string &path, const std::string &text) {
+  return ProjectFile{path, FileKind::SetupPy, extract_setup_py(text, path)};
+}
+
+ProjectFile python(const std::string &path, const std::string &text) {
+  return ProjectFile{path, FileKind::Python, extract_python_source(text, path)};
+}
+
+// "line:extension:guard" for every cuda-extension-import fact of a file.
+std::vector<std::string> extension_imports(const ProjectFile &file) {
+  std::vector<std::string> found;
+  for (const Fact &fact : file.facts.facts)
+    if (fact.kind == kCudaExtensionImportFact)
+      found.push_back(std::to_string(fact.span.line) + ":" + fact.name + ":" +
+                      std::string(to_string(fact.guard)));
+  return found;
+}
+
+} // namespace
+
+TEST_CASE("imports of the CUDA extensions setup.py builds", "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(setup_py("setup.py", "from torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+                                       "exts = [CUDAExtension(name='pkg._C', sources=['a.cu']),\n"
+                                       "        CUDAExtension('ops_cuda', ['b.cu']),\n"
+                                       "        CUDAExtension('both_ways', ['c.cu']),\n"
+                                       "        CppExtension('both_ways', ['c.cpp'])]\n"));
+  // A relative import resolves from the file's package, below a src/ folder too.
+  files.push_back(python("src/pkg/layers/norm.py", "from .. import _C\n"
+                                                   "from ..other import _C as unrelated\n"
+                                                   "import both_ways\n"
+                                                   "def f():\n"
+                                                   "    import importlib\n"
+                                                   "    return importlib.import_module('ops_cuda')\n"));
+  files.push_back(python("pkg/fast.py", "from pkg._C import forward\n"
+                                        "try:\n"
+                                        "    import ops_cuda\n"
+                                        "except ImportError:\n"
+                                        "    ops_cuda = None\n"
+                                        "def g():\n"
+                                        "    if ops_cuda is None:\n"
+                                        "        raise RuntimeError('build ops_cuda')\n"));
+  files.push_back(python("tests/test_ops.py", "import ops_cuda\n"));
+  find_cuda_extension_imports(files);
+
+  CHECK(extension_imports(files[1]) == std::vector<std::string>{"1:pkg._C:none", "6:ops_cuda:none"});
+  CHECK(extension_imports(files[2]) ==
+        std::vector<std::string>{"1:pkg._C:none", "3:ops_cuda:import-fallback", "7:ops_cuda:none"});
+  CHECK(extension_imports(files[3]).empty()); // a kernel test imports its kernel
+  for (const Fact &fact : files[1].facts.facts)
+    if (fact.kind == kCudaExtensionImportFact && fact.name == "pkg._C")
+      CHECK(*fact.attribute("built_at") == "setup.py:2");
+}
+
+TEST_CASE("no CUDA extension, no extension imports", "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(setup_py("setup.py", "from torch.utils.cpp_extension import CppExtension\n"
+                                       "ext = CppExtension('ops_cuda', ['b.cpp'])\n"));
+  files.push_back(python("m.py", "import ops_cuda\n"));
+  find_cuda_extension_imports(files);
+  CHECK(extension_imports(files[1]).empty());
+}
