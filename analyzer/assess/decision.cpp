@@ -405,6 +405,12 @@ Assessment assess(const AssessmentInput &input) {
   const Verdict verdict = decide(scan, role_of, assessment.effort, assessment.memory, input.thresholds, {});
   Decision &decision = assessment.decision;
   decision.outcome = verdict.outcome;
+  // The first effort figure prices the path the verdict recommends.
+  price_recommended_path(assessment.effort,
+                         verdict.outcome == Outcome::Adapt  ? RecommendedPath::Port
+                         : verdict.outcome == Outcome::Dual ? RecommendedPath::MacEntryPoints
+                                                            : RecommendedPath::KeepLinux,
+                         assessment.roles, input.model);
   for (const auto &factor : verdict.factors) {
     if (factor.pushes_to == verdict.outcome)
       decision.deciding.push_back(factor);

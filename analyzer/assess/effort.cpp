@@ -1,19 +1,24 @@
 #include "assess/effort.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <unordered_map>
 
 #include <toml++/toml.h>
 
+#include "assess/roles.h"
 #include "core/text.h"
 #include "fix/fix.h"
 
 namespace mpsaudit {
 namespace {
+
+constexpr const char *kAcceptanceKey = "one-off:mac-acceptance";
 
 std::string number_text(double value) {
   char buffer[32];
@@ -120,6 +125,56 @@ KernelFallbacks kernel_fallbacks(const std::vector<ProjectFile> &files) {
   return result;
 }
 
+bool is_cxx_source(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda;
+}
+
+// The C++/CUDA sources whose findings the kernel families' ports cover:
+// every one, once the project has a kernel the model prices.
+std::set<std::string> kernel_covered_sources(const std::vector<ProjectFile> &files) {
+  const bool has_kernels = std::any_of(files.begin(), files.end(), [](const ProjectFile &file) {
+    return std::any_of(file.facts.facts.begin(), file.facts.facts.end(),
+                       [](const Fact &fact) { return fact.kind == "cuda-kernel"; });
+  });
+  std::set<std::string> sources;
+  if (has_kernels)
+    for (const auto &file : files)
+      if (is_cxx_source(file.kind))
+        sources.insert(file.path);
+  return sources;
+}
+
+// The package a dependency or library finding is about, when it is priced
+// as a package (once per repository): dependency findings beyond a
+// mechanical line edit, and library swaps (small or medium). Large library
+// findings are kernel families written in Python, one per file.
+std::string package_of(const Finding &finding, const std::string &family, Effort effort) {
+  if (effort == Effort::Trivial || effort == Effort::Blocker || finding.name.empty())
+    return "";
+  if (family == "dependencies" || (family == "library" && effort != Effort::Large))
+    return package_key(component_of(finding.name));
+  return "";
+}
+
+std::string file_name_of(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A large item's subject: its file, except that explicit instantiation
+// files of one C++/CUDA template ("fwd_hdim64_fp16_sm80.cu") are one family.
+std::string large_item_subject(const std::string &path) {
+  const std::string name = file_name_of(path);
+  const std::size_t dot = name.rfind('.');
+  const std::string extension = dot == std::string::npos ? "" : name.substr(dot);
+  static const std::set<std::string> cxx_extensions{".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"};
+  if (!cxx_extensions.count(extension))
+    return path;
+  const std::string directory = directory_of(path);
+  return (directory == "." ? "" : directory + "/") + kernel_family_name(name.substr(0, dot)) + "*" +
+         extension;
+}
+
 HourRange range_from(const toml::node *node, HourRange fallback, const std::string &where,
                      const std::string &path, std::vector<Diagnostic> &diagnostics) {
   if (!node)
@@ -141,12 +196,80 @@ HourRange range_from(const toml::node *node, HourRange fallback, const std::stri
 
 } // namespace
 
+std::string kernel_family_name(std::string_view name) {
+  // Tokens that name a variant of one kernel, not another kernel: element
+  // types, head/tile dimensions, architectures, vector widths, bare numbers.
+  static const std::set<std::string> variant_words{
+      "float", "half", "double",   "bf16",      "fp16",    "fp32",      "fp64", "fp8",
+      "f16",   "f32",  "bfloat16", "float16",   "float32", "int8",      "int4", "uint8",
+      "e4m3",  "e5m2", "causal",   "noncausal", "vec",     "vectorized"};
+  auto is_variant = [&](const std::string &token) {
+    if (token.empty() || variant_words.count(token))
+      return true;
+    std::size_t digits = token.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(token[digits - 1])))
+      --digits;
+    if (digits == token.size())
+      return false; // no trailing number: a word of the name
+    const std::string prefix = token.substr(0, digits);
+    static const std::set<std::string> numbered{"",     "hdim", "dim", "d", "sm",    "v",       "vec",   "bs",
+                                                "tile", "k",    "n",   "m", "block", "headdim", "split", "x"};
+    return numbered.count(prefix) > 0;
+  };
+  std::string lowered;
+  for (char c : name)
+    lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string kept;
+  std::size_t start = 0;
+  while (start <= lowered.size()) {
+    const std::size_t end = std::min(lowered.find('_', start), lowered.size());
+    const std::string token = lowered.substr(start, end - start);
+    if (!is_variant(token))
+      kept += (kept.empty() ? "" : "_") + token;
+    start = end + 1;
+  }
+  return kept.empty() ? std::string(name) : kept;
+}
+
+std::string package_key(std::string_view name) {
+  std::string key;
+  for (char c : name)
+    key += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const char *suffix : {"-full", "-gpu", "-cuda", "-cu"}) {
+      const std::size_t at = key.rfind(suffix);
+      if (at == std::string::npos || at == 0)
+        continue;
+      // "-cu118", "-cuda12", "-cuda12x", "-gpu", "-full": a build flavour of one package.
+      std::size_t rest = at + std::strlen(suffix);
+      while (rest < key.size() && (std::isdigit(static_cast<unsigned char>(key[rest])) || key[rest] == 'x'))
+        ++rest;
+      const bool numbered = rest > at + std::strlen(suffix);
+      const bool bare = std::strcmp(suffix, "-full") == 0 || std::strcmp(suffix, "-gpu") == 0;
+      if (rest == key.size() && (numbered || bare)) {
+        key.erase(at);
+        stripped = true;
+      }
+    }
+  }
+  return key;
+}
+
 std::string format_hours(const HourRange &range) {
   const double high = range.high;
   if (high <= 0)
     return "0 h";
   double divisor = 1;
   const char *unit = "h";
+  if (high >= 480) {
+    // Whole months: a precise-looking week count would claim more than a
+    // range this long is known to.
+    const double low_months = std::max(1.0, std::floor(range.low / 160 + 0.5));
+    const double high_months = std::max(low_months, std::floor(high / 160 + 0.5));
+    return number_text(low_months) + (high_months > low_months ? "–" + number_text(high_months) : "") +
+           " person-months";
+  }
   if (high >= 160) {
     divisor = 40;
     unit = "wk";
@@ -179,6 +302,7 @@ EffortModel default_effort_model() {
        "Add one device/dtype helper (cuda, mps, cpu) and route device choices through it",
        {1, 2},
        {"device", "torch-cuda", "dtype"},
+       {},
        "shared/HAZARDS.md section 8 (TRIVIAL: once per repo)"},
   };
   return model;
@@ -227,8 +351,19 @@ EffortModel load_effort_model(const std::string &path, std::vector<Diagnostic> &
   section_range("kernel", "double", model.kernel_double);
   section_range("kernel", "host_glue", model.kernel_host_glue);
   section_range("kernel", "with_fallback", model.kernel_with_fallback);
+  section_range("kernel", "per_variant", model.kernel_per_variant);
+  section_range("acceptance", "base", model.acceptance_base);
+  section_range("acceptance", "per_entry_point", model.acceptance_per_entry);
+  double entry_cap = model.acceptance_entry_cap;
+  section_number("acceptance", "entry_point_cap", entry_cap);
+  model.acceptance_entry_cap = static_cast<int>(entry_cap);
+  section_range("keep_linux", "pin", model.keep_pin);
+  section_range("keep_linux", "guard_per_component", model.keep_guard_per_component);
+  double guard_max = model.keep_guard_max_components;
+  section_number("keep_linux", "guard_max_components", guard_max);
+  model.keep_guard_max_components = static_cast<int>(guard_max);
   section_number("model", "hours_per_day", model.hours_per_day);
-  for (const char *section : {"trivial", "small", "medium", "large", "kernel"})
+  for (const char *section : {"trivial", "small", "medium", "large", "kernel", "acceptance", "keep_linux"})
     if (const auto *table = document.get_as<toml::table>(section))
       if (auto source = table->get_as<std::string>("source"))
         model.sources.emplace_back(section, source->get());
@@ -250,6 +385,10 @@ EffortModel load_effort_model(const std::string &path, std::vector<Diagnostic> &
         for (const auto &family : *families)
           if (auto text = family.value<std::string>())
             cost.when_families.push_back(*text);
+      if (const auto *families = table->get_as<toml::array>("absorbs_families"))
+        for (const auto &family : *families)
+          if (auto text = family.value<std::string>())
+            cost.absorbs_families.push_back(*text);
       if (cost.id.empty() || cost.title.empty() || cost.when_families.empty()) {
         diagnostics.push_back({DiagnosticLevel::Error, path, table->source().begin.line, "effort-model",
                                "[[one_off]] needs id, title, hours and when_families"});
@@ -260,6 +399,192 @@ EffortModel load_effort_model(const std::string &path, std::vector<Diagnostic> &
   }
   return model;
 }
+
+namespace {
+
+// One kernel's port from its device code (docs/effort-model.md, "CUDA kernels").
+HourRange kernel_port(const Fact &fact, const EffortModel &model, std::string &basis) {
+  const std::uint64_t lines = attribute_count(fact, "device_lines");
+  const bool tensor_core =
+      attribute_count(fact, "tensor_core") > 0 || attribute_count(fact, "inline_ptx") > 0;
+  HourRange port = tensor_core ? model.kernel_tensor_core : model.kernel_base;
+  basis = (tensor_core ? "tensor-core/PTX kernel " : "kernel ") + format_hours(port);
+  if (static_cast<double>(lines) > model.kernel_base_lines) {
+    const double extra = (static_cast<double>(lines) - model.kernel_base_lines) / 100.0;
+    port += model.kernel_per_100_lines.scaled(extra);
+    basis += ", " + std::to_string(lines) + " device lines";
+  }
+  auto surcharge = [&](const char *key, const HourRange &range, const char *label) {
+    if (attribute_count(fact, key) > 0) {
+      port += range;
+      basis += std::string(", ") + label;
+    }
+  };
+  surcharge("shared_memory", model.kernel_shared_memory, "shared memory");
+  surcharge("warp_intrinsics", model.kernel_warp_intrinsics, "warp intrinsics");
+  surcharge("atomics", model.kernel_atomics, "atomics");
+  surcharge("has_double", model.kernel_double, "double precision");
+  if (attribute_count(fact, "launches") > 0) {
+    port += model.kernel_host_glue;
+    basis += ", host glue";
+  }
+  return port;
+}
+
+struct KernelMember {
+  const ProjectFile *file = nullptr;
+  const Fact *fact = nullptr;
+  HourRange port;
+  std::string basis;
+  bool tensor_core = false;
+  bool has_fallback = false;
+};
+
+std::string last_name_part(const std::string &name) {
+  const std::size_t colon = name.rfind("::");
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
+void price_kernel_families(const std::vector<ProjectFile> &files, const EffortModel &model,
+                           std::map<std::string, EffortItem> &items,
+                           std::map<std::string, std::vector<std::size_t>> &covered_by_kernels,
+                           EffortEstimate &estimate) {
+  const KernelFallbacks fallbacks = kernel_fallbacks(files);
+  std::map<std::string, std::vector<KernelMember>> families; // family name -> members
+  for (const auto &file : files)
+    for (const Fact &fact : file.facts.facts) {
+      if (fact.kind != "cuda-kernel")
+        continue;
+      KernelMember member{&file, &fact, {}, {}, false, false};
+      member.port = kernel_port(fact, model, member.basis);
+      member.tensor_core =
+          attribute_count(fact, "tensor_core") > 0 || attribute_count(fact, "inline_ptx") > 0;
+      // Guard::CpuFallback: the C++ front end traced the kernel to an op with
+      // a CPU path (a device dispatch, a CPU registration, an optional build).
+      member.has_fallback =
+          fact.guard == Guard::CpuFallback ||
+          (fallbacks.file_has_fallback.count(file.path) ? !fallbacks.file_has_critical.count(file.path)
+                                                        : fallbacks.project_all_fallback);
+      families[kernel_family_name(last_name_part(fact.name))].push_back(member);
+    }
+  std::map<std::string, std::string> family_of_directory; // for covered findings outside kernel files
+  for (auto &[name, members] : families) {
+    // The family's port: its most expensive member, plus a small amount for
+    // every further variant (another dtype or file of the same kernel).
+    const auto largest = std::max_element(members.begin(), members.end(), [](const auto &a, const auto &b) {
+      return a.port.high < b.port.high;
+    });
+    const int variants = static_cast<int>(members.size()) - 1;
+    HourRange port = largest->port;
+    port += model.kernel_per_variant.scaled(variants);
+    std::string basis = largest->basis;
+    if (variants > 0)
+      basis += "; " + std::to_string(variants) + " more variant" + (variants == 1 ? "" : "s") + " x " +
+               format_hours(model.kernel_per_variant);
+    const bool has_fallback =
+        std::all_of(members.begin(), members.end(), [](const KernelMember &m) { return m.has_fallback; });
+    EffortItem item;
+    item.key = "kernel:" + name;
+    const KernelMember &first = members.front();
+    item.title =
+        "Port CUDA kernel " +
+        (members.size() == 1 ? last_name_part(first.fact->name)
+                             : "family " + name + " (" + std::to_string(members.size()) + " kernels)") +
+        " (" + first.file->path + ":" + std::to_string(first.fact->span.line) + ")";
+    item.family = "kernels";
+    item.effort = Effort::Large;
+    item.kind = "kernel";
+    item.sites = static_cast<int>(members.size());
+    item.replacement =
+        "Re-express in torch ops, or Metal via torch.mps.compile_shader (2.7+) or a .mm extension";
+    if (has_fallback) {
+      item.hours = model.kernel_with_fallback;
+      item.deferred = port;
+      item.basis = "has a CPU/Python fallback: route to it now (" + format_hours(model.kernel_with_fallback) +
+                   "); port deferred (" + basis + ")";
+      estimate.deferred += port;
+    } else {
+      item.hours = port;
+      item.basis = basis;
+    }
+    std::map<std::string, int> kernels_in_file;
+    for (const KernelMember &member : members)
+      ++kernels_in_file[member.file->path];
+    for (const auto &[path, count] : kernels_in_file) {
+      item.files.push_back({path, count, item.hours.scaled(static_cast<double>(count) / members.size()), {}});
+      auto covered = covered_by_kernels.find(path);
+      if (covered != covered_by_kernels.end()) {
+        item.finding_indices.insert(item.finding_indices.end(), covered->second.begin(),
+                                    covered->second.end());
+        covered_by_kernels.erase(covered);
+      }
+      family_of_directory.emplace(directory_of(path), item.key);
+    }
+    estimate.kernel_families.push_back(
+        {name, static_cast<int>(members.size()),
+         std::any_of(members.begin(), members.end(), [](const KernelMember &m) { return m.tensor_core; }),
+         item.hours});
+    if (has_fallback)
+      estimate.kernel_families.back().hours = port;
+    items.emplace(item.key, std::move(item));
+  }
+  // Findings in the other C++/CUDA sources (host glue, bindings, headers):
+  // the family of the same directory takes them, else the largest family.
+  std::stable_sort(estimate.kernel_families.begin(), estimate.kernel_families.end(),
+                   [](const KernelFamily &a, const KernelFamily &b) { return a.hours.high > b.hours.high; });
+  for (auto &[path, indices] : covered_by_kernels) {
+    const auto by_directory = family_of_directory.find(directory_of(path));
+    const std::string key = by_directory != family_of_directory.end() ? by_directory->second
+                            : estimate.kernel_families.empty()
+                                ? std::string()
+                                : "kernel:" + estimate.kernel_families.front().name;
+    if (auto item = items.find(key); item != items.end())
+      item->second.finding_indices.insert(item->second.finding_indices.end(), indices.begin(), indices.end());
+  }
+  covered_by_kernels.clear();
+}
+
+// The scripts a user runs: a `__main__` guard, outside tests and docs.
+std::vector<std::string> entry_points(const std::vector<ProjectFile> &files,
+                                      const std::map<std::string, Role> &role_of) {
+  std::vector<std::string> scripts;
+  for (const auto &file : files) {
+    const auto role = role_of.find(file.path);
+    if (role != role_of.end() && (role->second == Role::Tests || role->second == Role::Docs))
+      continue;
+    if (std::any_of(file.facts.facts.begin(), file.facts.facts.end(),
+                    [](const Fact &fact) { return role_signal(fact) == RoleSignal::MainGuard; }))
+      scripts.push_back(file.path);
+  }
+  return scripts;
+}
+
+HourRange acceptance_hours(const EffortModel &model, int entry_points) {
+  const int further = std::min(std::max(entry_points - 1, 0), model.acceptance_entry_cap);
+  HourRange hours = model.acceptance_base;
+  hours += model.acceptance_per_entry.scaled(further);
+  return hours;
+}
+
+EffortItem acceptance_item(const EffortModel &model, int entry_points) {
+  EffortItem item;
+  item.key = kAcceptanceKey;
+  item.title = "Acceptance on the Mac: record `mpsaudit env`, compare one real input on CPU and MPS, "
+               "load a checkpoint";
+  item.family = "one-off";
+  item.effort = Effort::Trivial;
+  item.kind = "one-off";
+  item.hours = acceptance_hours(model, entry_points);
+  item.basis =
+      "once per repository: " + format_hours(model.acceptance_base) +
+      (entry_points > 1 ? " + " + format_hours(model.acceptance_per_entry) + " for each of " +
+                              std::to_string(std::min(entry_points - 1, model.acceptance_entry_cap)) +
+                              " further entry point" + (entry_points > 2 ? "s" : "")
+                        : std::string());
+  return item;
+}
+
+} // namespace
 
 bool is_open_finding(const Finding &finding) {
   return !finding.suppressed && finding.guard == Guard::None &&
@@ -274,15 +599,18 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
   for (const FileRole &role : roles)
     role_of[role.path] = role.role;
 
-  // Files whose kernels the kernel model prices: their medium and large
-  // findings are part of that price, not extra.
-  std::set<std::string> kernel_files;
-  for (const auto &file : scan.project_files)
-    for (const Fact &fact : file.facts.facts)
-      if (fact.kind == "cuda-kernel")
-        kernel_files.insert(file.path);
+  // Where the kernel model prices the project's CUDA kernels, the findings
+  // in its C++/CUDA sources (headers, host glue, bindings) are part of the
+  // kernel families' ports, not extra.
+  const std::set<std::string> kernel_sources = kernel_covered_sources(scan.project_files);
+  // Families whose open findings a one-off does (a CUDA-only build line).
+  std::map<std::string, std::string> absorbed_by; // family -> one-off id
+  for (const OneOffCost &cost : model.one_offs)
+    for (const std::string &family : cost.absorbs_families)
+      absorbed_by.emplace(family, cost.id);
+  std::map<std::string, std::vector<std::size_t>> absorbed; // one-off id -> findings
 
-  std::map<std::string, EffortItem> items; // by key
+  std::map<std::string, EffortItem> items;                                         // by key
   std::map<std::string, std::unordered_map<std::string, std::size_t>> share_index; // key -> path -> files[]
   std::set<std::string> open_families;
   // Per family: open findings, and how many of them fix edits (safe; safe or
@@ -319,25 +647,38 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     ++family_fix.open;
     family_fix.safe += fix == FixSafety::Safe;
     family_fix.fixable += fix.has_value();
-    if (kernel_files.count(finding.path) && effort_rank(effort) >= effort_rank(Effort::Medium) &&
-        effort != Effort::Blocker) {
+    if (effort != Effort::Blocker && kernel_sources.count(finding.path)) {
       covered_by_kernels[finding.path].push_back(index);
       continue;
     }
+    if (const auto one_off = absorbed_by.find(family);
+        one_off != absorbed_by.end() && effort != Effort::Blocker) {
+      absorbed[one_off->second].push_back(index);
+      continue;
+    }
+    const std::string package = package_of(finding, family, effort);
     std::string key = finding.rule_id;
-    if (effort == Effort::Medium)
-      key += ":" + component_of(finding.name);
-    else if (effort == Effort::Large)
-      key += ":" + finding.path;
-    else if (effort == Effort::Blocker)
+    std::string subject; // what the item is about, for its title
+    if (!package.empty()) {
+      key = "package:" + package; // one package is one piece of work, however many files name it
+      subject = package;
+    } else if (effort == Effort::Medium) {
+      subject = component_of(finding.name);
+      key += ":" + subject;
+    } else if (effort == Effort::Large) {
+      subject = large_item_subject(finding.path);
+      key += ":" + subject;
+    } else if (effort == Effort::Blocker) {
       key += ":" + finding.path + ":" + std::to_string(finding.span.line);
+    }
     EffortItem &item = items[key];
-    if (item.key.empty()) {
+    if (item.key.empty() || (!package.empty() && effort_rank(effort) > effort_rank(item.effort))) {
+      // A package item takes the largest class any of its findings has.
       item.key = key;
       item.rule_id = finding.rule_id;
       item.title = rule ? rule->summary : finding.rule_id;
-      if (effort == Effort::Medium || effort == Effort::Large)
-        item.title += " (" + (effort == Effort::Large ? finding.path : component_of(finding.name)) + ")";
+      if (!subject.empty())
+        item.title += " (" + subject + ")";
       item.family = family;
       item.effort = effort;
       item.kind = "finding";
@@ -403,13 +744,26 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
       const HourRange per_fix = item.effort == Effort::Small    ? model.small_per_fix
                                 : item.effort == Effort::Medium ? model.medium_per_fix
                                                                 : model.large_per_fix;
+      const bool package = starts_with(item.key, "package:");
+      // Explicit instantiation files of one family: each further file is a variant.
+      const int variants =
+          item.effort == Effort::Large && !package ? static_cast<int>(item.files.size()) - 1 : 0;
       item.hours = per_fix;
+      item.hours += model.kernel_per_variant.scaled(variants);
       for (auto &share : item.files)
-        share.hours = per_fix.scaled(static_cast<double>(share.sites) / total_sites);
-      item.basis = std::string(item.effort == Effort::Small    ? "once per hazard class per repository"
-                               : item.effort == Effort::Medium ? "once per component"
-                                                               : "once per file (one kernel family)") +
-                   " (" + std::to_string(total_sites) + (total_sites == 1 ? " site)" : " sites)");
+        share.hours = item.hours.scaled(static_cast<double>(share.sites) / total_sites);
+      item.basis =
+          std::string(package                         ? "once per package per repository"
+                      : item.effort == Effort::Small  ? "once per hazard class per repository"
+                      : item.effort == Effort::Medium ? "once per component"
+                                                      : "once per kernel family") +
+          " (" + std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") +
+          (package && item.files.size() > 1 ? " in " + std::to_string(item.files.size()) + " files"
+                                            : std::string()) +
+          (variants > 0 ? ", " + std::to_string(variants) + " more variant file" +
+                              (variants == 1 ? "" : "s") + " x " + format_hours(model.kernel_per_variant)
+                        : std::string()) +
+          ")";
       break;
     }
     case Effort::Blocker:
@@ -420,71 +774,8 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     credit_fixes(item);
   }
 
-  // CUDA kernels from the C++ front end.
-  const KernelFallbacks fallbacks = kernel_fallbacks(scan.project_files);
-  for (const auto &file : scan.project_files) {
-    for (const Fact &fact : file.facts.facts) {
-      if (fact.kind != "cuda-kernel")
-        continue;
-      EffortItem item;
-      item.key = "kernel:" + file.path + ":" + fact.name;
-      item.title =
-          "Port CUDA kernel " + fact.name + " (" + file.path + ":" + std::to_string(fact.span.line) + ")";
-      item.family = "kernels";
-      item.effort = Effort::Large;
-      item.kind = "kernel";
-      item.sites = 1;
-      item.replacement =
-          "Re-express in torch ops, or Metal via torch.mps.compile_shader (2.7+) or a .mm extension";
-      const std::uint64_t lines = attribute_count(fact, "device_lines");
-      const bool tensor_core =
-          attribute_count(fact, "tensor_core") > 0 || attribute_count(fact, "inline_ptx") > 0;
-      HourRange port = tensor_core ? model.kernel_tensor_core : model.kernel_base;
-      std::string basis = (tensor_core ? "tensor-core/PTX kernel " : "kernel ") + format_hours(port);
-      if (static_cast<double>(lines) > model.kernel_base_lines) {
-        const double extra = (static_cast<double>(lines) - model.kernel_base_lines) / 100.0;
-        port += model.kernel_per_100_lines.scaled(extra);
-        basis += ", " + std::to_string(lines) + " device lines";
-      }
-      auto surcharge = [&](const char *key, const HourRange &range, const char *label) {
-        if (attribute_count(fact, key) > 0) {
-          port += range;
-          basis += std::string(", ") + label;
-        }
-      };
-      surcharge("shared_memory", model.kernel_shared_memory, "shared memory");
-      surcharge("warp_intrinsics", model.kernel_warp_intrinsics, "warp intrinsics");
-      surcharge("atomics", model.kernel_atomics, "atomics");
-      surcharge("has_double", model.kernel_double, "double precision");
-      if (attribute_count(fact, "launches") > 0) {
-        port += model.kernel_host_glue;
-        basis += ", host glue";
-      }
-      // Guard::CpuFallback: the C++ front end traced the kernel to an op with
-      // a CPU path (a device dispatch, a CPU registration, an optional build).
-      const bool has_fallback =
-          fact.guard == Guard::CpuFallback ||
-          (fallbacks.file_has_fallback.count(file.path) ? !fallbacks.file_has_critical.count(file.path)
-                                                        : fallbacks.project_all_fallback);
-      if (has_fallback) {
-        item.hours = model.kernel_with_fallback;
-        item.deferred = port;
-        item.basis = "has a CPU/Python fallback: route to it now (" +
-                     format_hours(model.kernel_with_fallback) + "); port deferred (" + basis + ")";
-        estimate.deferred += port;
-      } else {
-        item.hours = port;
-        item.basis = basis;
-      }
-      item.files.push_back({file.path, 1, item.hours, {}});
-      auto covered = covered_by_kernels.find(file.path);
-      if (covered != covered_by_kernels.end()) {
-        item.finding_indices = std::move(covered->second);
-        covered_by_kernels.erase(covered);
-      }
-      items.emplace(item.key, std::move(item));
-    }
-  }
+  // CUDA kernels from the C++ front end, one item per kernel family.
+  price_kernel_families(scan.project_files, model, items, covered_by_kernels, estimate);
 
   // One-off costs.
   for (const OneOffCost &cost : model.one_offs) {
@@ -501,6 +792,11 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     item.kind = "one-off";
     item.hours = cost.hours;
     item.basis = "once per repository (" + cost.source + ")";
+    if (const auto done = absorbed.find(cost.id); done != absorbed.end()) {
+      item.finding_indices = done->second;
+      item.sites = static_cast<int>(done->second.size());
+      item.basis += "; covers " + std::to_string(item.sites) + " finding" + (item.sites == 1 ? "" : "s");
+    }
     bool all_safe = true, all_fixable = true;
     for (const std::string &family : cost.when_families)
       if (const auto found = family_fixes.find(family); found != family_fixes.end()) {
@@ -517,12 +813,24 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     items.emplace(item.key, std::move(item));
   }
 
+  // Acceptance on the Mac: part of every port, never an extra.
+  estimate.entry_points = entry_points(scan.project_files, role_of);
+  const bool any_work =
+      std::any_of(items.begin(), items.end(), [](const auto &entry) { return entry.second.estimable; });
+  if (any_work) {
+    EffortItem item = acceptance_item(model, static_cast<int>(estimate.entry_points.size()));
+    items.emplace(item.key, std::move(item));
+  }
+
   for (auto &entry : items)
     estimate.items.push_back(std::move(entry.second));
   // Mechanical work first: the order of the action plan.
   auto kind_rank = [](const EffortItem &item) { return item.kind == "one-off" ? 0 : 1; };
   std::stable_sort(estimate.items.begin(), estimate.items.end(),
                    [&](const EffortItem &a, const EffortItem &b) {
+                     // Acceptance closes the plan: it checks what the other steps did.
+                     if ((a.key == kAcceptanceKey) != (b.key == kAcceptanceKey))
+                       return b.key == kAcceptanceKey;
                      if (effort_rank(a.effort) != effort_rank(b.effort))
                        return effort_rank(a.effort) < effort_rank(b.effort);
                      if (kind_rank(a) != kind_rank(b))
@@ -574,11 +882,191 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     });
     return rows;
   };
+  estimate.native_port = estimate.total;
+  estimate.native_port += estimate.deferred;
+  estimate.recommended = estimate.total;
+  estimate.recommended_fix = estimate.fix;
   estimate.by_category = sorted(by_category);
   estimate.by_file = sorted(by_file);
   estimate.by_directory = sorted(by_directory);
   estimate.by_role = sorted(by_role);
   return estimate;
+}
+
+namespace {
+
+// "a.py, b.py and 3 more"
+std::string list_of(const std::vector<std::string> &names, std::size_t limit) {
+  std::string text;
+  const std::size_t shown = std::min(names.size(), limit);
+  for (std::size_t i = 0; i < shown; ++i)
+    text += (i == 0 ? "" : i + 1 == shown && names.size() <= limit ? " and " : ", ") + names[i];
+  if (names.size() > limit)
+    text += " and " + std::to_string(names.size() - limit) + " more";
+  return text;
+}
+
+bool on_linux_only(Role role) {
+  return role == Role::Training;
+}
+
+// Documentation and examples keep what they demonstrate: a tutorial of a
+// CUDA-only library is not part of the port. Their mechanical edits are.
+bool left_to_docs(const EffortItem &item, const FileShare &share,
+                  const std::map<std::string, Role> &role_of) {
+  if (item.effort == Effort::Trivial)
+    return false;
+  const auto role = role_of.find(share.path);
+  return role != role_of.end() && role->second == Role::Docs;
+}
+
+// ADAPT: everything the Mac needs now, without the docs' showcases.
+void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
+  HourRange hours;
+  FixCredit fix;
+  for (const EffortItem &item : estimate.items) {
+    if (!item.estimable)
+      continue;
+    if (item.files.empty()) {
+      hours += item.hours;
+      fix += item.fix;
+      continue;
+    }
+    for (const FileShare &share : item.files)
+      if (!left_to_docs(item, share, role_of)) {
+        hours += share.hours;
+        fix += share.fix;
+      }
+  }
+  estimate.recommended = hours;
+  estimate.recommended_fix = fix;
+  estimate.recommended_goal = estimate.entry_points.empty()
+                                  ? "port the repository to MPS"
+                                  : "run " + list_of(estimate.entry_points, 3) + " on MPS";
+  estimate.recommended_basis =
+      "the port of everything the Mac needs now (documentation's showcases of CUDA-only libraries stay as "
+      "they "
+      "are), with acceptance on the Mac" +
+      std::string(estimate.deferred.high > 0 ? "; kernels with a fallback are routed to it, their ports wait"
+                                             : "");
+}
+
+// DUAL: the items the Mac entry points need. Training code and multi-GPU
+// machinery stay on Linux; everything else (model, inference, evaluation,
+// data, tests, tooling, one-offs) is on the Mac path.
+void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
+                            const EffortModel &model) {
+  HourRange hours;
+  FixCredit fix;
+  std::vector<std::string> mac_entries;
+  for (const std::string &path : estimate.entry_points) {
+    const auto role = role_of.find(path);
+    if (role == role_of.end() || !on_linux_only(role->second))
+      mac_entries.push_back(path);
+  }
+  for (const EffortItem &item : estimate.items) {
+    if (!item.estimable || item.family == "distributed")
+      continue;
+    if (item.key == kAcceptanceKey) {
+      hours += acceptance_hours(model, static_cast<int>(mac_entries.size()));
+      continue;
+    }
+    if (item.files.empty()) { // a one-off: the Mac path needs it too
+      hours += item.hours;
+      fix += item.fix;
+      continue;
+    }
+    for (const FileShare &share : item.files) {
+      const auto role = role_of.find(share.path);
+      if ((role != role_of.end() && on_linux_only(role->second)) || left_to_docs(item, share, role_of))
+        continue;
+      hours += share.hours;
+      fix += share.fix;
+    }
+  }
+  estimate.recommended = hours;
+  estimate.recommended_fix = fix;
+  estimate.recommended_goal =
+      mac_entries.empty() ? "run inference, evaluation and tests on MPS while training stays on Linux"
+                          : "run " + list_of(mac_entries, 3) + " on MPS while training stays on Linux";
+  estimate.recommended_basis =
+      "the open work outside training code and multi-GPU machinery, plus acceptance on "
+      "the Mac for " +
+      std::to_string(std::max<std::size_t>(mac_entries.size(), 1)) + " entry point" +
+      (mac_entries.size() > 1 ? "s" : "");
+}
+
+// KEEP_LINUX_GPU: pin the environment; guard the imports of CUDA-only
+// components so that the package installs and imports elsewhere, where
+// there are few enough of them for that to be cheap.
+void price_keep_linux(EffortEstimate &estimate, const EffortModel &model) {
+  int components = 0;
+  for (const EffortItem &item : estimate.items)
+    if (item.kind == "kernel" || starts_with(item.key, "package:") ||
+        (item.kind == "finding" && item.family == "library" && item.effort != Effort::Trivial))
+      ++components;
+  const int guarded = std::min(components, model.keep_guard_max_components);
+  estimate.recommended = model.keep_pin;
+  estimate.recommended += model.keep_guard_per_component.scaled(guarded);
+  estimate.recommended_fix = {};
+  estimate.recommended_goal = "pin and document the Linux GPU environment";
+  estimate.recommended_basis =
+      "pin and document the Linux environment (" + format_hours(model.keep_pin) + ")" +
+      (guarded > 0 ? " and guard the imports of " + std::to_string(guarded) + " of " +
+                         std::to_string(components) + " CUDA-only component" + (components == 1 ? "" : "s") +
+                         " (" + format_hours(model.keep_guard_per_component) + " each)"
+                   : std::string());
+}
+
+} // namespace
+
+std::string_view to_string(RecommendedPath path) {
+  switch (path) {
+  case RecommendedPath::Port:
+    return "port";
+  case RecommendedPath::MacEntryPoints:
+    return "mac-entry-points";
+  case RecommendedPath::KeepLinux:
+    return "keep-linux";
+  }
+  return "port";
+}
+
+void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
+                            const std::vector<FileRole> &roles, const EffortModel &model) {
+  std::map<std::string, Role> role_of;
+  for (const FileRole &role : roles)
+    role_of[role.path] = role.role;
+  estimate.path = path;
+  switch (path) {
+  case RecommendedPath::Port:
+    price_port(estimate, role_of);
+    break;
+  case RecommendedPath::MacEntryPoints:
+    price_mac_entry_points(estimate, role_of, model);
+    break;
+  case RecommendedPath::KeepLinux:
+    price_keep_linux(estimate, model);
+    break;
+  }
+}
+
+std::string native_port_text(const EffortEstimate &estimate) {
+  std::string text = format_hours(estimate.native_port) + " to port everything natively";
+  const auto &families = estimate.kernel_families;
+  if (families.empty())
+    return text;
+  const auto tensor_core = std::count_if(families.begin(), families.end(),
+                                         [](const KernelFamily &family) { return family.tensor_core; });
+  std::vector<std::string> largest;
+  for (std::size_t i = 0; i < families.size() && i < 3; ++i)
+    largest.push_back(families[i].name);
+  text += " (" + std::to_string(families.size()) + " kernel famil" + (families.size() == 1 ? "y" : "ies");
+  if (tensor_core > 0)
+    text += ", of which " + std::to_string(tensor_core) + " use" + (tensor_core == 1 ? "s" : "") +
+            " tensor cores or PTX";
+  text += "; largest: " + list_of(largest, 3) + ")";
+  return text;
 }
 
 } // namespace mpsaudit

@@ -42,7 +42,9 @@ struct HourRange {
   HourRange scaled(double factor) const { return {low * factor, high * factor}; }
 };
 
-// "2–8 h", "3–6 d" (8 h days from 16 h up), "1.5–4 wk" (40 h weeks from 160 h).
+// "2–8 h", "3–6 d" (8 h days from 16 h up), "1.5–4 wk" (40 h weeks from 160 h),
+// "4–9 person-months" (160 h months, whole, from 480 h: a range that long
+// is not known to the week).
 std::string format_hours(const HourRange &range);
 
 struct OneOffCost {
@@ -50,6 +52,9 @@ struct OneOffCost {
   std::string title;
   HourRange hours;
   std::vector<std::string> when_families; // any unguarded finding of these families
+  // Open findings of these families are this one-off's work, not items of
+  // their own (a CUDA-only build line is what "make the build optional" edits).
+  std::vector<std::string> absorbs_families;
   std::string source;
 };
 
@@ -70,6 +75,20 @@ struct EffortModel {
   HourRange kernel_double{8, 40};
   HourRange kernel_host_glue{8, 16};
   HourRange kernel_with_fallback{2, 8};
+  // Each further member of a kernel family (a dtype/head-dim/arch variant,
+  // the same kernel in another file, an explicit instantiation file).
+  HourRange kernel_per_variant{1, 4};
+  // Acceptance on the Mac: the `mpsaudit env` record, a CPU-vs-MPS
+  // comparison of one real input and a checkpoint load, once; each further
+  // entry point on the Mac path adds a run, up to acceptance_entry_cap.
+  HourRange acceptance_base{2, 4};
+  HourRange acceptance_per_entry{0.25, 0.5};
+  int acceptance_entry_cap = 12;
+  // KEEP_LINUX_GPU: pin and document the Linux environment; guard the
+  // imports of CUDA-only components, as far as that is cheap.
+  HourRange keep_pin{4, 12};
+  HourRange keep_guard_per_component{0.5, 1};
+  int keep_guard_max_components = 4;
   double hours_per_day = 8;
   std::vector<OneOffCost> one_offs;
   // Where each number comes from: "trivial" -> citation, and so on.
@@ -137,12 +156,37 @@ struct RollUp {
   FixCredit fix;
 };
 
+// The path the decision recommends, and so the plan the first figure prices:
+// ADAPT ports; DUAL makes the Mac entry points (inference, evaluation,
+// tests) run while training stays on Linux; KEEP_LINUX_GPU pins Linux.
+enum class RecommendedPath : std::uint8_t { Port, MacEntryPoints, KeepLinux };
+std::string_view to_string(RecommendedPath path); // "port", "mac-entry-points", "keep-linux"
+
+// One family of CUDA kernels: the kernels of one name once the variant
+// tokens are gone ("attn_fwd_hdim64_fp16" -> "attn_fwd"), in any file.
+struct KernelFamily {
+  std::string name;
+  int members = 0;
+  bool tensor_core = false;
+  HourRange hours; // the port now (the fallback routing where one exists)
+};
+
 struct EffortEstimate {
   std::vector<EffortItem> items; // ordered: effort class, then hours, then key
-  HourRange total;
+  HourRange total;               // the port of everything the Mac needs now
   HourRange deferred;
-  FixCredit fix;         // what `mpsaudit fix` removes of `total`
-  int not_estimated = 0; // blocker items
+  // The native port of everything: `total` plus the deferred kernel ports.
+  HourRange native_port;
+  // The recommended path's cost (price_recommended_path; `total` until then).
+  RecommendedPath path = RecommendedPath::Port;
+  HourRange recommended;
+  FixCredit recommended_fix;                 // what `mpsaudit fix` removes of `recommended`
+  std::string recommended_goal;              // "run train.py and sample.py on MPS"
+  std::string recommended_basis;             // how `recommended` adds up, one sentence
+  std::vector<std::string> entry_points;     // scripts (a __main__ guard) outside tests and docs
+  std::vector<KernelFamily> kernel_families; // largest first
+  FixCredit fix;                             // what `mpsaudit fix` removes of `total`
+  int not_estimated = 0;                     // blocker items
   int open_findings = 0;
   int guarded_findings = 0;
   int advisory_findings = 0; // severity info, unguarded
@@ -161,5 +205,23 @@ bool is_open_finding(const Finding &finding);
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded = {},
                                std::string_view fix_target_torch = {});
+
+// Prices `path` over the estimate's items: sets recommended, recommended_fix,
+// recommended_goal and recommended_basis (docs/effort-model.md, "Two figures").
+void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
+                            const std::vector<FileRole> &roles, const EffortModel &model);
+
+// A kernel name or file stem without its variant tokens (dtype, head
+// dimension, architecture, numbers): "flash_fwd_hdim64_fp16_sm80" ->
+// "flash_fwd". The name itself when nothing else would be left.
+std::string kernel_family_name(std::string_view name);
+
+// A package name as one key however a manifest or import spells it:
+// lower case, '_' as '-', without "-cu118", "-cuda12", "-gpu", "-full".
+std::string package_key(std::string_view name);
+
+// "4–9 person-months to port natively (9 kernel families, of which 2 use
+// tensor cores or PTX: a, b)": the native-port figure in words.
+std::string native_port_text(const EffortEstimate &estimate);
 
 } // namespace mpsaudit

@@ -6,6 +6,8 @@
 //   #decision[data-outcome]              the outcome
 //   #count-findings, #count-error, #count-warning, #count-info,
 //   #count-suppressed [data-count]       the summary's counts
+//   #effort-recommended[data-low][data-high]  the recommended path's hours
+//   #effort-native-port[data-low][data-high]  the native port of everything
 //   #effort-total[data-low][data-high]   the effort range in hours
 //   #findings tbody tr.finding           one row per unsuppressed finding
 #include <algorithm>
@@ -183,7 +185,16 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       << count_box("count-info", infos, "info") << count_box("count-suppressed", suppressed, "suppressed")
       << count_box("count-files", static_cast<int>(result.files.size()), "files");
   if (assessment)
-    out << "<div><b id=\"effort-total\" data-low=\"" << number(assessment->effort.total.low)
+    out << "<div><b id=\"effort-recommended\" data-low=\"" << number(assessment->effort.recommended.low)
+        << "\" data-high=\"" << number(assessment->effort.recommended.high) << "\" title=\""
+        << escape(assessment->effort.recommended_basis) << "\">"
+        << escape(format_hours(assessment->effort.recommended)) << "</b>to "
+        << escape(assessment->effort.recommended_goal) << "</div>"
+        << "<div><b id=\"effort-native-port\" data-low=\"" << number(assessment->effort.native_port.low)
+        << "\" data-high=\"" << number(assessment->effort.native_port.high) << "\" title=\""
+        << escape(native_port_text(assessment->effort)) << "\">"
+        << escape(format_hours(assessment->effort.native_port)) << "</b>native port of everything</div>"
+        << "<div><b id=\"effort-total\" data-low=\"" << number(assessment->effort.total.low)
         << "\" data-high=\"" << number(assessment->effort.total.high) << "\">"
         << escape(format_hours(assessment->effort.total)) << "</b>estimated effort</div>"
         << "<div><b id=\"fix-credit\" data-low=\"" << number(assessment->effort.fix.safe.low)

@@ -206,9 +206,23 @@ void write_effort_json(JsonStreamWriter &json, const Assessment &assessment) {
   for (const auto &item : effort.items)
     json.value(effort_item_json(item));
   json.end_array();
+  nlohmann::json families = nlohmann::json::array();
+  for (const KernelFamily &family : effort.kernel_families)
+    families.push_back({{"name", sanitize_utf8(family.name)},
+                        {"kernels", family.members},
+                        {"tensor_core", family.tensor_core},
+                        {"hours", hours_json(family.hours)}});
+  json.member("kernel_families", families);
   json.member("model", assessment.effort_model_origin);
+  json.member("native_port_hours", hours_json(effort.native_port));
+  json.member("native_port_text", native_port_text(effort));
   json.member("not_estimated", effort.not_estimated);
   json.member("open_findings", effort.open_findings);
+  json.member("recommended", nlohmann::json{{"path", std::string(to_string(effort.path))},
+                                            {"goal", sanitize_utf8(effort.recommended_goal)},
+                                            {"basis", sanitize_utf8(effort.recommended_basis)},
+                                            {"fix", fix_credit_json(effort.recommended_fix)}});
+  json.member("recommended_hours", hours_json(effort.recommended));
   json.member("suppressed_findings", effort.suppressed_findings);
   json.member("total", hours_json(effort.total));
   json.end_object();

@@ -81,7 +81,12 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "\n";
 
     const EffortEstimate &effort = assessment->effort;
-    out << "## Effort: " << format_hours(effort.total) << "\n\n";
+    out << "## Effort: " << format_hours(effort.recommended) << "\n\n";
+    out << "- **Recommended path (" << to_string(decision.outcome) << "):** "
+        << format_hours(effort.recommended) << " to " << cell(effort.recommended_goal) << ": "
+        << cell(effort.recommended_basis) << ".\n";
+    out << "- **Native port of everything:** " << cell(native_port_text(effort))
+        << ": the items below, summed low with low and high with high, plus the deferred kernel ports.\n\n";
     out << effort.items.size() << " distinct fixes for " << effort.open_findings << " open findings ("
         << effort.guarded_findings << " guarded and " << effort.advisory_findings
         << " advisory findings need no change)";
@@ -90,8 +95,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     if (effort.deferred.high > 0)
       out << "; kernel ports a fallback lets wait: " << format_hours(effort.deferred);
     out << ". Model: `" << cell(assessment->effort_model_origin) << "` (docs/effort-model.md).\n\n";
-    if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
-      out << cell(fix_credit_sentence(effort.fix)) << "\n\n";
+    if (effort.recommended_fix.safe_sites + effort.recommended_fix.unsafe_sites > 0)
+      out << cell(fix_credit_sentence(effort.recommended_fix)) << "\n\n";
     rollup_table(out, "Category", effort.by_category, 20);
     rollup_table(out, "Component role", effort.by_role, 10);
     rollup_table(out, "Directory", effort.by_directory, 10);

@@ -162,7 +162,9 @@ std::string assessment_summary(const Assessment &assessment) {
                           ? decision.headline
                           : decision.headline.substr(decision.headline.find(": ") + 2)) +
                      "\n";
-  text += "Effort: " + format_hours(effort.total) + " over " + std::to_string(effort.items.size()) +
+  // The recommended path leads; the native port follows where it differs.
+  text += "Effort: " + format_hours(effort.recommended) + " to " + effort.recommended_goal + " (" +
+          std::string(to_string(decision.outcome)) + "); " + std::to_string(effort.items.size()) +
           " distinct fix" + (effort.items.size() == 1 ? "" : "es") + " (" +
           std::to_string(effort.open_findings) + " open, " + std::to_string(effort.guarded_findings) +
           " guarded, " + std::to_string(effort.advisory_findings) + " advisory)";
@@ -171,8 +173,10 @@ std::string assessment_summary(const Assessment &assessment) {
   if (effort.deferred.high > 0)
     text += "; deferred kernel ports " + format_hours(effort.deferred);
   text += "\n";
-  if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
-    text += "Fix: " + fix_credit_sentence(effort.fix) + "\n";
+  if (format_hours(effort.native_port) != format_hours(effort.recommended))
+    text += "Native port: " + native_port_text(effort) + "\n";
+  if (effort.recommended_fix.safe_sites + effort.recommended_fix.unsafe_sites > 0)
+    text += "Fix: " + fix_credit_sentence(effort.recommended_fix) + "\n";
   if (decision.if_resolved && !decision.what_would_change.empty())
     text += "Would change: " + decision.what_would_change.front() + "\n";
   return text;

@@ -308,7 +308,7 @@ def check_real_binary(work):
     check(repo["must_find_found"] == 1, "the real report's .cuda() finding is matched")
     check(repo["must_not_block_errors"] == 1, "the real report's error severity is read")
     low, high = repo["effort"]["report_hours"]
-    check(repo["effort"]["report_member"] == "total" and 0 < low <= high, f"effort {repo['effort']}")
+    check(repo["effort"]["report_member"] == "recommended_hours" and 0 < low <= high, f"effort {repo['effort']}")
 
 
 def main():

@@ -63,16 +63,19 @@ readme = open(os.path.join(sample_dir, "README.md")).read()
 assert f"**{golden['outcome']}**" in readme, "README does not state " + golden["outcome"]
 
 # Rendered formats carry the same decision and numbers.
-outcome, effort = golden["outcome"], a["effort"]["total"]["text"]
+# The effort figures lead with the recommended path; the native port follows.
+outcome, effort = golden["outcome"], a["effort"]["recommended_hours"]["text"]
 md = open(os.path.join(out, "r.md")).read()
 assert f"## Decision: **{outcome}**" in md, "markdown decision"
 assert f"## Effort: {effort}" in md, "markdown effort"
+assert "**Native port of everything:** " + a["effort"]["native_port_text"].replace("|", "\\|") in md, "markdown native port"
 assert "## Action plan" in md and "## Acceptance levels" in md and "## Top findings" in md
 for change in a["decision"]["what_would_change"]:
     assert change.replace("|", "\\|").replace("<", "&lt;") in md, "markdown lacks: " + change
 txt = open(os.path.join(out, "r.txt")).read()
 assert f"Decision: {outcome} - " in txt and f"Effort: {effort} " in txt, "text summary"
 html = open(os.path.join(out, "r.html")).read()
+assert 'id="effort-recommended"' in html and 'id="effort-native-port"' in html, "html effort figures"
 assert f'data-outcome="{outcome}"' in html and "http://" not in html.replace("http://www.w3.org/2000/svg", ""), "html"
 assert "<script src" not in html and "<link" not in html, "html must be self-contained"
 sarif = json.load(open(os.path.join(out, "r.sarif")))

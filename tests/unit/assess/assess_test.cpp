@@ -164,18 +164,24 @@ TEST_CASE("path globs: * stays in a component, ** crosses them", "[assess][roles
   CHECK_FALSE(path_glob_match("a?.py", "a/.py"));
 }
 
-TEST_CASE("the effort model file loads and matches HAZARDS.md section 8", "[assess][effort]") {
+TEST_CASE("the effort model file loads with its calibrated numbers and their sources", "[assess][effort]") {
   const EffortModel model = repository_model();
-  CHECK(model.trivial_per_site.low == Approx(0.1));
-  CHECK(model.trivial_per_site.high == Approx(0.25));
-  CHECK(model.trivial_file_cap == Approx(1.0));
-  CHECK(model.small_per_fix.low == Approx(2));
-  CHECK(model.small_per_fix.high == Approx(8));
-  CHECK(model.medium_per_fix.high == Approx(40));
-  CHECK(model.kernel_tensor_core.high == Approx(240));
+  CHECK(model.trivial_per_site.low == Approx(0.05));
+  CHECK(model.trivial_per_site.high == Approx(0.15));
+  CHECK(model.trivial_file_cap == Approx(0.5));
+  CHECK(model.small_per_fix.low == Approx(0.5));
+  CHECK(model.small_per_fix.high == Approx(2));
+  CHECK(model.medium_per_fix.high == Approx(24));
+  CHECK(model.kernel_tensor_core.high == Approx(160));
+  CHECK(model.kernel_per_variant.high == Approx(3));
+  CHECK(model.acceptance_base.low == Approx(1));
+  CHECK(model.acceptance_entry_cap == 8);
+  CHECK(model.keep_pin.high == Approx(12));
+  CHECK(model.keep_guard_max_components == 4);
   CHECK(model.one_offs.size() == 3);
+  CHECK(model.sources.size() == 7);
   for (const auto &[section, source] : model.sources)
-    CHECK(source.find("HAZARDS.md") != std::string::npos);
+    CHECK((source.find("HAZARDS.md") != std::string::npos || source.find("dev-set") != std::string::npos));
 
   std::vector<Diagnostic> diagnostics;
   const std::string bad = std::string(MPSAUDIT_SOURCE_DIR) + "/tests/unit/assess/bad-effort.toml";
@@ -199,16 +205,18 @@ TEST_CASE("a hundred .cuda() calls are one helper plus a capped edit per file", 
   REQUIRE(item != effort.items.end());
   CHECK(item->sites == 101);
   CHECK(item->files.size() == 2);
-  // a.py: 100 x 0.1-0.25 h capped at 1 h; b.py: one site.
-  CHECK(item->hours.low == Approx(1.0 + 0.1));
-  CHECK(item->hours.high == Approx(1.0 + 0.25));
+  // a.py: 100 x 0.05-0.15 h capped at 0.5 h; b.py: one site.
+  CHECK(item->hours.low == Approx(0.5 + 0.05));
+  CHECK(item->hours.high == Approx(0.5 + 0.15));
   CHECK(item->basis.find("capped") != std::string::npos);
   const auto helper = std::find_if(effort.items.begin(), effort.items.end(),
                                    [](const EffortItem &i) { return i.key == "one-off:device-helper"; });
   REQUIRE(helper != effort.items.end());
   CHECK(effort.items.front().key == "one-off:device-helper"); // first in the plan
-  CHECK(effort.total.low == Approx(1.1 + 1));
-  CHECK(effort.total.high == Approx(1.25 + 2));
+  // The edits, the helper (0.5-1 h) and acceptance on the Mac (1-2 h, no entry point).
+  CHECK(effort.total.low == Approx(0.55 + 0.5 + 1));
+  CHECK(effort.total.high == Approx(0.65 + 1 + 2));
+  CHECK(effort.items.back().key == "one-off:mac-acceptance"); // last in the plan
 }
 
 TEST_CASE("small fixes count once per repository, guarded and info findings cost nothing",
@@ -219,16 +227,19 @@ TEST_CASE("small fixes count once per repository, guarded and info findings cost
                {"c.py", "try:\n    import triton\nexcept ImportError:\n    triton = None\n"}});
   const EffortEstimate effort =
       estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
-  REQUIRE(effort.items.size() == 1);
+  REQUIRE(effort.items.size() == 2); // the package, then acceptance on the Mac
   CHECK(effort.items[0].rule_id == "MPS402");
+  CHECK(effort.items[0].key == "package:flash-attn");
   CHECK(effort.items[0].sites == 2);
-  CHECK(effort.items[0].hours.low == Approx(2));
-  CHECK(effort.items[0].hours.high == Approx(8));
+  CHECK(effort.items[0].hours.low == Approx(0.5));
+  CHECK(effort.items[0].hours.high == Approx(2));
+  CHECK(effort.items[1].key == "one-off:mac-acceptance");
   CHECK(effort.guarded_findings == 1);
   // Each file carries half of the shared fix in the roll-ups.
-  REQUIRE(effort.by_file.size() == 2);
-  CHECK(effort.by_file[0].hours.high == Approx(4));
-  REQUIRE(effort.by_category.size() == 1);
+  REQUIRE(effort.by_file.size() == 3); // a.py, b.py, (repository)
+  CHECK(effort.by_file[0].name == "(repository)");
+  CHECK(effort.by_file[1].hours.high == Approx(1));
+  REQUIRE(effort.by_category.size() == 2);
   CHECK(effort.by_category[0].name == "library");
 }
 
@@ -267,7 +278,9 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
   const EffortItem helper = item(effort, "one-off:device-helper");
   CHECK(helper.fix.safe.high == 0);
   CHECK(helper.fix.with_unsafe.high == Approx(helper.hours.high));
-  CHECK(effort.fix.with_unsafe.high == Approx(effort.total.high)); // every open finding is fixable
+  // Every open finding is fixable; acceptance on the Mac is still work.
+  CHECK(effort.fix.with_unsafe.high ==
+        Approx(effort.total.high - item(effort, "one-off:mac-acceptance").hours.high));
   CHECK(effort.fix.safe.high < effort.total.high);
   // The credit rolls up by category and directory as the hours do.
   double category_credit = 0;
@@ -323,16 +336,23 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   scan.project_files = {plain, gemm};
   const EffortModel model = repository_model();
   EffortEstimate effort = estimate_effort(scan, classify_roles(scan.project_files, {}), model);
-  REQUIRE(effort.items.size() == 2);
+  REQUIRE(effort.items.size() == 3); // two kernel families and acceptance on the Mac
   auto find = [&](const std::string &name) {
     return *std::find_if(effort.items.begin(), effort.items.end(),
                          [&](const EffortItem &i) { return i.key.find(name) != std::string::npos; });
   };
-  // scale: base 16-40 + 2 x (8-16) for 200 lines over 100 + shared 2-8 + atomics 2-8 + glue 8-16.
-  CHECK(find("scale").hours.low == Approx(16 + 16 + 2 + 2 + 8));
-  CHECK(find("scale").hours.high == Approx(40 + 32 + 8 + 8 + 16));
-  // mma_gemm: tensor-core 80-240 + shared + atomics + glue.
-  CHECK(find("mma_gemm").hours.low == Approx(80 + 2 + 2 + 8));
+  // scale: base + 2 x per_100_lines for 200 lines over 100 + shared + atomics + host glue.
+  const HourRange scale_port{
+      model.kernel_base.low + 2 * model.kernel_per_100_lines.low + model.kernel_shared_memory.low +
+          model.kernel_atomics.low + model.kernel_host_glue.low,
+      model.kernel_base.high + 2 * model.kernel_per_100_lines.high + model.kernel_shared_memory.high +
+          model.kernel_atomics.high + model.kernel_host_glue.high};
+  CHECK(find("scale").hours.low == Approx(scale_port.low));
+  CHECK(find("scale").hours.high == Approx(scale_port.high));
+  // mma_gemm: tensor-core + shared + atomics + glue.
+  const double gemm_low = model.kernel_tensor_core.low + model.kernel_shared_memory.low +
+                          model.kernel_atomics.low + model.kernel_host_glue.low;
+  CHECK(find("mma_gemm").hours.low == Approx(gemm_low));
 
   Fact registration;
   registration.kind = "op-registration";
@@ -346,10 +366,11 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   scan.project_files[1].facts.facts.push_back(critical);
   effort = estimate_effort(scan, classify_roles(scan.project_files, {}), model);
   CHECK(find("scale").hours.high == Approx(model.kernel_with_fallback.high));
-  CHECK(find("scale").deferred.high == Approx(40 + 32 + 8 + 8 + 16));
+  CHECK(find("scale").deferred.high == Approx(scale_port.high));
   CHECK(effort.deferred.high == Approx(find("scale").deferred.high));
   CHECK(find("mma_gemm").deferred.high == 0);
-  CHECK(find("mma_gemm").hours.low == Approx(80 + 2 + 2 + 8));
+  CHECK(find("mma_gemm").hours.low == Approx(gemm_low));
+  CHECK(effort.native_port.high == Approx(effort.total.high + effort.deferred.high));
 
   // A binding of a device-dispatching function (its CPU arm is the
   // fallback) says nothing about other kernels: a project whose only
@@ -368,7 +389,8 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   bindings.project_files = {kernel_file, binding_file};
   const EffortEstimate by_binding =
       estimate_effort(bindings, classify_roles(bindings.project_files, {}), model);
-  REQUIRE(by_binding.items.size() == 1);
+  REQUIRE(by_binding.items.size() == 2);
+  CHECK(by_binding.items[0].kind == "kernel");
   CHECK(by_binding.items[0].deferred.high == 0);
 }
 
@@ -558,7 +580,9 @@ TEST_CASE("the action plan puts mechanical fixes first, with counts", "[assess][
   for (const auto &step : assessment.plan) {
     CHECK(step.order == ++previous);
   }
-  CHECK(assessment.plan.back().effort == "small"); // flash-attn after the mechanical edits
+  CHECK(assessment.plan[assessment.plan.size() - 2].effort ==
+        "small"); // flash-attn after the mechanical edits
+  CHECK(assessment.plan.back().title.find("Acceptance on the Mac") == 0); // acceptance closes the plan
 }
 
 TEST_CASE("hours read as hours, days or weeks", "[assess][effort]") {

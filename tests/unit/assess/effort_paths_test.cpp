@@ -1,0 +1,198 @@
+// The effort arithmetic of issue 16: kernel families, packages once per
+// repository, acceptance on the Mac, and the recommended path's figure.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../test_support.h"
+#include "assess/decision.h"
+
+using namespace mpsaudit;
+
+namespace {
+
+EffortModel repository_model() {
+  std::vector<Diagnostic> diagnostics;
+  EffortModel model = load_effort_model(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/effort.toml", diagnostics);
+  REQUIRE(diagnostics.empty());
+  return model;
+}
+
+Fact kernel_fact(const std::string &name) {
+  Fact fact;
+  fact.kind = "cuda-kernel";
+  fact.name = name;
+  fact.span.line = 5;
+  fact.set_attribute("device_lines", "40");
+  fact.set_attribute("launches", "1");
+  return fact;
+}
+
+const EffortItem *item_with_key(const EffortEstimate &estimate, const std::string &key) {
+  const auto found = std::find_if(estimate.items.begin(), estimate.items.end(),
+                                  [&](const EffortItem &item) { return item.key == key; });
+  return found == estimate.items.end() ? nullptr : &*found;
+}
+
+ScanResult scan_of(const std::vector<std::pair<std::string, std::string>> &python_files) {
+  ScanResult scan;
+  for (const auto &[path, text] : python_files) {
+    scan.files.push_back({path, FileKind::Python, "ast", text.size(), 1});
+    scan.project_files.push_back({path, FileKind::Python, testing::extract(FileKind::Python, text, path)});
+    for (auto &finding : testing::findings_for(FileKind::Python, text, path))
+      scan.findings.push_back(std::move(finding));
+  }
+  std::sort(scan.findings.begin(), scan.findings.end(), finding_less);
+  return scan;
+}
+
+} // namespace
+
+TEST_CASE("variant tokens leave a kernel's family name", "[assess][effort][families]") {
+  CHECK(kernel_family_name("flash_fwd_hdim64_fp16_sm80") == "flash_fwd");
+  CHECK(kernel_family_name("index_mul_2d_grad_float_dim64") == "index_mul_2d_grad");
+  CHECK(kernel_family_name("softmax_warp_forward") == "softmax_warp_forward");
+  CHECK(kernel_family_name("cleanup_v2") == "cleanup");
+  CHECK(kernel_family_name("fp16") == "fp16"); // nothing else would be left
+}
+
+TEST_CASE("package names join however manifests spell them", "[assess][effort][packages]") {
+  CHECK(package_key("cuml-cu11") == "cuml");
+  CHECK(package_key("cupy-cuda12x") == "cupy");
+  CHECK(package_key("mmcv-full") == "mmcv");
+  CHECK(package_key("flash_attn") == "flash-attn");
+  CHECK(package_key("tensorflow-gpu") == "tensorflow");
+  CHECK(package_key("pycuda") == "pycuda");
+}
+
+TEST_CASE("a kernel family is one port plus a small amount per variant", "[assess][effort][families]") {
+  ScanResult scan;
+  ProjectFile a{"csrc/attn_hdim64.cu", FileKind::Cuda, {}};
+  a.facts.facts.push_back(kernel_fact("attn_fwd_hdim64_fp16"));
+  a.facts.facts.push_back(kernel_fact("attn_fwd_hdim64_bf16"));
+  ProjectFile b{"csrc/attn_hdim128.cu", FileKind::Cuda, {}};
+  b.facts.facts.push_back(kernel_fact("attn_fwd_hdim128_fp16"));
+  b.facts.facts.push_back(kernel_fact("norm_kernel"));
+  scan.project_files = {a, b};
+  const EffortModel model = repository_model();
+  const EffortEstimate effort = estimate_effort(scan, {}, model);
+  const EffortItem *family = item_with_key(effort, "kernel:attn_fwd");
+  REQUIRE(family != nullptr);
+  CHECK(family->sites == 3);
+  CHECK(family->files.size() == 2);
+  const HourRange one{model.kernel_base.low + model.kernel_host_glue.low,
+                      model.kernel_base.high + model.kernel_host_glue.high};
+  CHECK(family->hours.low == Approx(one.low + 2 * model.kernel_per_variant.low));
+  CHECK(family->hours.high == Approx(one.high + 2 * model.kernel_per_variant.high));
+  REQUIRE(item_with_key(effort, "kernel:norm_kernel") != nullptr);
+  REQUIRE(effort.kernel_families.size() == 2);
+  CHECK(effort.kernel_families[0].name == "attn_fwd"); // largest first
+  CHECK(native_port_text(effort).find("2 kernel families") != std::string::npos);
+}
+
+TEST_CASE("C++ findings beside priced kernels are part of the families' ports",
+          "[assess][effort][families]") {
+  const std::string host = "#include <ATen/cuda/CUDAContext.h>\n"
+                           "void launch() { auto s = at::cuda::getCurrentCUDAStream(); }\n";
+  ScanResult scan;
+  scan.files.push_back({"csrc/host.cpp", FileKind::Cxx, "lexical", host.size(), 1});
+  ProjectFile host_file{"csrc/host.cpp", FileKind::Cxx,
+                        testing::extract(FileKind::Cxx, host, "csrc/host.cpp")};
+  for (auto &finding : testing::findings_for(FileKind::Cxx, host, "csrc/host.cpp"))
+    scan.findings.push_back(std::move(finding));
+  REQUIRE_FALSE(scan.findings.empty());
+  ProjectFile kernel_file{"csrc/k.cu", FileKind::Cuda, {}};
+  kernel_file.facts.facts.push_back(kernel_fact("scale_kernel"));
+  scan.project_files = {host_file, kernel_file};
+  const EffortEstimate effort = estimate_effort(scan, {}, repository_model());
+  for (const EffortItem &item : effort.items)
+    CHECK((item.kind != "finding")); // no separate item for the host glue
+  const EffortItem *family = item_with_key(effort, "kernel:scale_kernel");
+  REQUIRE(family != nullptr);
+  CHECK(family->finding_indices.size() == scan.findings.size());
+}
+
+TEST_CASE("a package is priced once however many files name it", "[assess][effort][packages]") {
+  const ScanResult scan = scan_of({{"a.py", "import xformers.ops\n"},
+                                   {"b.py", "import xformers\n"},
+                                   {"c.py", "from xformers.ops import memory_efficient_attention\n"}});
+  const EffortEstimate effort = estimate_effort(scan, {}, repository_model());
+  const EffortItem *package = item_with_key(effort, "package:xformers");
+  REQUIRE(package != nullptr);
+  CHECK(package->sites == 3);
+  CHECK(package->files.size() == 3);
+  CHECK(std::count_if(effort.items.begin(), effort.items.end(),
+                      [](const EffortItem &item) { return item.kind == "finding"; }) == 1);
+}
+
+TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess][effort][acceptance]") {
+  const std::string script =
+      "import torch\nx = torch.zeros(1).cuda()\nif __name__ == \"__main__\":\n    pass\n";
+  const EffortModel model = repository_model();
+  const ScanResult one = scan_of({{"run.py", script}});
+  const EffortEstimate single = estimate_effort(one, classify_roles(one.project_files, {}), model);
+  REQUIRE(single.entry_points.size() == 1);
+  const EffortItem *base = item_with_key(single, "one-off:mac-acceptance");
+  REQUIRE(base != nullptr);
+  CHECK(base->hours.low == Approx(model.acceptance_base.low));
+
+  std::vector<std::pair<std::string, std::string>> many;
+  for (int i = 0; i < 20; ++i)
+    many.push_back({"tool" + std::to_string(i) + ".py", script});
+  const ScanResult lots = scan_of(many);
+  const EffortEstimate twenty = estimate_effort(lots, classify_roles(lots.project_files, {}), model);
+  const EffortItem *scaled = item_with_key(twenty, "one-off:mac-acceptance");
+  REQUIRE(scaled != nullptr);
+  // Capped: at most acceptance_entry_cap further entry points count.
+  CHECK(scaled->hours.high ==
+        Approx(model.acceptance_base.high + model.acceptance_entry_cap * model.acceptance_per_entry.high));
+
+  const ScanResult clean = scan_of({{"clean.py", "import torch\nx = torch.zeros(1)\n"}});
+  CHECK(estimate_effort(clean, {}, model).items.empty()); // no port, nothing to accept
+}
+
+TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][paths]") {
+  const std::string model_code = "import torch.nn as nn\nimport torch\n\nclass Net(nn.Module):\n"
+                                 "    def forward(self, x):\n        return x.cuda()\n";
+  const std::string train =
+      "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import "
+      "DataLoader\n\ndef main(model, data):\n    dist.init_process_group('nccl')\n"
+      "    opt = torch.optim.AdamW(model.parameters())\n    for x in DataLoader(data):\n"
+      "        model(x.cuda()).sum().backward()\n        opt.step()\n"
+      "\nif __name__ == \"__main__\":\n    main(None, None)\n";
+  const ScanResult scan = scan_of({{"net.py", model_code}, {"train.py", train}});
+  const auto roles = classify_roles(scan.project_files, {});
+  const EffortModel model = repository_model();
+  EffortEstimate effort = estimate_effort(scan, roles, model);
+  CHECK(effort.recommended.high == Approx(effort.total.high)); // until a path is priced
+
+  price_recommended_path(effort, RecommendedPath::Port, roles, model);
+  CHECK(effort.recommended.high == Approx(effort.total.high));
+  CHECK(effort.recommended_goal == "run train.py on MPS");
+
+  price_recommended_path(effort, RecommendedPath::MacEntryPoints, roles, model);
+  CHECK(effort.recommended.high < effort.total.high); // training and distributed stay on Linux
+  CHECK(effort.recommended.high > 0);
+  CHECK(effort.recommended_goal.find("while training stays on Linux") != std::string::npos);
+
+  price_recommended_path(effort, RecommendedPath::KeepLinux, roles, model);
+  CHECK(effort.recommended.low == Approx(model.keep_pin.low));
+  CHECK(effort.recommended_fix.safe_sites == 0);
+  CHECK(effort.native_port.high == Approx(effort.total.high + effort.deferred.high)); // unchanged by the path
+
+  // assess() prices the path its verdict recommends.
+  AssessmentInput input;
+  input.scan = &scan;
+  input.model = model;
+  const Assessment assessment = assess(input);
+  CHECK(assessment.decision.outcome == Outcome::Dual);
+  CHECK(assessment.effort.path == RecommendedPath::MacEntryPoints);
+}
+
+TEST_CASE("long native ports read in whole person-months", "[assess][effort]") {
+  CHECK(format_hours({480, 1600}) == "3–10 person-months");
+  CHECK(format_hours({100, 479}) == "2.5–12 wk");
+  CHECK(format_hours({40, 500}) == "1–3 person-months");
+}
