@@ -283,7 +283,7 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
                            " without map_location");
   if (float64_sites)
     static_notes.push_back(std::to_string(float64_sites) + " float64 use" + (float64_sites == 1 ? "" : "s") +
-                           " that MPS runs in float32");
+                           " that raise on MPS until cast to float32");
   double worst = 0;
   int measured = 0;
   for (const auto &downcast : probe.downcasts)

@@ -89,6 +89,13 @@ void write_rules_markdown(std::ostream &out, const RuleCatalog &catalog) {
           << "- Effort: " << to_string(rule.effort) << "; severity: " << to_string(rule.severity) << "\n\n"
           << "**Why it matters on MPS.** " << rule.why << "\n\n"
           << "**Replacement.** " << rule.replacement << "\n\n";
+      if (!rule.superseded_by.empty()) {
+        out << "Not reported on a line where";
+        for (std::size_t i = 0; i < rule.superseded_by.size(); ++i)
+          out << (i ? " or " : " ") << "[" << rule.superseded_by[i] << "](#"
+              << to_lower_id(rule.superseded_by[i]) << ")";
+        out << " reports the same fact.\n\n";
+      }
       for (const bool flag : {true, false}) {
         bool header = false;
         for (const auto &example : rule.examples) {

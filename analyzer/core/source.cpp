@@ -102,7 +102,7 @@ FileKind classify_path(std::string_view relative_path) {
     if (ends_with(name, ext))
       return FileKind::Checkpoint;
   if (starts_with(name, "readme") || starts_with(name, "install") || ends_with(name, ".md") ||
-      ends_with(name, ".rst"))
+      ends_with(name, ".mdx") || ends_with(name, ".rst"))
     return FileKind::Prose;
   if (ends_with(name, ".txt") && (dir == "docs" || starts_with(dir, "docs/")))
     return FileKind::Prose;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <set>
+#include <tuple>
 
 #include "core/text.h"
 
@@ -61,6 +63,36 @@ std::string render_message(const Rule &rule, const Fact &fact) {
 }
 
 } // namespace
+
+void drop_redundant_findings(std::vector<Finding> &findings) {
+  // Where each rule reports: (rule, cell, line).
+  std::set<std::tuple<std::string_view, int, std::uint32_t>> reported;
+  for (const Finding &finding : findings)
+    reported.emplace(finding.rule_id, finding.cell, finding.span.line);
+  const auto superseded = [&](const Finding &finding) {
+    return finding.rule &&
+           std::any_of(finding.rule->superseded_by.begin(), finding.rule->superseded_by.end(),
+                       [&](const std::string &specific) {
+                         return reported.count({specific, finding.cell, finding.span.line}) > 0;
+                       });
+  };
+  std::set<std::tuple<std::string_view, int, std::uint32_t, std::uint32_t, std::string_view>> seen;
+  const auto repeated = [&](const Finding &finding) {
+    return !seen.emplace(finding.rule_id, finding.cell, finding.span.line, finding.span.column, finding.name)
+                .second;
+  };
+  // Decide first, then move: the sets look at the findings' own strings.
+  std::vector<bool> keep;
+  keep.reserve(findings.size());
+  for (const Finding &finding : findings)
+    keep.push_back(!superseded(finding) && !repeated(finding));
+  std::vector<Finding> kept;
+  kept.reserve(findings.size());
+  for (std::size_t i = 0; i < findings.size(); ++i)
+    if (keep[i])
+      kept.push_back(std::move(findings[i]));
+  findings = std::move(kept);
+}
 
 bool matches(const Matcher &matcher, const Fact &fact) {
   if (std::find(matcher.kinds.begin(), matcher.kinds.end(), fact.kind) == matcher.kinds.end())

@@ -19,6 +19,12 @@ namespace mpsaudit {
 // True when `fact` satisfies the rule's matcher (guards not considered).
 bool matches(const Matcher &matcher, const Fact &fact);
 
+// Drops the findings of one file that repeat another: the same rule at the
+// same position (two facts of one expression), and a rule's finding on a line
+// where a rule it is superseded_by (a more specific rule reporting the same
+// fact) also has one. Keeps the order of the findings it keeps.
+void drop_redundant_findings(std::vector<Finding> &findings);
+
 class RuleEngine {
 public:
   explicit RuleEngine(const RuleCatalog &catalog);

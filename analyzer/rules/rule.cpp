@@ -178,7 +178,8 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
     const std::string where = "rule " + (rule.id.empty() ? std::string("<no id>") : rule.id);
     reader.check_keys(*table,
                       {"id", "name", "summary", "kinds", "effort", "severity", "guarded", "message", "why",
-                       "replacement", "docs", "sources", "match", "examples", "examples_waived"},
+                       "replacement", "docs", "sources", "match", "examples", "examples_waived",
+                       "superseded_by"},
                       where);
     if (!prefix.empty() && rule.id.rfind(prefix, 0) != 0)
       reader.error(table, where + " does not start with its family prefix " + prefix);
@@ -191,6 +192,7 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
     if (rule.docs.empty())
       rule.docs = "docs/rules.md#" + to_lower_id(rule.id);
     rule.sources = reader.strings_at(*table, "sources", where);
+    rule.superseded_by = reader.strings_at(*table, "superseded_by", where);
     for (const auto &kind_name : reader.strings_at(*table, "kinds", where)) {
       const FileKind kind = file_kind_from_string(kind_name);
       if (kind == FileKind::Unknown)

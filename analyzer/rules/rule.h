@@ -75,6 +75,10 @@ struct Rule {
   std::vector<RuleExample> examples;
   // Why a rule has no text examples (binary inputs); its unit tests cover it.
   std::string examples_waived;
+  // More specific rules that report the same fact: where one of them has a
+  // finding on the same line, this rule's finding there is dropped
+  // (drop_redundant_findings in rules/engine.h).
+  std::vector<std::string> superseded_by;
   std::string origin; // rules file it came from
 
   bool applies_to(FileKind kind) const;

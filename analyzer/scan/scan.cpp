@@ -412,6 +412,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
         });
     std::vector<Finding> &all = work[i].findings;
     all.insert(all.end(), std::make_move_iterator(findings.begin()), std::make_move_iterator(findings.end()));
+    drop_redundant_findings(all);
     // Every pass has run and every rule has met its facts: what the
     // assessment does not read (facts kept for a pass or held back for the
     // late rules) can go now.

@@ -3,7 +3,7 @@ import sys
 import torch
 
 assert torch.cuda.is_available(), "a GPU is required"  # expect: MPS216
-capability = torch.cuda.get_device_capability()  # expect: MPS216, MPS106
+capability = torch.cuda.get_device_capability()  # expect: MPS216
 
 
 def start():

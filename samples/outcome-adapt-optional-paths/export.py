@@ -23,7 +23,7 @@ def export_onnx(model, image, path):
 
 def export_engine(model, image, path):
     try:
-        import tensorrt as trt  # expect: MPS409, MPS715
+        import tensorrt as trt  # expect: MPS409
     except ImportError:
         print("TensorRT is missing; installing it")
         import tensorrt as trt  # expect: MPS409

@@ -47,6 +47,7 @@ std::vector<Finding> findings_for(FileKind kind, const std::string &text, const 
   const LineIndex lines(text);
   std::vector<Finding> findings =
       engine.evaluate(path, kind, facts, [&](std::uint32_t line) { return std::string(lines.line_text(line)); });
+  drop_redundant_findings(findings); // as the scan does
   // Inline suppressions, as the scan applies them (MPS001's examples need it).
   FileSuppressions suppressions = find_suppressions(path, kind, text);
   apply_suppressions(suppressions, findings, engine, path, kind);

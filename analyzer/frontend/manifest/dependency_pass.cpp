@@ -107,8 +107,18 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
   if (!has_code || !has_declarations)
     return;
 
+  // Undeclared imports by module: where the reported one is and how many
+  // other files import the module too.
+  struct Undeclared {
+    ProjectFile *file;
+    std::size_t added_index; // among the facts the pass adds to `file`
+    std::size_t other_files;
+  };
+  std::map<std::string, Undeclared> undeclared;
+  std::map<const ProjectFile *, std::size_t> facts_before; // where each file's added facts start
   for (ProjectFile &file : files) {
     std::vector<Fact> added;
+    facts_before[&file] = file.facts.facts.size();
     if (is_manifest(file.kind) && !(file.kind == FileKind::Requirements && is_development_file(file.path))) {
       std::set<std::string> reported;
       for (const Fact &fact : file.facts.facts) {
@@ -137,7 +147,7 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
       }
     }
     if (is_code(file.kind)) {
-      std::set<std::string> reported;
+      std::set<std::string> seen_here;
       for (const Fact &fact : file.facts.facts) {
         if (fact.kind != fact_kind::Import || starts_with(fact.name, "."))
           continue;
@@ -145,7 +155,7 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
         // Module names compare case-insensitively: tensorboardx provides
         // tensorboardX, and declared names are lower case after PEP 503.
         const std::string lower = to_lower(module);
-        if (reported.count(module) || local_modules.count(lower) || declared_modules.count(lower))
+        if (seen_here.count(module) || local_modules.count(lower) || declared_modules.count(lower))
           continue;
         // Only modules the knowledge base can attribute to a distribution:
         // anything else may be the standard library or a local module.
@@ -153,7 +163,13 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
         if (found == provider_of.end())
           continue;
         const manifest::PackageEntry *provider = found->second;
-        reported.insert(module);
+        seen_here.insert(module);
+        // One finding per package, at its first import; the others are counted.
+        const auto [first, is_first] = undeclared.try_emplace(module, Undeclared{&file, added.size(), 0});
+        if (!is_first) {
+          ++first->second.other_files;
+          continue;
+        }
         Fact note;
         note.kind = std::string(manifest_fact_kind::UndeclaredImport);
         note.name = module;
@@ -170,6 +186,11 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
     for (auto &fact : added)
       file.facts.facts.push_back(std::move(fact));
   }
+  for (const auto &[module, where] : undeclared)
+    where.file->facts.facts[facts_before[where.file] + where.added_index].set_attribute(
+        "more", where.other_files == 0 ? std::string()
+                                       : " (imported in " + std::to_string(where.other_files) + " more file" +
+                                             (where.other_files == 1 ? "" : "s") + ")");
 }
 
 FactRetention dependency_pass_retention(const Fact &fact) {

@@ -1,7 +1,9 @@
 #include "frontend/prose/prose_frontend.h"
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
+#include <map>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -31,6 +33,11 @@ struct Segment {
   std::vector<LineStart> line_starts;
   bool code = false;
   bool requirement_section = false;
+  // A list item ("- Linux"): under a requirements heading or a lead-in
+  // paragraph such as "Core requirements:", a bare item states a need.
+  bool list_item = false;
+  // A heading's title; classified apart from the prose (see heading_hazards).
+  bool heading = false;
 };
 
 // 1-based line and column of `offset` in the segment's text.
@@ -76,6 +83,11 @@ bool is_requirement_heading(const std::string &heading) {
                                "dependenc|hardware|system|getting started|quick ?start|"
                                "compatib|supported platform"));
 }
+// A paragraph that introduces a list of needs: "Core requirements:", "You will need:".
+bool is_requirement_lead(const std::string &text) {
+  return search(text, icase("requirement|prerequisite|dependenc|you('ll| will)? need|supported platform|"
+                            "system|hardware"));
+}
 bool is_changelog_heading(const std::string &heading) {
   return search(heading, icase("change ?log|changes|news|release notes|history|what'?s new|"
                                "updates|update log|announcement"));
@@ -114,6 +126,8 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
   std::string fence;
   bool in_comment = false;
   bool in_rst_literal = false;
+  // The last paragraph introduced a requirements list ("Core requirements:").
+  bool requirement_lead = false;
   Segment paragraph;
 
   const auto requirement_section = [&] {
@@ -126,15 +140,26 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
   };
   const auto flush = [&] {
     if (!paragraph.text.empty() && !changelog_section()) {
-      paragraph.requirement_section = requirement_section();
+      paragraph.requirement_section = requirement_section() || (paragraph.list_item && requirement_lead);
+      if (!paragraph.list_item)
+        requirement_lead = ends_with(trim(paragraph.text), ":") && is_requirement_lead(paragraph.text);
       segments.push_back(std::move(paragraph));
     }
     paragraph = Segment{};
   };
-  const auto open_heading = [&](int level, std::string title) {
+  const auto open_heading = [&](int level, std::string title, std::uint32_t number, std::uint32_t column) {
     flush();
+    requirement_lead = false;
     while (!headings.empty() && headings.back().level >= level)
       headings.pop_back();
+    if (!changelog_section() && !is_changelog_heading(title)) {
+      Segment heading;
+      heading.text = title;
+      heading.line_starts.push_back({0, number, column});
+      heading.heading = true;
+      heading.requirement_section = requirement_section() || is_requirement_heading(title);
+      segments.push_back(std::move(heading));
+    }
     headings.push_back({level, std::move(title)});
   };
   const auto add_code_line = [&](std::string_view line, std::uint32_t number) {
@@ -207,7 +232,8 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
     if (line.front() == '#') {
       const std::size_t level = line.find_first_not_of('#');
       if (level != std::string_view::npos && level <= 6 && line[level] == ' ') {
-        open_heading(static_cast<int>(level), std::string(trim(line.substr(level))));
+        open_heading(static_cast<int>(level), std::string(trim(line.substr(level))), number,
+                     first_column(raw));
         continue;
       }
     }
@@ -218,7 +244,7 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
           std::all_of(next.begin(), next.end(), [&](char c) { return c == next.front(); }) &&
           std::string_view("=-~^*+#").find(next.front()) != std::string_view::npos) {
         const int level = next.front() == '=' ? 1 : next.front() == '-' ? 2 : 3;
-        open_heading(level, std::string(line));
+        open_heading(level, std::string(line), number, first_column(raw));
         ++number;
         continue;
       }
@@ -245,6 +271,8 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
     const bool list_item = std::regex_search(std::string(line.substr(0, 6)), exact("^([-*+]|\\d+[.)])\\s"));
     if (list_item || line.front() == '|')
       flush();
+    if (paragraph.text.empty())
+      paragraph.list_item = list_item;
     if (!paragraph.text.empty())
       paragraph.text.push_back(' ');
     paragraph.line_starts.push_back({paragraph.text.size(), number, first_column(raw)});
@@ -412,6 +440,104 @@ void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
                    static_cast<std::size_t>(m.length(0))});
 }
 
+// True when `text` names a Mac in any spelling, as a word.
+bool mentions_mac(std::string_view text) {
+  const std::string lower = to_lower(std::string(text.substr(0, 1u << 20)));
+  for (const char *word : {"macos", "mac os", "osx", "os x", "apple", "darwin", "mps", "macbook", "mac"}) {
+    const std::string_view needle(word);
+    for (std::size_t at = lower.find(needle); at != std::string::npos; at = lower.find(needle, at + 1)) {
+      const bool start = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
+      const std::size_t after = at + needle.size();
+      const bool end = after >= lower.size() || !std::isalnum(static_cast<unsigned char>(lower[after]));
+      if (start && end)
+        return true;
+    }
+  }
+  return false;
+}
+
+// A bare list item naming Linux or an NVIDIA GPU under a requirements
+// heading or lead-in ("Core requirements:\n- Linux\n- NVIDIA GPU").
+void find_listed_platform(const std::string &s, bool requirement_list, std::vector<Match> &out) {
+  if (!requirement_list)
+    return;
+  std::smatch m;
+  if (std::regex_search(s, m, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?(linux|ubuntu)\\b")) &&
+      s.size() < 120 && !mentions_mac(s)) // "Linux or macOS with Python 3.8+"
+    out.push_back({"linux-only", "Linux in the requirements list", static_cast<std::size_t>(m.position(4)),
+                   static_cast<std::size_t>(m.length(4))});
+  if (std::regex_search(s, m, icase("\\b(nvidia|cuda[- ](capable|enabled|compatible))\\s+gpus?\\b")))
+    out.push_back({"gpu-model", "an NVIDIA GPU", static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0))});
+}
+
+// Build instructions that target Intel Macs: Apple silicon needs arm64.
+void find_x86_arch(const std::string &s, std::vector<Match> &out) {
+  std::smatch m;
+  if (std::regex_search(s, m,
+                        icase("archflags\\s*=\\s*['\"]?-arch\\s+x86_64['\"]?|\\barch\\s+-x86_64\\b|"
+                              "cmake_osx_architectures\\s*=\\s*['\"]?x86_64(?![;\\w]*arm64)")))
+    out.push_back({"x86-arch", m.str(0), static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0)), true});
+}
+
+// Example code that puts models or tensors on CUDA with no MPS branch.
+void find_cuda_example(const std::string &s, std::vector<Match> &out) {
+  if (search(s, icase("\\bmps\\b")))
+    return;
+  std::smatch m;
+  // The CUDA-else-CPU choice first: it contains a hard-coded "cuda" too.
+  if (std::regex_search(s, m, exact("['\"]cuda(:\\d+)?['\"]\\s+if\\s+[\\w.]*cuda\\.is_available\\(\\)"))) {
+    out.push_back({"cuda-example", m.str(0) + " else CPU", static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0)), true});
+    return;
+  }
+  if (std::regex_search(s, m,
+                        exact("\\.cuda\\(\\s*(\\d+|non_blocking\\s*=\\s*\\w+)?\\s*\\)|"
+                              "\\.to\\(\\s*(device\\s*=\\s*)?['\"]cuda(:\\d+)?['\"]\\s*\\)?|"
+                              "\\bdevice(_map)?\\s*=\\s*['\"]cuda(:\\d+)?['\"]|"
+                              "torch\\.device\\(\\s*['\"]cuda")))
+    out.push_back({"cuda-example", m.str(0), static_cast<std::size_t>(m.position(0)),
+                   static_cast<std::size_t>(m.length(0)), true});
+}
+
+// A documented command that starts one process per GPU on several GPUs.
+void find_multi_gpu_command(const std::string &s, std::vector<Match> &out) {
+  std::smatch m;
+  if (!std::regex_search(
+          s, m,
+          icase("--nproc[_-]per[_-]node[= ]+['\"]?(\\d+)|[\\w./-]*dist[\\w-]*\\.sh\\s+(\\d+)\\b|"
+                "--num[_-]gpus[= ]+(\\d+)|--gpus[= ]+(\\d+)\\b|(--multi[_-]gpu)\\b|"
+                "--devices?[= ]+(\\d+(,\\s*\\d+)+)")))
+    return;
+  for (int group : {1, 2, 3, 4})
+    if (m[group].matched && std::stoi(m[group].str().substr(0, 4)) < 2)
+      return;
+  out.push_back({"multi-gpu-command", m.str(0), static_cast<std::size_t>(m.position(0)),
+                 static_cast<std::size_t>(m.length(0)), true});
+}
+
+// Mixed precision in fp16 switched on in a documented recipe.
+void find_fp16_example(const std::string &s, std::vector<Match> &out) {
+  std::smatch m;
+  if (std::regex_search(s, m,
+                        icase("\\b(use_)?(amp|fp16)\\s*=\\s*true\\b|mixed_precision\\s*=\\s*['\"]fp16|"
+                              "(^|\\s)--(amp|fp16)\\b(?![-_=])|--mixed[_-]precision[= ]+['\"]?fp16|"
+                              "\\bprecision\\s*=\\s*['\"]?16(-mixed)?\\b")))
+    out.push_back({"fp16-example", trim(m.str(0)).empty() ? m.str(0) : std::string(trim(m.str(0))),
+                   static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0)), true});
+}
+
+// A heading for Linux installation in a document that never mentions a Mac.
+bool is_linux_heading(const std::string &title) {
+  return title.size() < 60 && search(title, icase("^\\W*((install(ing|ation)?|build(ing)?|setup|set up)\\s+"
+                                                  "(on|for|under)\\s+)?linux\\b"));
+}
+// Matches reported once per file: the first, with the count of the others.
+bool reported_once_per_file(const std::string &klass) {
+  return klass == "cuda-example" || klass == "multi-gpu-command" || klass == "fp16-example";
+}
+
 // True when `offset` lies inside "double quotes" or `inline code` in prose:
 // quoted text reports what someone else says ("at least 24 GB of GPU memory"
 // as an example in documentation), not what this project requires. Install
@@ -447,7 +573,46 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
   const bool changelog_file = is_changelog_file(path);
   const LineIndex file_lines(text);
   std::set<std::tuple<std::string, std::string, std::uint32_t>> seen;
+  // Classes reported once per file: the fact of the first match, and how many
+  // more lines matched.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> once_per_file; // class -> (fact index, more)
+  const bool linux_only_install = !mentions_mac(text);
+  const auto add_fact = [&](const Segment &segment, std::size_t offset, const Match &match,
+                            const std::string &sentence) {
+    const auto [line, column] = position_at(segment, offset);
+    if (!seen.insert({match.klass, match.value, line}).second)
+      return;
+    if (reported_once_per_file(match.klass)) {
+      auto [it, first] = once_per_file.try_emplace(match.klass, facts.facts.size(), 0);
+      if (!first) {
+        ++it->second.second;
+        return;
+      }
+    }
+    Fact fact;
+    fact.kind = "doc-requirement";
+    fact.name = match.klass;
+    fact.span.line = line;
+    fact.span.column = column;
+    fact.span.end_line = line;
+    // A match that runs past its line (a sentence joined from several) ends
+    // at the end of the line.
+    fact.span.end_column = std::min(column + static_cast<std::uint32_t>(match.length),
+                                    static_cast<std::uint32_t>(file_lines.line_text(line).size() + 1));
+    fact.set_attribute("value", match.value);
+    fact.set_attribute("sentence", quote(sentence));
+    fact.set_attribute("in_code", segment.code ? "true" : "false");
+    fact.set_attribute("more", "");
+    facts.facts.push_back(std::move(fact));
+  };
   for (const Segment &segment : segment_text(text, changelog_file)) {
+    if (segment.heading) {
+      if (linux_only_install && segment.requirement_section && is_linux_heading(segment.text))
+        add_fact(segment, 0,
+                 {"linux-only", "installation for Linux and no word on macOS", 0, segment.text.size()},
+                 segment.text);
+      continue;
+    }
     const auto ranges = segment.code
                             ? std::vector<std::pair<std::size_t, std::size_t>>{{0, segment.text.size()}}
                             : sentences(segment.text);
@@ -463,29 +628,24 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       find_gpu_model(sentence, segment.code, context, matches);
       find_vram(sentence, segment.code, context, matches);
       find_linux_only(sentence, segment.code, matches);
+      find_listed_platform(sentence, segment.list_item && segment.requirement_section, matches);
+      find_x86_arch(sentence, matches);
+      if (segment.code) {
+        find_cuda_example(sentence, matches);
+        find_multi_gpu_command(sentence, matches);
+        find_fp16_example(sentence, matches);
+      }
       for (const Match &match : matches) {
         if (!segment.code && !match.command && inside_quotation(sentence, match.offset))
           continue;
-        const auto [line, column] = position_at(segment, begin + match.offset);
-        if (!seen.insert({match.klass, match.value, line}).second)
-          continue;
-        Fact fact;
-        fact.kind = "doc-requirement";
-        fact.name = match.klass;
-        fact.span.line = line;
-        fact.span.column = column;
-        fact.span.end_line = line;
-        // A match that runs past its line (a sentence joined from several) ends
-        // at the end of the line.
-        fact.span.end_column = std::min(column + static_cast<std::uint32_t>(match.length),
-                                        static_cast<std::uint32_t>(file_lines.line_text(line).size() + 1));
-        fact.set_attribute("value", match.value);
-        fact.set_attribute("sentence", quote(sentence));
-        fact.set_attribute("in_code", segment.code ? "true" : "false");
-        facts.facts.push_back(std::move(fact));
+        add_fact(segment, begin + match.offset, match, sentence);
       }
     }
   }
+  for (const auto &[klass, first] : once_per_file)
+    if (first.second > 0)
+      facts.facts[first.first].set_attribute("more", " (and " + std::to_string(first.second) + " more line" +
+                                                         (first.second == 1 ? "" : "s") + " of this file)");
   return facts;
 }
 

@@ -126,3 +126,23 @@ TEST_CASE("import names are matched through the knowledge base, case-insensitive
   CHECK(undeclared[0]->name == "cv2");
   CHECK(attribute_or_empty(*undeclared[0], "distribution") == "opencv-python");
 }
+
+TEST_CASE("an undeclared package is reported once, at its first import, with the count of other files",
+          "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(requirements_file("torch\n"));
+  files.push_back(python_file("a.py", {import_fact("flash_attn", 4), import_fact("flash_attn.ops", 9)}));
+  files.push_back(python_file("b.py", {import_fact("flash_attn", 2)}));
+  files.push_back(python_file("c.py", {import_fact("flash_attn.layers", 7), import_fact("cv2", 8)}));
+  cross_check_dependencies(files);
+
+  const auto in_a = facts_of(files[1].facts, "undeclared-import");
+  REQUIRE(in_a.size() == 1);
+  CHECK(in_a[0]->span.line == 4);
+  CHECK(attribute_or_empty(*in_a[0], "more") == " (imported in 2 more files)");
+  CHECK(facts_of(files[2].facts, "undeclared-import").empty());
+  const auto in_c = facts_of(files[3].facts, "undeclared-import");
+  REQUIRE(in_c.size() == 1); // cv2, whose only import is here
+  CHECK(in_c[0]->name == "cv2");
+  CHECK(attribute_or_empty(*in_c[0], "more").empty());
+}
