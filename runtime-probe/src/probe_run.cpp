@@ -102,8 +102,10 @@ ProbeOutput run_probe(const ProbeOptions &options, const EnvironmentReport &envi
   }
   output.target = device ? target_name(*device) : options.target;
   std::optional<ProbeEngine> engine;
-  if (device)
+  if (device) {
     engine.emplace(*device);
+    output.numerics = engine->numerics();
+  }
   bool on_mps = device && device->type() == c10::DeviceType::MPS;
   std::string live_evidence = device ? "live-" + target_name(*device) : "not-probeable";
 
