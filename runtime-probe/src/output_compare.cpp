@@ -482,7 +482,8 @@ struct UniqueForm {
   at::Tensor values, inverse, counts;
 };
 
-UniqueForm canonical_unique(const std::vector<at::Tensor> &outputs, int64_t dim) {
+UniqueForm canonical_unique(const std::vector<at::Tensor> &outputs, int64_t dim, bool with_inverse,
+                            bool with_counts) {
   UniqueForm form;
   const at::Tensor &values = outputs[0];
   int64_t axis = dim < 0 ? 0 : dim; // dim -1: flattened unique, 1-D values
@@ -492,12 +493,20 @@ UniqueForm canonical_unique(const std::vector<at::Tensor> &outputs, int64_t dim)
   std::vector<int64_t> rank(order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     rank[static_cast<std::size_t>(order[i])] = static_cast<int64_t>(i);
-  if (outputs.size() > 1 && outputs[1].numel() > 0 && !rank.empty())
-    form.inverse = index_tensor(rank)
-                       .index_select(0, outputs[1].reshape({-1}).to(at::kLong))
-                       .reshape(outputs[1].sizes());
-  if (outputs.size() > 2 && outputs[2].numel() > 0 && !order.empty())
-    form.counts = outputs[2].index_select(0, permutation);
+  auto count = static_cast<int64_t>(order.size());
+  // An inverse outside [0, count) or counts of another length are wrong
+  // outputs: kept as they are, so that the exact comparison fails on them.
+  if (with_inverse && outputs.size() > 1 && outputs[1].numel() > 0 && count > 0) {
+    at::Tensor inverse = outputs[1].to(at::kLong);
+    bool in_range = inverse.min().item<int64_t>() >= 0 && inverse.max().item<int64_t>() < count;
+    form.inverse = in_range
+                       ? index_tensor(rank).index_select(0, inverse.reshape({-1})).reshape(inverse.sizes())
+                       : inverse;
+  }
+  if (with_counts && outputs.size() > 2 && outputs[2].numel() > 0 && count > 0)
+    form.counts = outputs[2].dim() == 1 && outputs[2].size(0) == count
+                      ? outputs[2].index_select(0, permutation)
+                      : outputs[2];
   return form;
 }
 
@@ -508,17 +517,22 @@ ComparisonResult compare_unique(const ComparisonInput &input) {
   checker.require(!e.empty() && e.size() == a.size(), "unique returned a different number of outputs");
   if (checker.failed())
     return checker.finish();
-  bool by_dim = input.aten_name.find("dim") != std::string::npos;
-  int64_t dim = by_dim ? int_argument(input, "dim", 0) : -1;
-  if (dim < -1 && e[0].dim() > 0)
+  // unique_dim (and unique_consecutive with a dim) compare rows along dim;
+  // without one the values are flattened (dim -1 below).
+  auto dim_argument = input.arguments.find("dim");
+  bool by_dim = dim_argument != input.arguments.end() && dim_argument->second.isInt();
+  int64_t dim = by_dim ? dim_argument->second.toInt() : -1;
+  if (by_dim && dim < 0)
     dim += e[0].dim();
   checker.require(e[0].sizes() == a[0].sizes(),
                   output_label(input, 0) + " has " + std::to_string(a[0].numel()) +
                       " elements on the target, " + std::to_string(e[0].numel()) + " on the CPU");
   if (checker.failed())
     return checker.finish();
-  UniqueForm expected = canonical_unique(e, dim);
-  UniqueForm actual = canonical_unique(a, dim);
+  bool with_inverse = bool_argument(input, "return_inverse", false);
+  bool with_counts = bool_argument(input, "return_counts", false);
+  UniqueForm expected = canonical_unique(e, dim, with_inverse, with_counts);
+  UniqueForm actual = canonical_unique(a, dim, with_inverse, with_counts);
   checker.equal(output_label(input, 0) + " (as a set)", expected.values, actual.values);
   if (bool_argument(input, "return_inverse", false) && expected.inverse.defined() && actual.inverse.defined())
     checker.equal(output_label(input, 1) + " (renumbered to the sorted values)", expected.inverse,
@@ -588,8 +602,13 @@ ComparisonResult compare_selected_indices(const ComparisonInput &input) {
       idx = idx.unsqueeze(dim); // keepdim=False
     return self.gather(dim, idx);
   };
-  checker.equal(output_label(input, index_output) + " (the input elements it selects)",
-                selected(e[index_output]), selected(a[index_output]));
+  at::Tensor target_indices = a[index_output].to(at::kLong);
+  checker.require(target_indices.min().item<int64_t>() >= 0 &&
+                      target_indices.max().item<int64_t>() < self.size(dim),
+                  output_label(input, index_output) + " indexes outside the input");
+  if (!checker.failed())
+    checker.equal(output_label(input, index_output) + " (the input elements it selects)",
+                  selected(e[index_output]), selected(a[index_output]));
   return checker.finish();
 }
 
@@ -656,7 +675,32 @@ std::string class_name(OperatorClass operator_class) {
 
 OperatorClass operator_class(const std::string &aten_name) {
   const std::string &n = aten_name;
-  if (contains_any(n, {"svd", "qr", "eig", "cholesky", "lu_factor", "linalg_lu", "lu_unpack", "lu_solve"}))
+  // Whole names: "eig" inside "_weight_norm" is no eigen-decomposition.
+  if (is_one_of(n, {"linalg_svd",
+                    "_linalg_svd",
+                    "svd",
+                    "linalg_svdvals",
+                    "linalg_qr",
+                    "qr",
+                    "linalg_eig",
+                    "eig",
+                    "linalg_eigvals",
+                    "linalg_eigh",
+                    "_linalg_eigh",
+                    "linalg_eigvalsh",
+                    "symeig",
+                    "linalg_cholesky",
+                    "linalg_cholesky_ex",
+                    "cholesky",
+                    "cholesky_solve",
+                    "cholesky_inverse",
+                    "linalg_lu_factor",
+                    "linalg_lu_factor_ex",
+                    "linalg_lu",
+                    "_lu_with_info",
+                    "lu_unpack",
+                    "lu_solve",
+                    "linalg_lu_solve"}))
     return OperatorClass::Decomposition;
   if (n.find("conv") != std::string::npos)
     return OperatorClass::Convolution;
@@ -738,7 +782,8 @@ ComparisonResult compare_operator_outputs(const ComparisonInput &input) {
     return compare_cholesky(input);
   if (is_one_of(n, {"linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu", "_lu_with_info"}))
     return compare_lu(input);
-  if (is_one_of(n, {"_unique", "_unique2", "unique_dim", "unique"}))
+  if (is_one_of(
+          n, {"_unique", "_unique2", "unique_dim", "unique", "unique_consecutive", "unique_dim_consecutive"}))
     return compare_unique(input);
   if (is_one_of(n, {"nonzero", "argwhere"}))
     return compare_index_rows(input);

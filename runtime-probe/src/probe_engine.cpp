@@ -582,8 +582,16 @@ LiveResult ProbeEngine::probe_operator(const std::string &aten_name) const {
   ComparisonInput comparison_input = comparison_input_for(aten_name, accepted->op.schema(), *stack,
                                                           accepted->reference.outputs, on_target.outputs);
   comparison_input.target_may_reduce_precision = target_.type() != c10::DeviceType::CPU;
-  ComparisonResult comparison = accepted->random_output ? compare_random_outputs(comparison_input)
-                                                        : compare_operator_outputs(comparison_input);
+  ComparisonResult comparison;
+  try {
+    comparison = accepted->random_output ? compare_random_outputs(comparison_input)
+                                         : compare_operator_outputs(comparison_input);
+  } catch (const std::exception &error) {
+    // Outputs the comparison cannot read (an index out of range in a target's
+    // output, say) are reported, never thrown, and never called a mismatch.
+    comparison.verdict = "not-comparable";
+    comparison.message = "the outputs could not be compared: " + first_line(error.what());
+  }
   result.compared = !accepted->random_output;
   result.comparison = comparison.method;
   result.tolerance_class = comparison.tolerance_class;

@@ -147,6 +147,10 @@ TEST_CASE("permuted unique outputs are accepted; a flipped value or a missing on
   missing.actual[0] = permuted_values.narrow(0, 0, 2);
   CHECK(compare_operator_outputs(missing).verdict == "mismatch");
 
+  ComparisonInput out_of_range = permuted;
+  out_of_range.actual[1] = permuted_inverse + 7; // indexes past the unique values
+  CHECK(compare_operator_outputs(out_of_range).verdict == "mismatch");
+
   // Outputs that were not requested are placeholders: never compared.
   ComparisonInput placeholders = input_for("_unique2", {values, at::empty({0}), at::empty({0})},
                                            {values, at::empty({6}), at::empty({3})});
@@ -160,6 +164,10 @@ TEST_CASE("permuted unique outputs are accepted; a flipped value or a missing on
                                      {row_values.flip(0), 1 - row_inverse, row_counts.flip(0)});
   by_dim.arguments = {{"dim", int64_t{0}}, {"return_inverse", true}, {"return_counts", true}};
   CHECK(compare_operator_outputs(by_dim).verdict == "ok");
+  by_dim.arguments["dim"] = int64_t{-2}; // the same dim, counted from the end
+  CHECK(compare_operator_outputs(by_dim).verdict == "ok");
+  by_dim.actual[2] = row_counts; // counts not permuted with the rows
+  CHECK(compare_operator_outputs(by_dim).verdict == "mismatch");
 }
 
 TEST_CASE("ties in sort and topk and the order of nonzero rows are not mismatches") {
@@ -177,6 +185,9 @@ TEST_CASE("ties in sort and topk and the order of nonzero rows are not mismatche
   ComparisonResult caught = compare_operator_outputs(ties);
   CHECK(caught.verdict == "mismatch");
   CHECK(mentions(caught.message, "output 1"));
+
+  ties.actual[1] = indices + 10; // past the end of the input
+  CHECK(compare_operator_outputs(ties).verdict == "mismatch");
 
   at::Tensor nz = at::nonzero(at::tensor({1, 0, 1, 1}).reshape({2, 2}));
   CHECK(compare_operator_outputs(input_for("nonzero", {nz}, {nz.flip(0)})).verdict == "ok");
@@ -244,6 +255,8 @@ TEST_CASE("tolerances per dtype and operator class") {
   CHECK(operator_class("layer_norm") == OperatorClass::Reduction);
   CHECK(operator_class("linalg_svd") == OperatorClass::Decomposition);
   CHECK(operator_class("relu") == OperatorClass::Pointwise);
+  CHECK(operator_class("_weight_norm") == OperatorClass::Reduction); // not an eigen-decomposition
+  CHECK(operator_class("linalg_eigh") == OperatorClass::Decomposition);
   CHECK(tolerance_for(OperatorClass::Pointwise, at::kFloat).rtol == Approx(1e-5));
   CHECK(tolerance_for(OperatorClass::Pointwise, at::kHalf).rtol == Approx(2e-3));
   CHECK(tolerance_for(OperatorClass::Pointwise, at::kBFloat16).rtol == Approx(1.6e-2));
