@@ -33,7 +33,7 @@ if ! { cmake -S "$root/runtime-probe" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
   libs=(-L"$torch_dir/lib" -Wl,-rpath,"$torch_dir/lib" -Wl,--no-as-needed -ltorch -ltorch_cuda
     -ltorch_cpu -lc10_cuda -lc10 -Wl,--as-needed)
   src=$root/runtime-probe/src
-  common=("$src"/{coverage_table,python_api,scan_report,verdicts,environment,probe_engine,dispatcher_check,probe_run}.cpp)
+  common=("$src"/{coverage_table,python_api,scan_report,verdicts,environment,probe_engine,input_recipes,output_compare,dispatcher_check,probe_run}.cpp)
   g++ "${flags[@]}" "${common[@]}" "$src/probe_main.cpp" "${libs[@]}" -o "$bin/mpsaudit-probe" 2>&1 | tail -30
   g++ "${flags[@]}" "${common[@]}" "$src/crosscheck_main.cpp" "${libs[@]}" -o "$bin/mpsaudit-probe-crosscheck" 2>&1 | tail -30
 fi

@@ -8,6 +8,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Exception.h>
 
+#include "input_recipes.h"
+#include "output_compare.h"
+
 namespace mpsaudit::probe {
 
 namespace {
@@ -22,6 +25,7 @@ constexpr int kMaxOverloads = 8;
 struct InputPlan {
   std::vector<int64_t> shape;
   bool index_like_main = false;
+  const InputRecipe *recipe = nullptr; // arguments it names come from the recipe
 };
 
 const std::vector<InputPlan> &input_plans() {
@@ -33,6 +37,16 @@ const std::vector<InputPlan> &input_plans() {
         result.push_back({shape, index_like_main});
     return result;
   }();
+  return plans;
+}
+
+// The operator's recipe first (when it has one), then the generic plans.
+std::vector<InputPlan> plans_for(const std::string &aten_name) {
+  std::vector<InputPlan> plans;
+  if (const InputRecipe *recipe = input_recipe(aten_name))
+    plans.push_back({recipe->main_shape, false, recipe});
+  const std::vector<InputPlan> &generic = input_plans();
+  plans.insert(plans.end(), generic.begin(), generic.end());
   return plans;
 }
 
@@ -56,6 +70,11 @@ public:
   ArgumentBuilder(const InputPlan &plan, at::ScalarType float_type) : plan_(plan), float_type_(float_type) {}
 
   std::optional<IValue> build(const c10::Argument &argument) const {
+    if (plan_.recipe) {
+      auto made = plan_.recipe->arguments.find(argument.name());
+      if (made != plan_.recipe->arguments.end())
+        return made->second(argument, float_type_);
+    }
     const c10::TypePtr &type = argument.type();
     if (argument.default_value()) {
       // Optional tensors and most knobs have defaults; use them, except that
@@ -273,55 +292,29 @@ void collect_outputs(const IValue &value, std::vector<at::Tensor> &out) {
   }
 }
 
-struct Comparison {
-  bool equal = true;
-  double max_abs_diff = 0.0;
-  std::string why;
-};
-
-Comparison compare_outputs(const std::vector<at::Tensor> &expected, const std::vector<at::Tensor> &actual,
-                           double rtol, double atol) {
-  Comparison result;
-  if (expected.size() != actual.size()) {
-    result.equal = false;
-    result.why = "different number of outputs";
-    return result;
-  }
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const at::Tensor &a = expected[i];
-    const at::Tensor &b = actual[i];
-    if (!a.defined() || !b.defined()) {
-      if (a.defined() != b.defined()) {
-        result.equal = false;
-        result.why = "an output is undefined on one side";
-      }
+// Bit-for-bit equality of two runs' outputs (the CPU's determinism check).
+bool identical_outputs(const std::vector<at::Tensor> &first, const std::vector<at::Tensor> &second) {
+  if (first.size() != second.size())
+    return false;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const at::Tensor &a = first[i];
+    const at::Tensor &b = second[i];
+    if (a.defined() != b.defined())
+      return false;
+    if (!a.defined() || a.layout() != at::kStrided || b.layout() != at::kStrided)
       continue;
-    }
-    if (a.layout() != at::kStrided || b.layout() != at::kStrided)
-      continue;
-    if (a.sizes() != b.sizes()) {
-      result.equal = false;
-      result.why = "output " + std::to_string(i) + " has a different shape";
-      continue;
-    }
+    if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type())
+      return false;
     if (a.numel() == 0)
       continue;
     if (a.is_floating_point() || a.is_complex()) {
-      at::Tensor da = a.to(a.is_complex() ? at::kComplexDouble : at::kDouble);
-      at::Tensor db = b.to(da.scalar_type());
-      at::Tensor close = at::isclose(da, db, rtol, atol, /*equal_nan=*/true);
-      at::Tensor diff = at::nan_to_num((da - db).abs(), 0.0, 0.0, 0.0);
-      result.max_abs_diff = std::max(result.max_abs_diff, diff.max().item<double>());
-      if (!close.all().item<bool>()) {
-        result.equal = false;
-        result.why = "output " + std::to_string(i) + " differs beyond tolerance";
-      }
-    } else if (!at::equal(a, b.to(a.scalar_type()))) {
-      result.equal = false;
-      result.why = "output " + std::to_string(i) + " differs";
+      if (!at::isclose(a, b, 0.0, 0.0, /*equal_nan=*/true).all().item<bool>())
+        return false;
+    } else if (!at::equal(a, b)) {
+      return false;
     }
   }
-  return result;
+  return true;
 }
 
 struct CallOutcome {
@@ -369,6 +362,8 @@ bool uses_unbuildable_types(const c10::FunctionSchema &schema) {
 
 // The overloads of `aten_name` a Python call can reach, default first.
 std::vector<c10::OperatorHandle> callable_overloads(const std::string &aten_name) {
+  const InputRecipe *recipe = input_recipe(aten_name);
+  std::string preferred = recipe ? recipe->preferred_overload : std::string();
   std::vector<std::pair<std::string, c10::OperatorHandle>> found;
   std::string qualified = "aten::" + aten_name;
   for (const c10::OperatorName &name : c10::Dispatcher::singleton().getAllOpNames()) {
@@ -379,8 +374,10 @@ std::vector<c10::OperatorHandle> callable_overloads(const std::string &aten_name
       continue;
     found.emplace_back(name.overload_name, *handle);
   }
-  std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) {
-    auto rank = [](const std::string &overload) {
+  std::sort(found.begin(), found.end(), [&preferred](const auto &a, const auto &b) {
+    auto rank = [&preferred](const std::string &overload) {
+      if (!preferred.empty() && overload == preferred)
+        return -1;
       return overload.empty() ? 0 : overload == "Tensor" || overload == "int" ? 1 : 2;
     };
     return std::make_pair(rank(a.first), a.first) < std::make_pair(rank(b.first), b.first);
@@ -427,11 +424,13 @@ struct AcceptedCall {
   bool random_output = false;
 };
 
-std::optional<AcceptedCall> find_accepted_call(const std::vector<c10::OperatorHandle> &overloads,
+std::optional<AcceptedCall> find_accepted_call(const std::string &aten_name,
+                                               const std::vector<c10::OperatorHandle> &overloads,
                                                at::ScalarType float_type, int &attempts,
                                                std::string &last_error) {
+  std::vector<InputPlan> plans = plans_for(aten_name);
   for (const c10::OperatorHandle &op : overloads) {
-    for (const InputPlan &plan : input_plans()) {
+    for (const InputPlan &plan : plans) {
       auto stack = build_stack(op.schema(), plan, float_type);
       if (!stack) {
         last_error = overload_label(op) + ": no input builder for one of its argument types";
@@ -449,12 +448,55 @@ std::optional<AcceptedCall> find_accepted_call(const std::vector<c10::OperatorHa
       CallOutcome same_seed = call_boxed(op, *build_stack(op.schema(), plan, float_type), 1);
       CallOutcome other_seed = call_boxed(op, *build_stack(op.schema(), plan, float_type), 2);
       bool random = !same_seed.ok || !other_seed.ok ||
-                    !compare_outputs(reference.outputs, same_seed.outputs, 0.0, 0.0).equal ||
-                    !compare_outputs(reference.outputs, other_seed.outputs, 0.0, 0.0).equal;
+                    !identical_outputs(reference.outputs, same_seed.outputs) ||
+                    !identical_outputs(reference.outputs, other_seed.outputs);
       return AcceptedCall{op, plan, std::move(reference), random};
     }
   }
   return std::nullopt;
+}
+
+// What the comparison needs: the CPU inputs by argument name, both sides'
+// outputs, and the schema's return names where they match the outputs.
+ComparisonInput comparison_input_for(const std::string &aten_name, const c10::FunctionSchema &schema,
+                                     const std::vector<IValue> &cpu_inputs,
+                                     const std::vector<at::Tensor> &expected,
+                                     const std::vector<at::Tensor> &actual) {
+  ComparisonInput input;
+  input.aten_name = aten_name;
+  for (std::size_t i = 0; i < schema.arguments().size() && i < cpu_inputs.size(); ++i)
+    input.arguments[schema.arguments()[i].name()] = cpu_inputs[i];
+  input.expected = expected;
+  input.actual = actual;
+  if (schema.returns().size() == expected.size())
+    for (const c10::Argument &output : schema.returns())
+      input.output_names.push_back(output.name());
+  return input;
+}
+
+// Full float32 precision for the comparison where the backend has a switch:
+// CUDA runs float32 matmuls (cuBLAS) and convolutions (cuDNN) in TF32 when
+// allowed. MPS has no such switch; there the reduced-precision tolerance of
+// output_compare.h is the fallback, and verdicts say when it was used.
+NumericsSetup set_up_numerics(const c10::Device &target) {
+  NumericsSetup setup;
+  if (target.type() == c10::DeviceType::CUDA) {
+    at::globalContext().setAllowTF32CuBLAS(false);
+    at::globalContext().setAllowTF32CuDNN(false);
+    setup.tf32_cublas = at::globalContext().allowTF32CuBLAS();
+    setup.tf32_cudnn = at::globalContext().allowTF32CuDNN();
+    setup.note = std::string("TF32 turned off for the comparison: cuBLAS ") +
+                 (*setup.tf32_cublas ? "still allows it" : "off") + ", cuDNN " +
+                 (*setup.tf32_cudnn ? "still allows it" : "off") +
+                 "; matmul and convolution results beyond the strict tolerance but within 5e-3 are reported "
+                 "as within tolerance after reduced-precision adjustment (other algorithms, e.g. Winograd)";
+  } else if (target.type() == c10::DeviceType::MPS) {
+    setup.note = "MPS has no TF32 switch: matmul and convolution results beyond the strict tolerance but "
+                 "within 5e-3 are reported as within tolerance after reduced-precision adjustment";
+  } else {
+    setup.note = "the target computes in full float32 like the CPU reference";
+  }
+  return setup;
 }
 
 } // namespace
@@ -499,12 +541,12 @@ std::string classify_error(const std::string &message, bool not_implemented_type
   return "error";
 }
 
-ProbeEngine::ProbeEngine(c10::Device target) : target_(target) {}
+ProbeEngine::ProbeEngine(c10::Device target) : target_(target) {
+  numerics_ = set_up_numerics(target);
+}
 
 LiveResult ProbeEngine::probe_operator(const std::string &aten_name) const {
   LiveResult result;
-  result.rtol = kRelativeTolerance;
-  result.atol = kAbsoluteTolerance;
   auto overloads = callable_overloads(aten_name);
   if (overloads.empty()) {
     result.outcome = "not-found";
@@ -512,7 +554,7 @@ LiveResult ProbeEngine::probe_operator(const std::string &aten_name) const {
     return result;
   }
   std::string last_error;
-  auto accepted = find_accepted_call(overloads, at::kFloat, result.attempts, last_error);
+  auto accepted = find_accepted_call(aten_name, overloads, at::kFloat, result.attempts, last_error);
   if (!accepted) {
     result.outcome = "no-inputs";
     result.message = "no input set the CPU accepts; last error: " + last_error;
@@ -520,6 +562,8 @@ LiveResult ProbeEngine::probe_operator(const std::string &aten_name) const {
   }
   result.overload = overload_label(accepted->op);
   result.random_output = accepted->random_output;
+  if (accepted->plan.recipe)
+    result.input_recipe = accepted->plan.recipe->family;
   auto stack = build_stack(accepted->op.schema(), accepted->plan, at::kFloat);
   CallOutcome on_target;
   try {
@@ -533,16 +577,34 @@ LiveResult ProbeEngine::probe_operator(const std::string &aten_name) const {
     return result;
   }
   result.outcome = "ok";
-  if (target_.type() == c10::DeviceType::Meta || accepted->random_output)
-    return result; // meta tensors hold no values; random ops differ by design
-  Comparison comparison =
-      compare_outputs(accepted->reference.outputs, on_target.outputs, kRelativeTolerance, kAbsoluteTolerance);
-  result.compared = true;
-  result.max_abs_diff = comparison.max_abs_diff;
-  if (!comparison.equal) {
-    result.outcome = "numeric-mismatch";
-    result.message = comparison.why;
+  if (target_.type() == c10::DeviceType::Meta)
+    return result; // meta tensors hold no values
+  ComparisonInput comparison_input = comparison_input_for(aten_name, accepted->op.schema(), *stack,
+                                                          accepted->reference.outputs, on_target.outputs);
+  comparison_input.target_may_reduce_precision = target_.type() != c10::DeviceType::CPU;
+  ComparisonResult comparison;
+  try {
+    comparison = accepted->random_output ? compare_random_outputs(comparison_input)
+                                         : compare_operator_outputs(comparison_input);
+  } catch (const std::exception &error) {
+    // Outputs the comparison cannot read (an index out of range in a target's
+    // output, say) are reported, never thrown, and never called a mismatch.
+    comparison.verdict = "not-comparable";
+    comparison.message = "the outputs could not be compared: " + first_line(error.what());
   }
+  result.compared = !accepted->random_output;
+  result.comparison = comparison.method;
+  result.tolerance_class = comparison.tolerance_class;
+  result.max_abs_diff = comparison.max_abs_error;
+  result.max_rel_diff = comparison.max_rel_error;
+  result.rtol = comparison.rtol;
+  result.atol = comparison.atol;
+  result.tolerance_adjusted = comparison.reduced_precision_adjusted;
+  result.message = comparison.message;
+  if (comparison.verdict == "mismatch")
+    result.outcome = "numeric-mismatch";
+  else if (comparison.verdict == "not-comparable")
+    result.outcome = "not-comparable";
   return result;
 }
 
@@ -589,7 +651,7 @@ DowncastMeasurement ProbeEngine::downcast_error(const std::string &aten_name) co
   auto overloads = callable_overloads(aten_name);
   int attempts = 0;
   std::string last_error;
-  auto accepted = find_accepted_call(overloads, at::kDouble, attempts, last_error);
+  auto accepted = find_accepted_call(aten_name, overloads, at::kDouble, attempts, last_error);
   if (!accepted) {
     measurement.outcome = "no-inputs";
     measurement.message = overloads.empty() ? "no callable overload" : last_error;

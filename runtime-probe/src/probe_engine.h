@@ -48,11 +48,13 @@ public:
   // Runs `aten_name` on the CPU in float64 and in float32 on the same inputs.
   DowncastMeasurement downcast_error(const std::string &aten_name) const;
 
-  static constexpr double kRelativeTolerance = 1e-3;
-  static constexpr double kAbsoluteTolerance = 1e-4;
+  // How the target's float32 precision was set up for the comparison
+  // (TF32 off on CUDA).
+  const NumericsSetup &numerics() const { return numerics_; }
 
 private:
   c10::Device target_;
+  NumericsSetup numerics_;
 };
 
 // Sorts an error message into not-implemented | dtype-unsupported | error.

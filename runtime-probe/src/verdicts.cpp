@@ -170,12 +170,27 @@ json to_json(const LiveResult &live) {
   json out = {
       {"outcome", live.outcome},   {"overload", live.overload},           {"message", live.message},
       {"compared", live.compared}, {"random_output", live.random_output}, {"attempts", live.attempts}};
+  if (!live.input_recipe.empty())
+    out["input_recipe"] = live.input_recipe;
+  if (!live.comparison.empty()) {
+    out["comparison"] = live.comparison;
+    out["tolerance_class"] = live.tolerance_class;
+  }
   if (live.compared) {
     out["max_abs_diff"] = finite_or_null(live.max_abs_diff);
+    out["max_rel_diff"] = finite_or_null(live.max_rel_diff);
     out["rtol"] = live.rtol;
     out["atol"] = live.atol;
+    out["tolerance_adjusted"] = live.tolerance_adjusted;
   }
   return out;
+}
+
+json to_json(const NumericsSetup &numerics) {
+  auto flag = [](const std::optional<bool> &value) { return value ? json(*value) : json(nullptr); };
+  return json{{"tf32_cublas", flag(numerics.tf32_cublas)},
+              {"tf32_cudnn", flag(numerics.tf32_cudnn)},
+              {"note", numerics.note}};
 }
 
 json location(const std::string &path, std::uint32_t line) {
@@ -187,6 +202,8 @@ json location(const std::string &path, std::uint32_t line) {
 json to_json(const ProbeOutput &output) {
   json operators = json::array();
   std::vector<std::string> without_mps, partly_without_mps;
+  std::map<std::string, int> live_outcomes; // per distinct ATen operator
+  std::set<std::string> counted;
   for (const OperatorVerdict &verdict : output.operators) {
     json uses = json::array();
     for (const ApiUse &use : verdict.uses)
@@ -196,6 +213,8 @@ json to_json(const ProbeOutput &output) {
       json entry = to_json(result);
       entry["aten"] = aten;
       live.push_back(std::move(entry));
+      if (counted.insert(aten).second)
+        ++live_outcomes[result.outcome];
     }
     if (verdict.mps_outcome == "missing")
       without_mps.push_back(verdict.python_name);
@@ -271,6 +290,7 @@ json to_json(const ProbeOutput &output) {
       {"target", output.target},
       {"coverage_table", output.coverage_version.empty() ? json(nullptr) : json(output.coverage_version)},
       {"environment", to_json(output.environment)},
+      {"numerics", to_json(output.numerics)},
       {"operators", operators},
       {"findings", findings},
       {"downcast", downcasts},
@@ -281,6 +301,7 @@ json to_json(const ProbeOutput &output) {
         {"headline", headline},
         {"live_attempted", output.live_attempted},
         {"live_inputs_built", output.live_built},
+        {"live_outcomes", live_outcomes},
         {"live_inputs_share", output.live_attempted
                                   ? json(static_cast<double>(output.live_built) / output.live_attempted)
                                   : json(nullptr)}}},

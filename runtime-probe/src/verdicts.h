@@ -36,15 +36,28 @@ struct EnvironmentReport {
 
 // One live call of an operator on the target (docs: "Live probes").
 struct LiveResult {
-  // ok | numeric-mismatch | not-implemented | dtype-unsupported | error | no-inputs | not-found
+  // ok | numeric-mismatch | not-comparable | not-implemented | dtype-unsupported | error | no-inputs |
+  // not-found
   std::string outcome;
-  std::string overload;       // the overload that ran (or was tried last)
-  std::string message;        // the target's error, or why no inputs could be built
-  bool compared = false;      // output compared with the CPU result
-  bool random_output = false; // two seeded CPU runs differed: not compared
+  std::string overload;        // the overload that ran (or was tried last)
+  std::string message;         // the target's error, why no inputs, or the comparison's wording
+  std::string input_recipe;    // the recipe family that built the inputs; empty: generic
+  bool compared = false;       // output compared with the CPU result
+  bool random_output = false;  // two seeded CPU runs differed: values not compared
+  std::string comparison;      // elementwise | invariants | set | statistics
+  std::string tolerance_class; // pointwise | reduction | matmul | convolution | decomposition
   double max_abs_diff = 0.0;
-  double rtol = 0.0, atol = 0.0;
-  int attempts = 0; // input sets tried on the CPU
+  double max_rel_diff = 0.0;
+  double rtol = 0.0, atol = 0.0;   // atol before scaling by the reference (see docs)
+  bool tolerance_adjusted = false; // within tolerance only after the reduced-precision adjustment
+  int attempts = 0;                // input sets tried on the CPU
+};
+
+// The target's float32 precision settings during the comparison.
+struct NumericsSetup {
+  std::optional<bool> tf32_cublas; // CUDA only: after turning TF32 off
+  std::optional<bool> tf32_cudnn;
+  std::string note;
 };
 
 struct OperatorVerdict {
@@ -92,6 +105,7 @@ struct ProbeOutput {
   std::vector<FindingVerdict> findings;
   std::vector<DowncastVerdict> downcasts;
   std::vector<ProbeDiagnostic> diagnostics;
+  NumericsSetup numerics; // empty when no live probe ran
   int live_attempted = 0; // ATen operators the engine tried
   int live_built = 0;     // ...of which it could build inputs the CPU accepts
 };
