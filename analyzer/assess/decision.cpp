@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "assess/entry_verdict.h"
+#include "assess/reachability.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -58,13 +60,120 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
   return factor;
 }
 
+// Roles from reachability: a file that only export, tooling or data-prep
+// entry points run is tooling, whatever classes it defines; one that only
+// evaluation or benchmark entries run is evaluation; one only tests run is
+// a test, one only examples run an example. Overrides still win; training
+// entries demote nothing (a model only train.py reaches is still the model).
+void roles_from_reachability(const std::vector<ProjectFile> &files, const std::vector<EntryPoint> &entries,
+                             const Reachability &reach, std::vector<FileRole> &roles) {
+  for (std::size_t i = 0; i < files.size() && i < roles.size(); ++i) {
+    FileRole &role = roles[i];
+    if (!role.reasons.empty() && starts_with(role.reasons.front(), "override: "))
+      continue;
+    const FileReach &record = reach.files[i];
+    if (record.status == ReachStatus::TestOnly && role.role != Role::Tests) {
+      role.role = Role::Tests;
+      role.reasons = {"reached only from tests"};
+      continue;
+    }
+    if (record.status == ReachStatus::ExampleOnly && role.role != Role::Docs) {
+      role.role = Role::Docs;
+      role.reasons = {"reached only from examples"};
+      continue;
+    }
+    if (record.status != ReachStatus::Reached && record.status != ReachStatus::BenchmarkOnly)
+      continue;
+    if (record.entries.size() < record.entry_count || role.role == Role::Tests || role.role == Role::Docs)
+      continue; // not every entry that runs it is listed: no claim
+    std::optional<Role> common;
+    std::string via;
+    for (const std::uint32_t e : record.entries) {
+      const EntryPoint &entry = entries[e];
+      if (entry.scope != EntryScope::Main)
+        continue;
+      Role from = Role::Model; // marks "no demotion"
+      switch (entry.purpose) {
+      case EntryPurpose::Export:
+      case EntryPurpose::Tooling:
+      case EntryPurpose::DataPrep:
+        from = Role::Tooling;
+        break;
+      case EntryPurpose::Evaluation:
+      case EntryPurpose::Benchmark:
+        from = Role::Evaluation;
+        break;
+      default:
+        break;
+      }
+      if (!common)
+        common = from;
+      else if (*common != from)
+        common = Role::Model;
+      if (via.empty())
+        via = entry.path + " (" + std::string(to_string(entry.purpose)) + ")";
+    }
+    if (!common || *common == Role::Model || *common == role.role)
+      continue;
+    role.role = *common;
+    role.reasons = {"reached only from " + std::string(role_title(*common)) + " entry points, e.g. " + via};
+  }
+}
+
+// Files whose findings never decide the verdict: only tests, examples, a
+// container or an optional sub-project run them.
+std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, const Reachability &reach) {
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (!may_decide(reach.files[i].status))
+      paths.insert(files[i].path);
+  return paths;
+}
+
+void record_reachability(const ScanResult &scan, const std::vector<EntryPoint> &entries,
+                         const Reachability &reach, std::map<std::string, FileReachability> &out) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < scan.project_files.size(); ++i)
+    index.emplace(scan.project_files[i].path, i);
+  for (const Finding &finding : scan.findings) {
+    if (out.count(finding.path))
+      continue;
+    FileReachability &record = out[finding.path];
+    const auto found = index.find(finding.path);
+    if (found == index.end()) {
+      record.status = std::string(to_string(ReachStatus::NotCode));
+      continue;
+    }
+    const FileReach &file = reach.files[found->second];
+    record.status = std::string(to_string(file.status));
+    for (const std::uint32_t e : file.entries)
+      record.entries.push_back(entries[e].path);
+    for (const std::uint32_t step : file.chain)
+      record.chain.push_back(scan.project_files[step].path);
+  }
+}
+
+void name_entries(DecisionFactor &factor, const std::map<std::string, FileReachability> &reachability) {
+  const auto found = reachability.find(factor.path);
+  if (found == reachability.end() || found->second.entries.empty())
+    return;
+  factor.entries = found->second.entries;
+  if (factor.entries.size() > 3)
+    factor.entries.resize(3);
+  std::string named;
+  for (std::size_t i = 0; i < factor.entries.size(); ++i)
+    named += (i ? ", " : "") + factor.entries[i];
+  factor.summary += "; run by " + named;
+}
+
 struct Verdict {
   Outcome outcome = Outcome::Adapt;
   std::vector<DecisionFactor> factors;
 };
 
 Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
-               const EffortEstimate &effort, const MemoryFit &memory, const DecisionThresholds &thresholds,
+               const std::set<std::string> &non_deciding, const EffortEstimate &effort,
+               const MemoryFit &memory, const DecisionThresholds &thresholds,
                const std::vector<bool> &excluded) {
   Verdict verdict;
   auto role_for = [&](const std::string &path) {
@@ -86,7 +195,9 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     if (finding.suppressed)
       continue;
     const Role role = role_for(finding.path);
-    if (contains(thresholds.peripheral_roles, role))
+    // Peripheral roles, and files only tests, examples, a container or an
+    // optional sub-project run (assess/reachability.h), never decide.
+    if (contains(thresholds.peripheral_roles, role) || non_deciding.count(finding.path))
       continue;
     const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
     if (finding.guard != Guard::None) {
@@ -113,7 +224,8 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     }
   }
   for (const EffortItem &item : effort.items)
-    if (item.kind == "kernel" && item.deferred.high > 0) {
+    if (item.kind == "kernel" && item.deferred.high > 0 &&
+        !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
       DecisionFactor factor;
       factor.kind = "fallback-item";
       factor.pushes_to = Outcome::Dual;
@@ -396,16 +508,27 @@ Assessment assess(const AssessmentInput &input) {
   assessment.probe = input.probe;
   assessment.effort_model_origin = input.model.origin;
   assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides);
+  const ModuleIndex modules(scan.project_files);
+  const auto graph = build_module_graph(scan.project_files, modules);
+  const std::vector<EntryPoint> entries = discover_entry_points(scan.project_files, modules, graph);
+  const Reachability reach = compute_reachability(scan.project_files, entries, graph);
+  roles_from_reachability(scan.project_files, entries, reach, assessment.roles);
+  const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach);
+  assessment.optional_sub_projects = reach.optional_sub_projects;
+  record_reachability(scan, entries, reach, assessment.reachability);
   std::map<std::string, Role> role_of;
   for (const FileRole &role : assessment.roles)
     role_of[role.path] = role.role;
   assessment.effort = estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch);
   assessment.memory = estimate_memory_fit(scan.project_files);
 
-  const Verdict verdict = decide(scan, role_of, assessment.effort, assessment.memory, input.thresholds, {});
+  assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
+  const Verdict verdict =
+      decide(scan, role_of, non_deciding, assessment.effort, assessment.memory, input.thresholds, {});
   Decision &decision = assessment.decision;
   decision.outcome = verdict.outcome;
-  for (const auto &factor : verdict.factors) {
+  for (auto factor : verdict.factors) {
+    name_entries(factor, assessment.reachability);
     if (factor.pushes_to == verdict.outcome)
       decision.deciding.push_back(factor);
     else
@@ -423,7 +546,8 @@ Assessment assess(const AssessmentInput &input) {
   if (!finding_factors.empty()) {
     const EffortEstimate effort_after =
         estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch);
-    const Verdict after = decide(scan, role_of, effort_after, assessment.memory, input.thresholds, excluded);
+    const Verdict after =
+        decide(scan, role_of, non_deciding, effort_after, assessment.memory, input.thresholds, excluded);
     decision.if_resolved = after.outcome;
     std::vector<std::string> fixes;
     std::set<std::string> seen;

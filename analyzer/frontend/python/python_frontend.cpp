@@ -293,6 +293,17 @@ private:
       // project passes can see them, but never bind them to a package.
       Fact fact = make_fact(fact_kind::Import, std::string(text(module_node)), node);
       fact.set_attribute("relative", "true");
+      // The imported names may be submodules (`from . import losses`): the
+      // assessment's module graph resolves them (assess/reachability.h).
+      std::string names;
+      for_each_child(node, [&](TSNode child, TSFieldId field_id) {
+        if (field_id != g_.f_name)
+          return;
+        const TSNode name = is(child, g_.aliased_import) ? field(child, g_.f_name) : child;
+        names += (names.empty() ? "" : ",") + std::string(text(name));
+      });
+      if (!names.empty())
+        fact.set_attribute("names", names);
       out_.facts.push_back(std::move(fact));
       return;
     }
