@@ -116,9 +116,9 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
   }
   const auto pad = [](std::string text, std::size_t width) {
     // Width in code points: the hours use an en dash.
-    const auto shown = static_cast<std::size_t>(std::count_if(
+    const auto width_of_text = static_cast<std::size_t>(std::count_if(
         text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-    text.append(width > shown ? width - shown : 0, ' ');
+    text.append(width > width_of_text ? width - width_of_text : 0, ' ');
     return text;
   };
   out << "  " << pad("entry", path_width) << "  " << pad("purpose", purpose_width) << "  "
