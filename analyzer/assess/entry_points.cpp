@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "assess/roles.h"
 #include "core/text.h"
@@ -312,10 +313,14 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
       entry.found_by.push_back("top-level package");
       entries.push_back(std::move(entry));
     }
-  // Main entries first (benchmarks last among them), so that reachability
-  // traces them first and names them first.
-  const auto rank = [](const EntryPoint &entry) {
-    return static_cast<int>(entry.scope) * 2 + (entry.purpose == EntryPurpose::Benchmark ? 1 : 0);
+  // Main entries first; among them scripts nobody imports before modules
+  // with a self-test __main__, then by purpose (training, inference,
+  // evaluation, export, benchmark, ...), then by path. Reachability traces
+  // them in this order and names them first.
+  const auto rank = [&](const EntryPoint &entry) {
+    const auto file = index.file_of_path(entry.path);
+    const bool is_imported = file && imported[*file];
+    return std::make_tuple(static_cast<int>(entry.scope), is_imported, static_cast<int>(entry.purpose));
   };
   std::stable_sort(entries.begin(), entries.end(),
                    [&](const EntryPoint &a, const EntryPoint &b) { return rank(a) < rank(b); });
