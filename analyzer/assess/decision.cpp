@@ -169,6 +169,7 @@ void name_entries(DecisionFactor &factor, const std::map<std::string, FileReacha
 struct Verdict {
   Outcome outcome = Outcome::Adapt;
   std::vector<DecisionFactor> factors;
+  HourRange deciding_effort; // the estimate the effort criteria weighed
 };
 
 Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
@@ -235,19 +236,30 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
                        " has a CPU/Python fallback: the Mac runs the fallback, Linux keeps the fast kernel";
       verdict.factors.push_back(std::move(factor));
     }
-  if (effort.total.low > thresholds.keep_min_hours) {
+  // The effort criteria weigh what may decide: the shares of files only
+  // tests, examples, a container or an optional sub-project run are left
+  // out (the reported estimate still counts them).
+  HourRange deciding_total = effort.total;
+  for (const EffortItem &item : effort.items)
+    for (const FileShare &share : item.files)
+      if (non_deciding.count(share.path)) {
+        deciding_total.low -= std::min(deciding_total.low, share.hours.low);
+        deciding_total.high -= std::min(deciding_total.high, share.hours.high);
+      }
+  verdict.deciding_effort = deciding_total;
+  if (deciding_total.low > thresholds.keep_min_hours) {
     DecisionFactor factor;
     factor.kind = "effort-keep";
     factor.pushes_to = Outcome::KeepLinuxGpu;
-    factor.summary = "even the low estimate (" + format_hours(effort.total) + ") exceeds " +
+    factor.summary = "even the low estimate (" + format_hours(deciding_total) + ") exceeds " +
                      format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
                      ", beyond what a port is worth";
     verdict.factors.push_back(std::move(factor));
-  } else if (effort.total.high > thresholds.adapt_max_hours) {
+  } else if (deciding_total.high > thresholds.adapt_max_hours) {
     DecisionFactor factor;
     factor.kind = "effort-dual";
     factor.pushes_to = Outcome::Dual;
-    factor.summary = "the high estimate (" + format_hours(effort.total) + ") exceeds " +
+    factor.summary = "the high estimate (" + format_hours(deciding_total) + ") exceeds " +
                      format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
                      ", too much to make the Mac the native platform at once";
     verdict.factors.push_back(std::move(factor));
@@ -598,9 +610,12 @@ Assessment assess(const AssessmentInput &input) {
   // Reasons and headline.
   const std::string outcome_text(to_string(decision.outcome));
   if (decision.deciding.empty()) {
-    decision.headline = outcome_text + ": no blocker, and the estimate (" +
-                        format_hours(assessment.effort.total) + ") is within " +
-                        format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
+    decision.headline =
+        outcome_text + ": no blocker, and the estimate (" + format_hours(verdict.deciding_effort) +
+        (verdict.deciding_effort.high < assessment.effort.total.high
+             ? " without optional sub-projects, containers and tests"
+             : "") +
+        ") is within " + format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
   } else {
     const DecisionFactor &first = decision.deciding.front();
     decision.headline = outcome_text + ": " + first.summary;

@@ -48,7 +48,16 @@ std::vector<EntryAssessment> judge_entry_points(const ScanResult &scan,
         if (!is_open_finding(finding))
           continue;
         ++judged.open_findings;
-        if (!is_blocker(finding, thresholds))
+        // Training at scale (multi-GPU, CUDA-only speed libraries) on the
+        // entry's default path stops it on a Mac as surely as a blocker.
+        const std::string family = finding.rule ? finding.rule->family : "";
+        const bool training_scale =
+            finding.rule && finding.rule->effort >= thresholds.training_scale_min_effort &&
+            (std::find(thresholds.training_scale_families.begin(), thresholds.training_scale_families.end(),
+                       family) != thresholds.training_scale_families.end() ||
+             std::find(thresholds.training_scale_rules.begin(), thresholds.training_scale_rules.end(),
+                       finding.rule_id) != thresholds.training_scale_rules.end());
+        if (!is_blocker(finding, thresholds) && !training_scale)
           continue;
         EntryBlocker &blocker = by_rule[finding.rule_id];
         if (blocker.count++ == 0) {

@@ -14,7 +14,8 @@ namespace mpsaudit {
 
 // runs-as-is       no open finding in the files it runs;
 // runs-after-fixes open findings, none of them a blocker;
-// needs-cuda       a blocker (is_blocker) in the files it runs;
+// needs-cuda       a blocker (is_blocker) or training-at-scale machinery
+//                  (the decision's training-scale rules, unguarded) in the files it runs;
 // optional-cuda-path no open finding, but CUDA-only code behind an option,
 //                  a CUDA check or an import fallback that the Mac skips.
 std::vector<EntryAssessment> judge_entry_points(const ScanResult &scan,
