@@ -63,10 +63,19 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
 // Roles from reachability: a file that only export, tooling or data-prep
 // entry points run is tooling, whatever classes it defines; one that only
 // evaluation or benchmark entries run is evaluation; one only tests run is
-// a test, one only examples run an example. Overrides still win; training
-// entries demote nothing (a model only train.py reaches is still the model).
+// a test, one only examples run an example. A file that only training
+// entries run is training code when the repository has inference,
+// evaluation or library entries that do not run it: the model those use
+// does not need it. Overrides still win; without such entries a model that
+// only train.py runs is still the model.
 void roles_from_reachability(const std::vector<ProjectFile> &files, const std::vector<EntryPoint> &entries,
                              const Reachability &reach, std::vector<FileRole> &roles) {
+  bool serving_entries = false;
+  for (std::size_t e = 0; e < entries.size() && e < reach.traced_entries; ++e)
+    serving_entries = serving_entries || (entries[e].scope == EntryScope::Main &&
+                                          (entries[e].purpose == EntryPurpose::Inference ||
+                                           entries[e].purpose == EntryPurpose::Evaluation ||
+                                           entries[e].purpose == EntryPurpose::Library));
   for (std::size_t i = 0; i < files.size() && i < roles.size(); ++i) {
     FileRole &role = roles[i];
     if (!role.reasons.empty() && starts_with(role.reasons.front(), "override: "))
@@ -103,6 +112,9 @@ void roles_from_reachability(const std::vector<ProjectFile> &files, const std::v
       case EntryPurpose::Benchmark:
         from = Role::Evaluation;
         break;
+      case EntryPurpose::Training:
+        from = serving_entries ? Role::Training : Role::Model;
+        break;
       default:
         break;
       }
@@ -115,6 +127,9 @@ void roles_from_reachability(const std::vector<ProjectFile> &files, const std::v
     }
     if (!common || *common == Role::Model || *common == role.role)
       continue;
+    if (*common == Role::Training && role.role != Role::Model && role.role != Role::Inference)
+      continue; // data and tooling code stay what they are
+
     role.role = *common;
     role.reasons = {"reached only from " + std::string(role_title(*common)) + " entry points, e.g. " + via};
   }

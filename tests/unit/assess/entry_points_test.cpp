@@ -319,3 +319,35 @@ TEST_CASE("findings in an optional sub-project never decide; roles follow the en
   REQUIRE(reach != assessment.reachability.end());
   CHECK(reach->second.status == "optional-sub-project");
 }
+
+TEST_CASE("a CUDA-only module that only training entries run is training code when inference runs without it",
+          "[assess][decision][reachability]") {
+  const std::string kTritonLoss = "import triton\n\ndef loss(x):\n    return x\n";
+  const std::string kTrainWithLoss = "from models.loss import loss\n" + kTrainLoop + kMain;
+  // With an inference entry that does not import it: DUAL, not KEEP.
+  const ScanResult with_inference = scan_of({
+      {"pkg/__init__.py", ""},
+      {"pkg/model.py", kNet},
+      {"pkg/layers.py", "class Block: pass\n"},
+      {"models/loss.py", kTritonLoss},
+      {"train.py", kTrainWithLoss},
+      {"infer.py", kInfer + kMain},
+  });
+  AssessmentInput input;
+  input.scan = &with_inference;
+  const Assessment dual = assess(input);
+  CHECK(dual.decision.outcome == Outcome::Dual);
+  for (const FileRole &role : dual.roles)
+    if (role.path == "models/loss.py")
+      CHECK(role.role == Role::Training);
+  // Training alone: the module stays the model's, and the blocker keeps it on Linux.
+  const ScanResult training_only = scan_of({
+      {"pkg/__init__.py", ""},
+      {"pkg/model.py", kNet},
+      {"pkg/layers.py", "class Block: pass\n"},
+      {"models/loss.py", kTritonLoss},
+      {"train.py", kTrainWithLoss},
+  });
+  input.scan = &training_only;
+  CHECK(assess(input).decision.outcome == Outcome::KeepLinuxGpu);
+}
