@@ -327,14 +327,4 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
   return entries;
 }
 
-HourRange entry_hours(const EffortEstimate &effort, const std::vector<std::string> &files) {
-  const std::set<std::string> runs(files.begin(), files.end());
-  HourRange hours;
-  for (const EffortItem &item : effort.items)
-    for (const FileShare &share : item.files)
-      if (runs.count(share.path))
-        hours += share.hours;
-  return hours;
-}
-
 } // namespace mpsaudit

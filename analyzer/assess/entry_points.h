@@ -82,8 +82,9 @@ struct EntryAssessment {
   bool traced = true; // false beyond kMaxTracedEntries: nothing known of its closure
 };
 
-// The hours of the fixes in `files` (paths): each effort item's share in
-// them. Kept in one function so that the effort model can change under it.
-HourRange entry_hours(const EffortEstimate &effort, const std::vector<std::string> &files);
+// The hours of the fixes in each file (by ProjectFile index): each effort
+// item's share in it. An entry's hours are the sum over the files it runs.
+// Kept in one function so that the effort model can change under it.
+std::vector<HourRange> file_hours(const EffortEstimate &effort, const std::vector<ProjectFile> &files);
 
 } // namespace mpsaudit
