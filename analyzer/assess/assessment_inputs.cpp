@@ -32,7 +32,8 @@ FactRetention assessment_retention(const Fact &fact) {
        fact.name == "accelerate" || fact.name == "deepspeed" || fact.name == "uv"))
     return FactRetention::Keep;
   if (fact.kind == fact_kind::Call &&
-      (fact.name == "argparse.ArgumentParser" || ends_with(fact.name, ".add_argument")))
+      (fact.name == "argparse.ArgumentParser" || fact.name == "importlib.import_module" ||
+       ends_with(fact.name, ".add_argument")))
     return FactRetention::Keep;
   if (const auto signal = role_signal(fact))
     // The module flag is an attribute; every other signal is in the name.

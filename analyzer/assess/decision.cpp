@@ -181,6 +181,38 @@ void name_entries(DecisionFactor &factor, const std::map<std::string, FileReacha
   factor.summary += "; run by " + named;
 }
 
+// "Entry points: infer.py (inference) runs as is; train.py (training) needs
+// CUDA (MPS404)." for the main entries, at most five named.
+std::string entry_points_reason(const std::vector<EntryAssessment> &entries) {
+  std::vector<std::string> parts;
+  std::size_t main_entries = 0;
+  for (const EntryAssessment &judged : entries) {
+    if (judged.entry.scope != EntryScope::Main || judged.mac == "not-traced")
+      continue;
+    ++main_entries;
+    if (parts.size() == 5)
+      continue;
+    std::string mac = judged.mac;
+    std::replace(mac.begin(), mac.end(), '-', ' ');
+    if (mac == "needs cuda")
+      mac = "needs CUDA";
+    else if (mac == "optional cuda path")
+      mac = "has an optional CUDA path";
+    std::string part = judged.entry.path + " (" + std::string(to_string(judged.entry.purpose)) + ") " + mac;
+    if (!judged.blockers.empty())
+      part += " (" + judged.blockers.front().rule_id + ")";
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty())
+    return {};
+  std::string text = "Entry points: ";
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    text += (i ? "; " : "") + parts[i];
+  if (main_entries > parts.size())
+    text += "; and " + std::to_string(main_entries - parts.size()) + " more";
+  return text + ".";
+}
+
 struct Verdict {
   Outcome outcome = Outcome::Adapt;
   std::vector<DecisionFactor> factors;
@@ -641,6 +673,8 @@ Assessment assess(const AssessmentInput &input) {
     decision.reasons.push_back(factor.summary);
   for (const auto &factor : decision.secondary)
     decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
+  if (const std::string entry_line = entry_points_reason(assessment.entry_points); !entry_line.empty())
+    decision.reasons.push_back(entry_line);
   decision.reasons.push_back(
       "Estimated effort " + format_hours(assessment.effort.total) + " over " +
       std::to_string(assessment.effort.items.size()) + " distinct fixes for " +

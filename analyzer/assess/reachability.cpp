@@ -174,6 +174,14 @@ std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<Pro
       for (const std::size_t parent : index.parent_packages(i))
         add(parent);
     for (const Fact &fact : file.facts.facts) {
+      // importlib.import_module("pkg.mod") with a literal is an import too.
+      if (fact.kind == fact_kind::Call && fact.name == "importlib.import_module") {
+        const Argument *module = fact.positional_argument(0);
+        if (module && module->is_string && !starts_with(module->value, "."))
+          if (auto target = index.resolve(module->value, i))
+            add(*target);
+        continue;
+      }
       if (fact.kind != fact_kind::Import)
         continue;
       const std::string *relative = fact.attribute("relative");

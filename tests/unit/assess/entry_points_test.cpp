@@ -351,3 +351,19 @@ TEST_CASE("a CUDA-only module that only training entries run is training code wh
   input.scan = &training_only;
   CHECK(assess(input).decision.outcome == Outcome::KeepLinuxGpu);
 }
+
+TEST_CASE("importlib.import_module with a literal is an edge; the decision lists the main entries",
+          "[assess][reachability][decision]") {
+  const ScanResult scan = scan_of({
+      {"plugins/__init__.py", ""},
+      {"plugins/fast.py", "import torch\nx = torch.zeros(1).cuda()\n"},
+      {"run.py", "import importlib\nplugin = importlib.import_module('plugins.fast')\n" + kMain},
+  });
+  const auto [entries, reach] = trace(scan);
+  CHECK(reach.files[file_index(scan, "plugins/fast.py")].status == ReachStatus::Reached);
+  AssessmentInput input;
+  input.scan = &scan;
+  const Assessment assessment = assess(input);
+  CHECK(std::find(assessment.decision.reasons.begin(), assessment.decision.reasons.end(),
+                  "Entry points: run.py (tooling) runs after fixes.") != assessment.decision.reasons.end());
+}
