@@ -268,8 +268,9 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
             add(*target, file.path + ":" + std::to_string(fact.span.line), file.kind == FileKind::Dockerfile);
       }
     }
-    // A command-line script that nothing imports is run by hand.
-    if (argparse && !imported[i] && file.kind == FileKind::Python)
+    // A command-line script that nothing imports is run by hand (said only
+    // when nothing else found it).
+    if (argparse && !imported[i] && file.kind == FileKind::Python && !found.count(i))
       add(i, "command-line script nothing imports", false);
   }
 
