@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "assess/roles.h"
+#include "core/text.h"
 
 namespace mpsaudit {
 
@@ -18,6 +19,22 @@ FactRetention assessment_retention(const Fact &fact) {
   for (std::string_view kind : kWhole)
     if (fact.kind == kind)
       return FactRetention::Keep;
+  // Entry points and the module graph (assess/entry_points.h,
+  // reachability.h): imports by name, relative ones with their names; the
+  // launch lines of scripts; declared commands; argparse descriptions and
+  // flags for an entry's purpose.
+  if (fact.kind == fact_kind::Import)
+    return fact.attribute("relative") ? FactRetention::Keep : FactRetention::NameOnly;
+  if (fact.kind == "entry-point")
+    return FactRetention::Keep;
+  if (fact.kind == fact_kind::Shell &&
+      (fact.name.find("python") != std::string::npos || fact.name == "torchrun" ||
+       fact.name == "accelerate" || fact.name == "deepspeed" || fact.name == "uv"))
+    return FactRetention::Keep;
+  if (fact.kind == fact_kind::Call &&
+      (fact.name == "argparse.ArgumentParser" || fact.name == "importlib.import_module" ||
+       ends_with(fact.name, ".add_argument")))
+    return FactRetention::Keep;
   if (const auto signal = role_signal(fact))
     // The module flag is an attribute; every other signal is in the name.
     return *signal == RoleSignal::NnModule ? FactRetention::Keep : FactRetention::NameOnly;

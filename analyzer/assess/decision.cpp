@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "assess/entry_verdict.h"
+#include "assess/reachability.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -58,13 +60,168 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
   return factor;
 }
 
+// Roles from reachability: a file that only export, tooling or data-prep
+// entry points run is tooling, whatever classes it defines; one that only
+// evaluation or benchmark entries run is evaluation; one only tests run is
+// a test, one only examples run an example. A file that only training
+// entries run is training code when the repository has inference,
+// evaluation or library entries that do not run it: the model those use
+// does not need it. Overrides still win; without such entries a model that
+// only train.py runs is still the model.
+void roles_from_reachability(const std::vector<ProjectFile> &files, const std::vector<EntryPoint> &entries,
+                             const Reachability &reach, std::vector<FileRole> &roles) {
+  bool serving_entries = false;
+  for (std::size_t e = 0; e < entries.size() && e < reach.traced_entries; ++e)
+    serving_entries = serving_entries || (entries[e].scope == EntryScope::Main &&
+                                          (entries[e].purpose == EntryPurpose::Inference ||
+                                           entries[e].purpose == EntryPurpose::Evaluation ||
+                                           entries[e].purpose == EntryPurpose::Library));
+  for (std::size_t i = 0; i < files.size() && i < roles.size(); ++i) {
+    FileRole &role = roles[i];
+    if (!role.reasons.empty() && starts_with(role.reasons.front(), "override: "))
+      continue;
+    const FileReach &record = reach.files[i];
+    if (record.status == ReachStatus::TestOnly && role.role != Role::Tests) {
+      role.role = Role::Tests;
+      role.reasons = {"reached only from tests"};
+      continue;
+    }
+    if (record.status == ReachStatus::ExampleOnly && role.role != Role::Docs) {
+      role.role = Role::Docs;
+      role.reasons = {"reached only from examples"};
+      continue;
+    }
+    if (record.status != ReachStatus::Reached && record.status != ReachStatus::BenchmarkOnly)
+      continue;
+    if (record.entries.size() < record.entry_count || role.role == Role::Tests || role.role == Role::Docs)
+      continue; // not every entry that runs it is listed: no claim
+    std::optional<Role> common;
+    std::string via;
+    for (const std::uint32_t e : record.entries) {
+      const EntryPoint &entry = entries[e];
+      if (entry.scope != EntryScope::Main)
+        continue;
+      Role from = Role::Model; // marks "no demotion"
+      switch (entry.purpose) {
+      case EntryPurpose::Export:
+      case EntryPurpose::Tooling:
+      case EntryPurpose::DataPrep:
+        from = Role::Tooling;
+        break;
+      case EntryPurpose::Evaluation:
+      case EntryPurpose::Benchmark:
+        from = Role::Evaluation;
+        break;
+      case EntryPurpose::Training:
+        from = serving_entries ? Role::Training : Role::Model;
+        break;
+      default:
+        break;
+      }
+      if (!common)
+        common = from;
+      else if (*common != from)
+        common = Role::Model;
+      if (via.empty())
+        via = entry.path + " (" + std::string(to_string(entry.purpose)) + ")";
+    }
+    if (!common || *common == Role::Model || *common == role.role)
+      continue;
+    if (*common == Role::Training && role.role != Role::Model && role.role != Role::Inference)
+      continue; // data and tooling code stay what they are
+
+    role.role = *common;
+    role.reasons = {"reached only from " + std::string(role_title(*common)) + " entry points, e.g. " + via};
+  }
+}
+
+// Files whose findings never decide the verdict: only tests, examples, a
+// container or an optional sub-project run them.
+std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, const Reachability &reach) {
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (!may_decide(reach.files[i].status))
+      paths.insert(files[i].path);
+  return paths;
+}
+
+void record_reachability(const ScanResult &scan, const std::vector<EntryPoint> &entries,
+                         const Reachability &reach, std::map<std::string, FileReachability> &out) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < scan.project_files.size(); ++i)
+    index.emplace(scan.project_files[i].path, i);
+  for (const Finding &finding : scan.findings) {
+    if (out.count(finding.path))
+      continue;
+    FileReachability &record = out[finding.path];
+    const auto found = index.find(finding.path);
+    if (found == index.end()) {
+      record.status = std::string(to_string(ReachStatus::NotCode));
+      continue;
+    }
+    const FileReach &file = reach.files[found->second];
+    record.status = std::string(to_string(file.status));
+    for (const std::uint32_t e : file.entries)
+      record.entries.push_back(entries[e].path);
+    for (const std::uint32_t step : file.chain)
+      record.chain.push_back(scan.project_files[step].path);
+  }
+}
+
+void name_entries(DecisionFactor &factor, const std::map<std::string, FileReachability> &reachability) {
+  const auto found = reachability.find(factor.path);
+  if (found == reachability.end() || found->second.entries.empty())
+    return;
+  factor.entries = found->second.entries;
+  if (factor.entries.size() > 3)
+    factor.entries.resize(3);
+  std::string named;
+  for (std::size_t i = 0; i < factor.entries.size(); ++i)
+    named += (i ? ", " : "") + factor.entries[i];
+  factor.summary += "; run by " + named;
+}
+
+// "Entry points: infer.py (inference) runs as is; train.py (training) needs
+// CUDA (MPS404)." for the main entries, at most five named.
+std::string entry_points_reason(const std::vector<EntryAssessment> &entries) {
+  std::vector<std::string> parts;
+  std::size_t main_entries = 0;
+  for (const EntryAssessment &judged : entries) {
+    if (judged.entry.scope != EntryScope::Main || judged.mac == "not-traced")
+      continue;
+    ++main_entries;
+    if (parts.size() == 5)
+      continue;
+    std::string mac = judged.mac;
+    std::replace(mac.begin(), mac.end(), '-', ' ');
+    if (mac == "needs cuda")
+      mac = "needs CUDA";
+    else if (mac == "optional cuda path")
+      mac = "has an optional CUDA path";
+    std::string part = judged.entry.path + " (" + std::string(to_string(judged.entry.purpose)) + ") " + mac;
+    if (!judged.blockers.empty())
+      part += " (" + judged.blockers.front().rule_id + ")";
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty())
+    return {};
+  std::string text = "Entry points: ";
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    text += (i ? "; " : "") + parts[i];
+  if (main_entries > parts.size())
+    text += "; and " + std::to_string(main_entries - parts.size()) + " more";
+  return text + ".";
+}
+
 struct Verdict {
   Outcome outcome = Outcome::Adapt;
   std::vector<DecisionFactor> factors;
+  HourRange deciding_effort; // the estimate the effort criteria weighed
 };
 
 Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
-               const EffortEstimate &effort, const MemoryFit &memory, const DecisionThresholds &thresholds,
+               const std::set<std::string> &non_deciding, const EffortEstimate &effort,
+               const MemoryFit &memory, const DecisionThresholds &thresholds,
                const std::vector<bool> &excluded) {
   Verdict verdict;
   auto role_for = [&](const std::string &path) {
@@ -86,7 +243,9 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     if (finding.suppressed)
       continue;
     const Role role = role_for(finding.path);
-    if (contains(thresholds.peripheral_roles, role))
+    // Peripheral roles, and files only tests, examples, a container or an
+    // optional sub-project run (assess/reachability.h), never decide.
+    if (contains(thresholds.peripheral_roles, role) || non_deciding.count(finding.path))
       continue;
     const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
     if (finding.guard != Guard::None) {
@@ -113,7 +272,8 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     }
   }
   for (const EffortItem &item : effort.items)
-    if (item.kind == "kernel" && item.deferred.high > 0) {
+    if (item.kind == "kernel" && item.deferred.high > 0 &&
+        !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
       DecisionFactor factor;
       factor.kind = "fallback-item";
       factor.pushes_to = Outcome::Dual;
@@ -123,19 +283,30 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
                        " has a CPU/Python fallback: the Mac runs the fallback, Linux keeps the fast kernel";
       verdict.factors.push_back(std::move(factor));
     }
-  if (effort.total.low > thresholds.keep_min_hours) {
+  // The effort criteria weigh what may decide: the shares of files only
+  // tests, examples, a container or an optional sub-project run are left
+  // out (the reported estimate still counts them).
+  HourRange deciding_total = effort.total;
+  for (const EffortItem &item : effort.items)
+    for (const FileShare &share : item.files)
+      if (non_deciding.count(share.path)) {
+        deciding_total.low -= std::min(deciding_total.low, share.hours.low);
+        deciding_total.high -= std::min(deciding_total.high, share.hours.high);
+      }
+  verdict.deciding_effort = deciding_total;
+  if (deciding_total.low > thresholds.keep_min_hours) {
     DecisionFactor factor;
     factor.kind = "effort-keep";
     factor.pushes_to = Outcome::KeepLinuxGpu;
-    factor.summary = "even the low estimate (" + format_hours(effort.total) + ") exceeds " +
+    factor.summary = "even the low estimate (" + format_hours(deciding_total) + ") exceeds " +
                      format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
                      ", beyond what a port is worth";
     verdict.factors.push_back(std::move(factor));
-  } else if (effort.total.high > thresholds.adapt_max_hours) {
+  } else if (deciding_total.high > thresholds.adapt_max_hours) {
     DecisionFactor factor;
     factor.kind = "effort-dual";
     factor.pushes_to = Outcome::Dual;
-    factor.summary = "the high estimate (" + format_hours(effort.total) + ") exceeds " +
+    factor.summary = "the high estimate (" + format_hours(deciding_total) + ") exceeds " +
                      format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
                      ", too much to make the Mac the native platform at once";
     verdict.factors.push_back(std::move(factor));
@@ -396,13 +567,23 @@ Assessment assess(const AssessmentInput &input) {
   assessment.probe = input.probe;
   assessment.effort_model_origin = input.model.origin;
   assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides);
+  const ModuleIndex modules(scan.project_files);
+  const auto graph = build_module_graph(scan.project_files, modules);
+  const std::vector<EntryPoint> entries = discover_entry_points(scan.project_files, modules, graph);
+  const Reachability reach = compute_reachability(scan.project_files, entries, graph);
+  roles_from_reachability(scan.project_files, entries, reach, assessment.roles);
+  const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach);
+  assessment.optional_sub_projects = reach.optional_sub_projects;
+  record_reachability(scan, entries, reach, assessment.reachability);
   std::map<std::string, Role> role_of;
   for (const FileRole &role : assessment.roles)
     role_of[role.path] = role.role;
   assessment.effort = estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch);
   assessment.memory = estimate_memory_fit(scan.project_files);
 
-  const Verdict verdict = decide(scan, role_of, assessment.effort, assessment.memory, input.thresholds, {});
+  assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
+  const Verdict verdict =
+      decide(scan, role_of, non_deciding, assessment.effort, assessment.memory, input.thresholds, {});
   Decision &decision = assessment.decision;
   decision.outcome = verdict.outcome;
   // The first effort figure prices the path the verdict recommends.
@@ -411,7 +592,8 @@ Assessment assess(const AssessmentInput &input) {
                          : verdict.outcome == Outcome::Dual ? RecommendedPath::MacEntryPoints
                                                             : RecommendedPath::KeepLinux,
                          assessment.roles, input.model);
-  for (const auto &factor : verdict.factors) {
+  for (auto factor : verdict.factors) {
+    name_entries(factor, assessment.reachability);
     if (factor.pushes_to == verdict.outcome)
       decision.deciding.push_back(factor);
     else
@@ -429,7 +611,8 @@ Assessment assess(const AssessmentInput &input) {
   if (!finding_factors.empty()) {
     const EffortEstimate effort_after =
         estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch);
-    const Verdict after = decide(scan, role_of, effort_after, assessment.memory, input.thresholds, excluded);
+    const Verdict after =
+        decide(scan, role_of, non_deciding, effort_after, assessment.memory, input.thresholds, excluded);
     decision.if_resolved = after.outcome;
     std::vector<std::string> fixes;
     std::set<std::string> seen;
@@ -480,9 +663,12 @@ Assessment assess(const AssessmentInput &input) {
   // Reasons and headline.
   const std::string outcome_text(to_string(decision.outcome));
   if (decision.deciding.empty()) {
-    decision.headline = outcome_text + ": no blocker, and the estimate (" +
-                        format_hours(assessment.effort.total) + ") is within " +
-                        format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
+    decision.headline =
+        outcome_text + ": no blocker, and the estimate (" + format_hours(verdict.deciding_effort) +
+        (verdict.deciding_effort.high < assessment.effort.total.high
+             ? " without optional sub-projects, containers and tests"
+             : "") +
+        ") is within " + format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
   } else {
     const DecisionFactor &first = decision.deciding.front();
     decision.headline = outcome_text + ": " + first.summary;
@@ -493,6 +679,8 @@ Assessment assess(const AssessmentInput &input) {
     decision.reasons.push_back(factor.summary);
   for (const auto &factor : decision.secondary)
     decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
+  if (const std::string entry_line = entry_points_reason(assessment.entry_points); !entry_line.empty())
+    decision.reasons.push_back(entry_line);
   decision.reasons.push_back(
       "Estimated effort " + format_hours(assessment.effort.total) + " over " +
       std::to_string(assessment.effort.items.size()) + " distinct fixes for " +

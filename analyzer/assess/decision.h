@@ -20,6 +20,7 @@
 // mechanical edit. Blockers in tests and docs/examples never decide.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 
 #include "assess/decision_probe.h"
 #include "assess/effort.h"
+#include "assess/entry_points.h"
 #include "assess/memory_fit.h"
 #include "assess/roles.h"
 #include "scan/scan.h"
@@ -66,6 +68,8 @@ struct DecisionFactor {
   long finding_index = -1; // into ScanResult::findings
   std::string rule_id, path, name, role, replacement;
   std::uint32_t line = 0;
+  // The entry points that run the finding's file (main entries first).
+  std::vector<std::string> entries;
 };
 
 struct Decision {
@@ -101,8 +105,20 @@ struct ActionStep {
   FixCredit fix; // what `mpsaudit fix` does of this step
 };
 
+// Where a file with findings stands against the entry points
+// (assess/reachability.h), for the reports.
+struct FileReachability {
+  std::string status;               // reached | test-only | ... (to_string(ReachStatus))
+  std::vector<std::string> entries; // entry paths that run it (capped)
+  std::vector<std::string> chain;   // entry -> module ... -> the file
+};
+
 struct Assessment {
   std::vector<FileRole> roles;
+  std::vector<EntryAssessment> entry_points; // main entries first
+  std::vector<std::string> optional_sub_projects;
+  // By path, for files with findings.
+  std::map<std::string, FileReachability> reachability;
   EffortEstimate effort;
   MemoryFit memory;
   ProbeVerdicts probe;

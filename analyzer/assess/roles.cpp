@@ -272,6 +272,13 @@ std::optional<Role> role_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+bool is_test_file(std::string_view path) {
+  return is_test_path(split_path(path));
+}
+bool is_docs_file(std::string_view path) {
+  return is_docs_path(split_path(path));
+}
+
 bool path_glob_match(std::string_view glob, std::string_view path) {
   // Iterative matcher with backtracking to the last star; `**` may cross '/'.
   std::size_t g = 0, p = 0, star_g = std::string_view::npos, star_p = 0;

@@ -71,6 +71,12 @@ std::optional<RoleSignal> role_signal(const Fact &fact);
 std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
                                      const std::vector<RoleOverride> &overrides);
 
+// Where tests and docs/examples live by place (the same test classify_roles
+// applies): `tests/`, `test_*.py`, `conftest.py`; `docs/`, `examples/`,
+// `notebooks/`. Entry-point discovery scopes its entries with them.
+bool is_test_file(std::string_view path);
+bool is_docs_file(std::string_view path);
+
 // Glob on '/'-separated paths: `*` within a component, `**` across them, `?`.
 bool path_glob_match(std::string_view glob, std::string_view path);
 

@@ -301,6 +301,27 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
     out << "</ol>\n";
   }
 
+  if (assessment) {
+    std::size_t hidden = 0;
+    const auto shown = shown_entry_points(*assessment, 50, hidden);
+    if (!shown.empty()) {
+      out << "<h2>Entry points</h2><table id=\"entry-points\"><thead><tr><th>Entry</th><th>Purpose</th>"
+             "<th>Runs on a Mac?</th><th>Blocked by</th><th>Effort</th></tr></thead><tbody>";
+      for (const EntryAssessment *entry : shown) {
+        const std::string blockers = entry_blockers_text(*entry);
+        out << "<tr data-mac=\"" << escape(entry->mac) << "\"><td><code>" << escape(entry->entry.path)
+            << "</code></td><td>" << escape(std::string(to_string(entry->entry.purpose)))
+            << "<br><span class=\"muted\">" << escape(entry->entry.purpose_source) << "</span></td><td>"
+            << escape(entry_mac_text(*entry)) << "</td><td>" << (blockers.empty() ? "—" : escape(blockers))
+            << "</td><td>" << escape(format_hours(entry->hours)) << "</td></tr>";
+      }
+      out << "</tbody></table>\n";
+      if (hidden)
+        out << "<p class=\"muted\">" << hidden
+            << " more (tests, examples or beyond the first 50) in the JSON report.</p>\n";
+    }
+  }
+
   out << "<h2>Findings (<span id=\"shown-count\">" << errors + warnings + infos << "</span> shown)</h2>\n"
       << "<div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Filter by rule, path, "
          "message…\">"

@@ -88,6 +88,12 @@ nlohmann::json factor_json(const DecisionFactor &factor) {
   } else if (!factor.path.empty()) {
     out["path"] = sanitize_utf8(factor.path);
   }
+  if (!factor.entries.empty()) {
+    std::vector<std::string> entries;
+    for (const std::string &entry : factor.entries)
+      entries.push_back(sanitize_utf8(entry));
+    out["entries"] = entries;
+  }
   return out;
 }
 
@@ -228,6 +234,30 @@ void write_effort_json(JsonStreamWriter &json, const Assessment &assessment) {
   json.end_object();
 }
 
+nlohmann::json entry_points_json(const std::vector<EntryAssessment> &entries) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const EntryAssessment &judged : entries) {
+    nlohmann::json blockers = nlohmann::json::array();
+    for (const EntryBlocker &blocker : judged.blockers)
+      blockers.push_back({{"rule", blocker.rule_id},
+                          {"name", sanitize_utf8(blocker.name)},
+                          {"path", sanitize_utf8(blocker.path)},
+                          {"line", blocker.line},
+                          {"count", blocker.count}});
+    list.push_back({{"path", sanitize_utf8(judged.entry.path)},
+                    {"purpose", std::string(to_string(judged.entry.purpose))},
+                    {"purpose_source", sanitize_utf8(judged.entry.purpose_source)},
+                    {"scope", std::string(to_string(judged.entry.scope))},
+                    {"found_by", judged.entry.found_by},
+                    {"mac", judged.mac},
+                    {"blockers", blockers},
+                    {"hours", hours_json(judged.hours)},
+                    {"files", judged.files},
+                    {"open_findings", judged.open_findings}});
+  }
+  return list;
+}
+
 // The "assessment" member of the report, in sorted member order (see
 // json_stream.h); the parts that grow with the tree are streamed.
 void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment) {
@@ -290,7 +320,9 @@ void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment)
   json.member("decision", decision_json);
   json.key("effort");
   write_effort_json(json, assessment);
+  json.member("entry_points", entry_points_json(assessment.entry_points));
   json.member("memory_fit", memory_json(assessment.memory));
+  json.member("optional_sub_projects", assessment.optional_sub_projects);
   json.member("probe", probe_json(assessment.probe));
   json.key("roles");
   json.begin_array();
@@ -355,7 +387,26 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
   json.key("findings");
   json.begin_array();
   for (const auto &finding : result.findings) {
-    json.value(finding_json(finding));
+    const FileReachability *reach = nullptr;
+    if (context.assessment) {
+      const auto found = context.assessment->reachability.find(finding.path);
+      if (found != context.assessment->reachability.end())
+        reach = &found->second;
+    }
+    if (reach) {
+      // The one nested member: the finding as a document, then its reach.
+      nlohmann::json with_reach = nlohmann::json::parse("{" + finding_json(finding).text() + "\n}");
+      std::vector<std::string> chain;
+      for (const std::string &step : reach->chain)
+        chain.push_back(sanitize_utf8(step));
+      std::vector<std::string> entries;
+      for (const std::string &entry : reach->entries)
+        entries.push_back(sanitize_utf8(entry));
+      with_reach["reachability"] = {{"status", reach->status}, {"entries", entries}, {"chain", chain}};
+      json.value(with_reach);
+    } else {
+      json.value(finding_json(finding));
+    }
     if (finding.suppressed)
       ++suppressed;
     else

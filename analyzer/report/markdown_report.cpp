@@ -114,6 +114,25 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "\n";
   }
 
+  if (assessment) {
+    std::size_t hidden = 0;
+    const auto shown = shown_entry_points(*assessment, 20, hidden);
+    if (!shown.empty()) {
+      out << "## Entry points\n\n| Entry | Purpose | Runs on a Mac? | Blocked by | Effort "
+             "|\n|---|---|---|---|---|\n";
+      for (const EntryAssessment *entry : shown) {
+        const std::string blockers = entry_blockers_text(*entry);
+        out << "| `" << cell(entry->entry.path) << "` | " << to_string(entry->entry.purpose) << " ("
+            << cell(entry->entry.purpose_source) << ") | " << entry_mac_text(*entry) << " | "
+            << (blockers.empty() ? std::string("—") : cell(blockers)) << " | " << format_hours(entry->hours)
+            << " |\n";
+      }
+      if (hidden)
+        out << "\n" << hidden << " more (tests, examples or beyond the first 20) in the JSON report.\n";
+      out << "\n";
+    }
+  }
+
   // Top findings: errors first, then warnings; guarded and info last.
   std::vector<const Finding *> open;
   for (const auto &finding : result.findings)

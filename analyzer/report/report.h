@@ -58,6 +58,16 @@ std::string skipped_line(const ScanResult &result);
 // Two lines: the decision and the effort range (empty without an assessment).
 std::string assessment_summary(const Assessment &assessment);
 
+// The entry points a table shows: main, sub-project and container entries
+// first, at most `limit`; `hidden` counts the rest (tests, examples, beyond
+// the limit), which JSON lists.
+std::vector<const EntryAssessment *> shown_entry_points(const Assessment &assessment, std::size_t limit,
+                                                        std::size_t &hidden);
+// "MPS801 x12 (csrc/a.cu:217), MPS402 (model/attn.py:3)", or "" when none.
+std::string entry_blockers_text(const EntryAssessment &entry);
+// "needs CUDA", "runs after fixes", ... for the tables.
+std::string entry_mac_text(const EntryAssessment &entry);
+
 // `--format md`: for an issue or pull-request comment.
 void write_markdown_report(std::ostream &out, const ScanResult &result, const ReportContext &context);
 // `--format html`: one self-contained file (inline CSS, JS and SVG charts;

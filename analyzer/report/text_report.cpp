@@ -96,9 +96,74 @@ std::string skipped_line(const ScanResult &result) {
   return line + " (listed in the JSON report)";
 }
 
+namespace {
+
+// The "Entry points" table, above the findings.
+void write_entry_points(std::ostream &out, const Assessment &assessment, const Palette &palette) {
+  std::size_t hidden = 0;
+  const auto shown = shown_entry_points(assessment, 20, hidden);
+  if (shown.empty())
+    return;
+  out << palette.paint("Entry points", "1") << " (" << assessment.entry_points.size() << ")\n";
+  std::size_t path_width = 5, purpose_width = 7, mac_width = 4;
+  for (const EntryAssessment *entry : shown) {
+    path_width = std::max(path_width, terminal_safe(entry->entry.path).size());
+    purpose_width = std::max(purpose_width, to_string(entry->entry.purpose).size());
+    mac_width = std::max(mac_width, entry_mac_text(*entry).size());
+  }
+  const auto pad = [](std::string text, std::size_t width) {
+    // Width in code points: the hours use an en dash.
+    const auto width_of_text = static_cast<std::size_t>(std::count_if(
+        text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    text.append(width > width_of_text ? width - width_of_text : 0, ' ');
+    return text;
+  };
+  out << "  " << pad("entry", path_width) << "  " << pad("purpose", purpose_width) << "  "
+      << pad("Mac?", mac_width) << "  " << pad("effort", 12) << "  blocked by\n";
+  for (const EntryAssessment *entry : shown) {
+    const std::string blockers = entry_blockers_text(*entry);
+    out << "  " << pad(terminal_safe(entry->entry.path), path_width) << "  "
+        << pad(std::string(to_string(entry->entry.purpose)), purpose_width) << "  "
+        << pad(entry_mac_text(*entry), mac_width) << "  " << pad(format_hours(entry->hours), 12) << "  "
+        << (blockers.empty() ? "-" : terminal_safe(blockers)) << "\n";
+  }
+  if (hidden)
+    out << "  (" << hidden << " more: tests, examples or beyond the first 20; the JSON report lists them)\n";
+}
+
+} // namespace
+
+std::vector<const EntryAssessment *> shown_entry_points(const Assessment &assessment, std::size_t limit,
+                                                        std::size_t &hidden) {
+  std::vector<const EntryAssessment *> shown;
+  for (const EntryAssessment &entry : assessment.entry_points)
+    if (entry.entry.scope != EntryScope::Test && entry.entry.scope != EntryScope::Example &&
+        shown.size() < limit)
+      shown.push_back(&entry);
+  hidden = assessment.entry_points.size() - shown.size();
+  return shown;
+}
+
+std::string entry_blockers_text(const EntryAssessment &entry) {
+  std::string text;
+  for (const EntryBlocker &blocker : entry.blockers)
+    text += (text.empty() ? "" : ", ") + blocker.rule_id +
+            (blocker.count > 1 ? " x" + std::to_string(blocker.count) : std::string()) + " (" + blocker.path +
+            ":" + std::to_string(blocker.line) + ")";
+  return text;
+}
+
+std::string entry_mac_text(const EntryAssessment &entry) {
+  std::string text = entry.mac;
+  std::replace(text.begin(), text.end(), '-', ' ');
+  return text == "needs cuda" ? "needs CUDA" : text == "optional cuda path" ? "optional CUDA path" : text;
+}
+
 void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options) {
   const Palette palette{options.color};
+  if (context.assessment)
+    write_entry_points(out, *context.assessment, palette);
   std::string current_path;
   for (const auto &finding : result.findings) {
     if (finding.suppressed)

@@ -51,6 +51,10 @@ inline constexpr std::string_view ContainerImage = "container-image";
 inline constexpr std::string_view EnvVar = "env-var";
 // name: "sbatch"; attributes option, value, gpus (the GPU request, if any).
 inline constexpr std::string_view JobDirective = "job-directive";
+// name: the object reference of a declared script, "pkg.mod:func"; attribute
+// script: the command name ([project.scripts], console_scripts). Read by the
+// assessment's entry-point discovery (assess/entry_points.h).
+inline constexpr std::string_view EntryPoint = "entry-point";
 // Added by the dependency project pass (dependency_pass.h):
 // name: the distribution declared but never imported by any Python file.
 inline constexpr std::string_view UnusedDependency = "unused-dependency";

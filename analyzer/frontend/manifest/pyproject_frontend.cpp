@@ -30,6 +30,8 @@ public:
       if (const auto *optional = (*project)["optional-dependencies"].as_table())
         for (const auto &[extra, list] : *optional)
           read_requirement_array(list.as_array(), "pyproject", std::string(extra.str()), {});
+      read_scripts((*project)["scripts"].as_table());
+      read_scripts((*project)["gui-scripts"].as_table());
     }
     if (const auto *build = root["build-system"].as_table())
       read_requirement_array((*build)["requires"].as_array(), "build-system", {}, {});
@@ -43,6 +45,22 @@ public:
   }
 
 private:
+  // [project.scripts]: command = "pkg.mod:func", an entry point of the project.
+  void read_scripts(const toml::table *scripts) {
+    if (!scripts)
+      return;
+    for (const auto &[command, target] : *scripts) {
+      const auto *reference = target.as_string();
+      if (!reference)
+        continue;
+      Fact fact = make_fact(manifest_fact_kind::EntryPoint, reference->get(), line_of(reference->source()),
+                            column_of(reference->source()) + 1,
+                            static_cast<std::uint32_t>(reference->get().size()));
+      fact.set_attribute("script", std::string(command.str()));
+      facts_.facts.push_back(std::move(fact));
+    }
+  }
+
   // [[tool.poetry.source]] and [[tool.uv.index]]: index name -> URL.
   void read_indexes(const toml::table &root) {
     const auto read_list = [&](const toml::array *list, std::string_view option) {
@@ -179,6 +197,7 @@ private:
   void read_poetry(const toml::table &poetry) {
     read_poetry_table(poetry["dependencies"].as_table(), {}, false);
     read_poetry_table(poetry["dev-dependencies"].as_table(), "dev", false);
+    read_scripts(poetry["scripts"].as_table());
     if (const auto *groups = poetry["group"].as_table())
       for (const auto &[group, group_node] : *groups) {
         const auto *group_table = group_node.as_table();

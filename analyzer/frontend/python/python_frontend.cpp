@@ -296,8 +296,10 @@ private:
       // project passes can see them, but never bind them to a package.
       Fact fact = make_fact(fact_kind::Import, std::string(text(module_node)), node);
       fact.set_attribute("relative", "true");
-      // The names it imports (`from . import _C`): the extension-import pass
-      // resolves them against the modules setup.py builds.
+      // The names it imports (`from . import _C`, `from . import losses`): the
+      // extension-import pass resolves them against the modules setup.py
+      // builds, and the assessment's module graph against submodules
+      // (assess/reachability.h).
       std::string names;
       for_each_child(node, [&](TSNode child, TSFieldId field_id) {
         if (field_id != g_.f_name)

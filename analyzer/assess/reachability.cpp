@@ -1,0 +1,465 @@
+#include "assess/reachability.h"
+
+#include <algorithm>
+#include <array>
+
+#include "assess/entry_points.h"
+#include "core/text.h"
+
+namespace mpsaudit {
+namespace {
+
+std::string_view directory_of(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+}
+
+std::string join_path(std::string_view directory, std::string_view rest) {
+  return directory.empty() ? std::string(rest) : std::string(directory) + "/" + std::string(rest);
+}
+
+bool is_python_module(const ProjectFile &file) {
+  return file.kind == FileKind::Python && ends_with(file.path, ".py");
+}
+
+bool is_native(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
+}
+
+// "a/b/c.py" -> {a, b, c}; "a/b/__init__.py" -> {a, b}.
+std::vector<std::string_view> module_parts(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (start < path.size()) {
+    const auto slash = path.find('/', start);
+    const auto end = slash == std::string_view::npos ? path.size() : slash;
+    parts.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  if (parts.empty())
+    return parts;
+  if (parts.back() == "__init__.py")
+    parts.pop_back();
+  else
+    parts.back().remove_suffix(3); // ".py"
+  return parts;
+}
+
+std::string dotted(const std::vector<std::string_view> &parts, std::size_t from) {
+  std::string name;
+  for (std::size_t i = from; i < parts.size(); ++i)
+    name += (i > from ? "." : "") + std::string(parts[i]);
+  return name;
+}
+
+std::string as_path(std::string_view dotted_name) {
+  std::string path(dotted_name);
+  std::replace(path.begin(), path.end(), '.', '/');
+  return path;
+}
+
+// The top directory of a path ("" for a root file), for "same tree" tests.
+std::string_view top_directory(std::string_view path) {
+  const auto slash = path.find('/');
+  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+}
+
+} // namespace
+
+ModuleIndex::ModuleIndex(const std::vector<ProjectFile> &files) : files_(files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    by_path_.emplace(files[i].path, i);
+    if (!is_python_module(files[i]))
+      continue;
+    const auto parts = module_parts(files[i].path);
+    for (std::size_t from = 0; from < parts.size(); ++from)
+      by_name_[dotted(parts, from)].push_back(i);
+  }
+}
+
+std::optional<std::size_t> ModuleIndex::file_of_path(std::string_view path) const {
+  const auto found = by_path_.find(std::string(path));
+  if (found == by_path_.end())
+    return std::nullopt;
+  return found->second;
+}
+
+std::optional<std::size_t> ModuleIndex::resolve(std::string_view name, std::size_t importer) const {
+  std::string candidate(name);
+  if (ends_with(candidate, ".*"))
+    candidate.resize(candidate.size() - 2);
+  const std::string_view importer_path = files_[importer].path;
+  const std::string_view importer_dir = directory_of(importer_path);
+  const auto module_file = [&](std::string_view base,
+                               const std::string &module) -> std::optional<std::size_t> {
+    if (auto file = file_of_path(join_path(base, as_path(module) + ".py")))
+      return file;
+    return file_of_path(join_path(base, as_path(module) + "/__init__.py"));
+  };
+  while (!candidate.empty()) {
+    // A script's own directory is on sys.path; then the repository root.
+    if (auto file = module_file(importer_dir, candidate))
+      return file;
+    if (auto file = module_file({}, candidate))
+      return file;
+    // Below a source root (src/pkg, python/pkg, a sub-project): the file
+    // that ends with the name, under a directory that is not itself a
+    // package. A bare one-word module must also share the importer's tree,
+    // so `import utils` never lands in an unrelated corner of the repository.
+    const auto found = by_name_.find(candidate);
+    if (found != by_name_.end()) {
+      const bool one_word = candidate.find('.') == std::string::npos;
+      std::optional<std::size_t> best;
+      std::size_t best_depth = 0;
+      for (const std::size_t file : found->second) {
+        const std::string &path = files_[file].path;
+        const std::size_t depth = static_cast<std::size_t>(std::count(path.begin(), path.end(), '/'));
+        const std::size_t name_parts =
+            static_cast<std::size_t>(std::count(candidate.begin(), candidate.end(), '.')) + 1 +
+            (ends_with(path, "/__init__.py") ? 1 : 0);
+        std::string_view root = path;
+        for (std::size_t k = 0; k < name_parts && !root.empty(); ++k)
+          root = directory_of(root);
+        if (file_of_path(join_path(root, "__init__.py")))
+          continue; // inside a package: not importable by this name
+        if (one_word && !ends_with(path, "/__init__.py") &&
+            top_directory(path) != top_directory(importer_path))
+          continue;
+        if (!best || depth < best_depth) {
+          best = file;
+          best_depth = depth;
+        }
+      }
+      if (best)
+        return best;
+    }
+    const auto dot = candidate.rfind('.');
+    if (dot == std::string::npos)
+      break;
+    candidate.resize(dot);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::size_t> ModuleIndex::parent_packages(std::size_t file) const {
+  std::vector<std::size_t> parents;
+  std::string_view directory = directory_of(files_[file].path);
+  if (ends_with(files_[file].path, "/__init__.py"))
+    directory = directory_of(directory);
+  while (!directory.empty()) {
+    if (auto init = file_of_path(join_path(directory, "__init__.py")))
+      parents.push_back(*init);
+    else
+      break; // a package's parents are packages; above a plain directory none run
+    directory = directory_of(directory);
+  }
+  std::reverse(parents.begin(), parents.end());
+  return parents;
+}
+
+std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<ProjectFile> &files,
+                                                           const ModuleIndex &index) {
+  std::vector<std::vector<std::uint32_t>> graph(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const ProjectFile &file = files[i];
+    if (file.kind != FileKind::Python && file.kind != FileKind::Notebook)
+      continue;
+    auto &edges = graph[i];
+    const auto add = [&](std::size_t target) {
+      if (target != i)
+        edges.push_back(static_cast<std::uint32_t>(target));
+    };
+    // Importing a module runs its packages' __init__ first.
+    if (is_python_module(file))
+      for (const std::size_t parent : index.parent_packages(i))
+        add(parent);
+    for (const Fact &fact : file.facts.facts) {
+      // importlib.import_module("pkg.mod") with a literal is an import too.
+      if (fact.kind == fact_kind::Call && fact.name == "importlib.import_module") {
+        const Argument *module = fact.positional_argument(0);
+        if (module && module->is_string && !starts_with(module->value, "."))
+          if (auto target = index.resolve(module->value, i))
+            add(*target);
+        continue;
+      }
+      if (fact.kind != fact_kind::Import)
+        continue;
+      const std::string *relative = fact.attribute("relative");
+      if (!relative) {
+        if (auto target = index.resolve(fact.name, i))
+          add(*target);
+        continue;
+      }
+      // `from ..pkg.mod import a, b`: the dots climb from the file's package.
+      const std::size_t dots = fact.name.find_first_not_of('.') == std::string::npos
+                                   ? fact.name.size()
+                                   : fact.name.find_first_not_of('.');
+      std::string_view base = directory_of(file.path);
+      for (std::size_t level = 1; level < dots && !base.empty(); ++level)
+        base = directory_of(base);
+      const std::string module_dir = join_path(base, as_path(fact.name.substr(dots)));
+      const std::string module_base = fact.name.size() > dots ? module_dir : std::string(base);
+      if (auto target = index.file_of_path(module_base + ".py"))
+        add(*target);
+      else if (auto package = index.file_of_path(join_path(module_base, "__init__.py")))
+        add(*package);
+      if (const std::string *names = fact.attribute("names")) {
+        std::size_t start = 0;
+        while (start <= names->size()) {
+          const auto comma = names->find(',', start);
+          const std::string name = names->substr(start, comma == std::string::npos ? comma : comma - start);
+          if (auto target = index.file_of_path(join_path(module_base, name + ".py")))
+            add(*target);
+          else if (auto package = index.file_of_path(join_path(join_path(module_base, name), "__init__.py")))
+            add(*package);
+          if (comma == std::string::npos)
+            break;
+          start = comma + 1;
+        }
+      }
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  }
+  return graph;
+}
+
+std::string_view to_string(ReachStatus status) {
+  switch (status) {
+  case ReachStatus::Reached:
+    return "reached";
+  case ReachStatus::BenchmarkOnly:
+    return "benchmark-only";
+  case ReachStatus::ExampleOnly:
+    return "example-only";
+  case ReachStatus::TestOnly:
+    return "test-only";
+  case ReachStatus::ContainerOnly:
+    return "container-only";
+  case ReachStatus::OptionalSubProject:
+    return "optional-sub-project";
+  case ReachStatus::Unreached:
+    return "unreached";
+  case ReachStatus::NotCode:
+    return "not-code";
+  }
+  return "not-code";
+}
+
+bool may_decide(ReachStatus status) {
+  return status != ReachStatus::TestOnly && status != ReachStatus::ExampleOnly &&
+         status != ReachStatus::ContainerOnly && status != ReachStatus::OptionalSubProject;
+}
+
+std::vector<std::string> sub_project_roots(const std::vector<ProjectFile> &files) {
+  std::vector<std::string> roots;
+  for (const ProjectFile &file : files)
+    if (file.kind == FileKind::SetupPy || file.kind == FileKind::Pyproject) {
+      const std::string_view directory = directory_of(file.path);
+      if (!directory.empty())
+        roots.emplace_back(directory);
+    }
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  return roots;
+}
+
+std::string sub_project_of(std::string_view path, const std::vector<std::string> &roots) {
+  // Walk up the path's directories: at most its depth lookups.
+  std::string_view directory = directory_of(path);
+  while (!directory.empty()) {
+    if (std::binary_search(roots.begin(), roots.end(), directory, [](const auto &a, const auto &b) {
+          return std::string_view(a) < std::string_view(b);
+        }))
+      return std::string(directory);
+    directory = directory_of(directory);
+  }
+  return {};
+}
+
+bool is_container_file(std::string_view path, FileKind kind) {
+  if (kind == FileKind::Dockerfile)
+    return true;
+  std::string_view directory = directory_of(path);
+  while (!directory.empty()) {
+    const auto slash = directory.rfind('/');
+    const std::string name =
+        to_lower(slash == std::string_view::npos ? directory : directory.substr(slash + 1));
+    if (name == "docker" || name == "dockerfiles" || name == "container" || name == "containers")
+      return true;
+    directory = directory_of(directory);
+  }
+  return false;
+}
+
+namespace {
+
+// Which kinds of entry reach a file, as bits.
+enum ReachedBy : std::uint8_t {
+  ByMain = 1,
+  ByBenchmark = 2,
+  ByExample = 4,
+  ByTest = 8,
+  ByContainer = 16,
+  BySubProject = 32,
+};
+
+std::uint8_t reach_bit(const EntryPoint &entry) {
+  switch (entry.scope) {
+  case EntryScope::Main:
+    return entry.purpose == EntryPurpose::Benchmark ? ByBenchmark : ByMain;
+  case EntryScope::Test:
+    return ByTest;
+  case EntryScope::Example:
+    return ByExample;
+  case EntryScope::Container:
+    return ByContainer;
+  case EntryScope::SubProject:
+    return BySubProject;
+  }
+  return ByMain;
+}
+
+// Native sources hang off the nearest directory above them that holds a
+// Python module: the package whose extension builds them.
+struct NativeAnchors {
+  std::unordered_map<std::string, std::uint32_t> directory_id;
+  std::vector<std::uint32_t> directory_of_file;           // by file; UINT32_MAX: none
+  std::vector<std::vector<std::uint32_t>> natives_by_dir; // by directory id
+};
+
+NativeAnchors anchor_natives(const std::vector<ProjectFile> &files) {
+  NativeAnchors anchors;
+  anchors.directory_of_file.assign(files.size(), UINT32_MAX);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (is_python_module(files[i])) {
+      const auto [it, inserted] = anchors.directory_id.emplace(
+          std::string(directory_of(files[i].path)), static_cast<std::uint32_t>(anchors.directory_id.size()));
+      anchors.directory_of_file[i] = it->second;
+    }
+  anchors.natives_by_dir.resize(anchors.directory_id.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!is_native(files[i].kind))
+      continue;
+    std::string_view directory = directory_of(files[i].path);
+    while (true) {
+      const auto found = anchors.directory_id.find(std::string(directory));
+      if (found != anchors.directory_id.end()) {
+        anchors.natives_by_dir[found->second].push_back(static_cast<std::uint32_t>(i));
+        break;
+      }
+      if (directory.empty())
+        break;
+      directory = directory_of(directory);
+    }
+  }
+  return anchors;
+}
+
+} // namespace
+
+Reachability compute_reachability(const std::vector<ProjectFile> &files,
+                                  const std::vector<EntryPoint> &entries,
+                                  const std::vector<std::vector<std::uint32_t>> &graph) {
+  Reachability reach;
+  reach.files.resize(files.size());
+  reach.runs.resize(entries.size());
+  std::unordered_map<std::string, std::uint32_t> file_index;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    file_index.emplace(files[i].path, static_cast<std::uint32_t>(i));
+  const NativeAnchors anchors = anchor_natives(files);
+
+  std::vector<std::uint8_t> reached_by(files.size(), 0);
+  std::vector<std::int64_t> first_parent(files.size(), -1);
+  // One traversal per traced entry; `stamp` marks what this one has seen,
+  // so nothing is cleared between entries.
+  std::vector<std::uint32_t> seen(files.size(), 0), directory_seen(anchors.natives_by_dir.size(), 0);
+  std::vector<std::int64_t> parent(files.size(), -1);
+  std::uint32_t stamp = 0;
+  for (std::size_t e = 0; e < entries.size() && e < kMaxTracedEntries; ++e) {
+    const auto start = file_index.find(entries[e].path);
+    if (start == file_index.end())
+      continue;
+    ++stamp;
+    reach.traced_entries = e + 1;
+    std::vector<std::uint32_t> &run = reach.runs[e];
+    const auto visit = [&](std::uint32_t file, std::int64_t from) {
+      if (seen[file] == stamp)
+        return;
+      seen[file] = stamp;
+      parent[file] = from;
+      run.push_back(file);
+    };
+    visit(start->second, -1);
+    for (std::size_t head = 0; head < run.size(); ++head) {
+      const std::uint32_t file = run[head];
+      for (const std::uint32_t next : graph[file])
+        visit(next, file);
+      const std::uint32_t directory = anchors.directory_of_file[file];
+      if (directory != UINT32_MAX && directory_seen[directory] != stamp) {
+        directory_seen[directory] = stamp;
+        for (const std::uint32_t native : anchors.natives_by_dir[directory])
+          visit(native, file);
+      }
+    }
+    const std::uint8_t bit = reach_bit(entries[e]);
+    for (const std::uint32_t file : run) {
+      FileReach &record = reach.files[file];
+      if (record.entry_count == 0)
+        first_parent[file] = parent[file];
+      ++record.entry_count;
+      if (record.entries.size() < kMaxEntriesPerFile)
+        record.entries.push_back(static_cast<std::uint32_t>(e));
+      reached_by[file] |= bit;
+    }
+  }
+
+  // A sub-project no main entry reaches is optional: installing the main
+  // package never builds it.
+  const std::vector<std::string> roots = sub_project_roots(files);
+  bool any_main = false;
+  for (const EntryPoint &entry : entries)
+    any_main = any_main || entry.scope == EntryScope::Main;
+  std::vector<std::string> reached_roots;
+  std::vector<std::string> root_of(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    root_of[i] = sub_project_of(files[i].path, roots);
+    if (!root_of[i].empty() && (reached_by[i] & (ByMain | ByBenchmark)))
+      reached_roots.push_back(root_of[i]);
+  }
+  for (const std::string &root : roots)
+    if (any_main && std::find(reached_roots.begin(), reached_roots.end(), root) == reached_roots.end())
+      reach.optional_sub_projects.push_back(root);
+
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    FileReach &record = reach.files[i];
+    const std::uint8_t by = reached_by[i];
+    const bool code =
+        files[i].kind == FileKind::Python || files[i].kind == FileKind::Notebook || is_native(files[i].kind);
+    if (!root_of[i].empty() &&
+        std::find(reach.optional_sub_projects.begin(), reach.optional_sub_projects.end(), root_of[i]) !=
+            reach.optional_sub_projects.end())
+      record.status = ReachStatus::OptionalSubProject;
+    else if (by & (ByMain | BySubProject))
+      record.status = ReachStatus::Reached;
+    else if (by & ByBenchmark)
+      record.status = ReachStatus::BenchmarkOnly;
+    else if ((by & ByContainer) || is_container_file(files[i].path, files[i].kind))
+      record.status = ReachStatus::ContainerOnly;
+    else if (by & ByExample)
+      record.status = ReachStatus::ExampleOnly;
+    else if (by & ByTest)
+      record.status = ReachStatus::TestOnly;
+    else
+      record.status = code ? ReachStatus::Unreached : ReachStatus::NotCode;
+    if (record.entry_count > 0) {
+      for (std::int64_t at = static_cast<std::int64_t>(i); at >= 0 && record.chain.size() <= files.size();
+           at = first_parent[static_cast<std::size_t>(at)])
+        record.chain.push_back(static_cast<std::uint32_t>(at));
+      std::reverse(record.chain.begin(), record.chain.end());
+    }
+  }
+  return reach;
+}
+
+} // namespace mpsaudit

@@ -1,0 +1,101 @@
+// Reachability: which entry points (assess/entry_points.h) run which files.
+//
+// The repository's own Python imports (absolute, relative, package
+// `__init__` re-exports) form a module graph; each entry point's import
+// closure is what it runs. C/C++/CUDA and Metal sources belong to the nearest
+// directory above them that holds a Python module: an entry that reaches that
+// directory reaches them (the extension its package builds). Everything is
+// linear in the files and imports, times at most kMaxTracedEntries closures.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "scan/project_pass.h"
+
+namespace mpsaudit {
+
+struct EntryPoint;
+
+// Python modules by dotted name and by path.
+class ModuleIndex {
+public:
+  explicit ModuleIndex(const std::vector<ProjectFile> &files);
+
+  std::optional<std::size_t> file_of_path(std::string_view path) const;
+  // The file an absolute dotted name imports from `importer`'s point of view
+  // ("pkg.mod.symbol" -> pkg/mod.py): the longest prefix that names a
+  // module, preferring one beside the importer (a script's own directory is
+  // on sys.path), then the one nearest the root. Null when the name is not
+  // the repository's (torch, numpy).
+  std::optional<std::size_t> resolve(std::string_view dotted, std::size_t importer) const;
+  // The package `__init__.py` files a module import runs first (pkg/ and
+  // pkg/sub/ for pkg/sub/mod.py), innermost last.
+  std::vector<std::size_t> parent_packages(std::size_t file) const;
+
+private:
+  const std::vector<ProjectFile> &files_;
+  std::unordered_map<std::string, std::size_t> by_path_;
+  // Every dotted suffix of every module path ("src.pkg.mod", "pkg.mod",
+  // "mod") -> the files that end so.
+  std::unordered_map<std::string, std::vector<std::size_t>> by_name_;
+};
+
+// file -> the repository files it imports (its parent packages included).
+std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<ProjectFile> &files,
+                                                           const ModuleIndex &index);
+
+// How a file relates to the entry points.
+enum class ReachStatus : std::uint8_t {
+  Reached,            // a main entry point runs it
+  BenchmarkOnly,      // only benchmark entry points run it
+  ExampleOnly,        // only examples and docs notebooks run it
+  TestOnly,           // only tests run it
+  ContainerOnly,      // only a Dockerfile's commands run it, or it is container build files
+  OptionalSubProject, // a sub-project with its own setup.py/pyproject that no main entry imports
+  Unreached,          // code no entry point imports
+  NotCode,            // manifests, shell, prose: not part of an import closure
+};
+std::string_view to_string(ReachStatus status); // "reached", "benchmark-only", ...
+// Whether findings in such a file may decide the repository's verdict.
+bool may_decide(ReachStatus status);
+
+struct FileReach {
+  ReachStatus status = ReachStatus::NotCode;
+  std::vector<std::uint32_t> entries; // indices into the entry list, main entries first (capped)
+  std::uint32_t entry_count = 0;      // all entries that reach it
+  // The shortest chain from the first entry that reaches it: file indices,
+  // the entry first and this file last; empty when unreached.
+  std::vector<std::uint32_t> chain;
+};
+
+struct Reachability {
+  std::vector<FileReach> files;                   // by ProjectFile index
+  std::vector<std::vector<std::uint32_t>> runs;   // by entry: the files it runs (closure)
+  std::vector<std::string> optional_sub_projects; // their directories
+  std::size_t traced_entries = 0;                 // entries whose closure was computed
+};
+
+// At most this many entry closures are traced (main entries first), which
+// keeps the analysis linear in the size of the repository.
+inline constexpr std::size_t kMaxTracedEntries = 256;
+// At most this many entries are listed per file.
+inline constexpr std::size_t kMaxEntriesPerFile = 8;
+
+// Directories below the root with their own setup.py or pyproject.toml.
+std::vector<std::string> sub_project_roots(const std::vector<ProjectFile> &files);
+// The deepest sub-project root that holds `path`, or "".
+std::string sub_project_of(std::string_view path, const std::vector<std::string> &roots);
+// Dockerfiles and files under a docker/ or container directory.
+bool is_container_file(std::string_view path, FileKind kind);
+
+Reachability compute_reachability(const std::vector<ProjectFile> &files,
+                                  const std::vector<EntryPoint> &entries,
+                                  const std::vector<std::vector<std::uint32_t>> &graph);
+
+} // namespace mpsaudit

@@ -1,0 +1,1 @@
+from fastops import _C

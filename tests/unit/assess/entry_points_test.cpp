@@ -1,0 +1,369 @@
+// Entry points, their purposes, reachability over the module graph and the
+// per-entry Mac status (assess/entry_points.h, reachability.h,
+// entry_verdict.h), and how they feed the decision.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../test_support.h"
+#include "assess/decision.h"
+#include "assess/entry_verdict.h"
+
+using namespace mpsaudit;
+
+namespace {
+
+struct SourceText {
+  std::string path;
+  std::string text;
+  FileKind kind = FileKind::Python;
+};
+
+ScanResult scan_of(const std::vector<SourceText> &sources) {
+  ScanResult scan;
+  scan.root = ".";
+  for (const auto &source : sources) {
+    scan.files.push_back({source.path, source.kind, "ast", source.text.size(), 1});
+    scan.project_files.push_back(
+        {source.path, source.kind, testing::extract(source.kind, source.text, source.path)});
+    for (auto &finding : testing::findings_for(source.kind, source.text, source.path))
+      scan.findings.push_back(std::move(finding));
+  }
+  std::sort(scan.findings.begin(), scan.findings.end(), finding_less);
+  return scan;
+}
+
+struct Traced {
+  std::vector<EntryPoint> entries;
+  Reachability reach;
+};
+
+Traced trace(const ScanResult &scan) {
+  const ModuleIndex index(scan.project_files);
+  const auto graph = build_module_graph(scan.project_files, index);
+  Traced traced;
+  traced.entries = discover_entry_points(scan.project_files, index, graph);
+  traced.reach = compute_reachability(scan.project_files, traced.entries, graph);
+  return traced;
+}
+
+const EntryPoint *entry_named(const std::vector<EntryPoint> &entries, const std::string &path) {
+  for (const EntryPoint &entry : entries)
+    if (entry.path == path)
+      return &entry;
+  return nullptr;
+}
+
+std::size_t file_index(const ScanResult &scan, const std::string &path) {
+  for (std::size_t i = 0; i < scan.project_files.size(); ++i)
+    if (scan.project_files[i].path == path)
+      return i;
+  FAIL("no file " << path);
+  return 0;
+}
+
+const std::string kMain = "if __name__ == \"__main__\":\n    main()\n";
+
+const std::string kTrainLoop = R"(import torch
+from pkg.model import Net
+
+def main():
+    model = Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss = model(torch.zeros(1)).sum()
+    loss.backward()
+    optimizer.step()
+)";
+
+const std::string kInfer = R"(import torch
+from pkg.model import Net
+
+def main():
+    model = Net().eval()
+    with torch.no_grad():
+        print(model(torch.zeros(1)))
+)";
+
+const std::string kNet = R"(import torch.nn as nn
+from .layers import Block
+
+class Net(nn.Module):
+    def forward(self, x):
+        return Block()(x)
+)";
+
+} // namespace
+
+TEST_CASE("entry points: __main__ scripts, declared commands, launch lines, hubconf and notebooks",
+          "[assess][entry-points]") {
+  const ScanResult scan = scan_of({
+      {"pkg/__init__.py", ""},
+      {"pkg/model.py", kNet},
+      {"pkg/layers.py", "import torch\nclass Block: pass\n"},
+      {"pkg/cli.py", "def run():\n    pass\n"},
+      {"tools/train.py", kTrainLoop + kMain},
+      {"serve_app.py", "import pkg.model\n"},
+      {"hubconf.py", "from pkg.model import Net\n"},
+      {"run.sh", "torchrun --nproc_per_node 8 tools/train.py --cfg x\npython serve_app.py\n",
+       FileKind::Shell},
+      {"pyproject.toml", "[project]\nname = \"pkg\"\n[project.scripts]\npkg-run = \"pkg.cli:run\"\n",
+       FileKind::Pyproject},
+      {"tests/test_model.py", "from pkg.model import Net\n" + kMain},
+  });
+  const auto [entries, reach] = trace(scan);
+  const EntryPoint *train = entry_named(entries, "tools/train.py");
+  REQUIRE(train);
+  CHECK(train->scope == EntryScope::Main);
+  CHECK(std::find(train->found_by.begin(), train->found_by.end(), "__main__ guard") != train->found_by.end());
+  CHECK(std::find(train->found_by.begin(), train->found_by.end(), "run.sh:1") != train->found_by.end());
+  const EntryPoint *serve = entry_named(entries, "serve_app.py");
+  REQUIRE(serve);
+  CHECK(serve->found_by == std::vector<std::string>{"run.sh:2"});
+  const EntryPoint *command = entry_named(entries, "pkg/cli.py");
+  REQUIRE(command);
+  CHECK(command->found_by.front() == "command `pkg-run` (pyproject.toml)");
+  REQUIRE(entry_named(entries, "hubconf.py"));
+  const EntryPoint *test = entry_named(entries, "tests/test_model.py");
+  REQUIRE(test);
+  CHECK(test->scope == EntryScope::Test);
+  CHECK(test->purpose == EntryPurpose::Test);
+  CHECK(entries.front().scope == EntryScope::Main);
+  CHECK(entries.back().scope == EntryScope::Test);
+}
+
+TEST_CASE("setup.py console_scripts name entry points", "[assess][entry-points]") {
+  const ScanResult scan = scan_of({
+      {"setup.py",
+       "from setuptools import setup\nsetup(name='x', entry_points={'console_scripts': ['x-export = "
+       "x.export_tool:main']})\n",
+       FileKind::SetupPy},
+      {"x/__init__.py", ""},
+      {"x/export_tool.py", "def main():\n    pass\n"},
+  });
+  const auto [entries, reach] = trace(scan);
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].path == "x/export_tool.py");
+  CHECK(entries[0].purpose == EntryPurpose::Export);
+  CHECK(entries[0].found_by.front() == "command `x-export` (setup.py)");
+}
+
+TEST_CASE("a library with no scripts: its top-level packages are the entry points",
+          "[assess][entry-points]") {
+  const ScanResult scan = scan_of({{"lib/__init__.py", "from .core import f\n"},
+                                   {"lib/core.py", "def f():\n    pass\n"},
+                                   {"lib/sub/__init__.py", ""}});
+  const auto [entries, reach] = trace(scan);
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].path == "lib/__init__.py");
+  CHECK(entries[0].purpose == EntryPurpose::Library);
+  CHECK(reach.files[file_index(scan, "lib/core.py")].status == ReachStatus::Reached);
+}
+
+TEST_CASE("purpose: name, then argparse description, then content, then flags", "[assess][entry-points]") {
+  const auto purpose_of = [](const std::string &path, const std::string &text) {
+    const ProjectFile file{path, FileKind::Python, testing::extract(FileKind::Python, text, path)};
+    return guess_purpose(file);
+  };
+  CHECK(purpose_of("tools/train_net.py", "").purpose == EntryPurpose::Training);
+  CHECK(purpose_of("tools/train_net.py", "").source == "name: train_net.py");
+  CHECK(purpose_of("export_model.py", "").purpose == EntryPurpose::Export);
+  CHECK(purpose_of("benchmarks/run.py", "").purpose == EntryPurpose::Benchmark);
+  CHECK(purpose_of("benchmarks/run.py", "").source == "directory: benchmarks/");
+  const PurposeGuess described = purpose_of(
+      "main.py", "import argparse\np = argparse.ArgumentParser(description='Evaluate a checkpoint')\n");
+  CHECK(described.purpose == EntryPurpose::Evaluation);
+  CHECK(described.source == "argparse description: \"Evaluate a checkpoint\"");
+  CHECK(purpose_of("main.py", kTrainLoop).purpose == EntryPurpose::Training);
+  CHECK(purpose_of("main.py", kTrainLoop).source == "content: calls backward() and steps an optimizer");
+  CHECK(purpose_of("main.py", kInfer).purpose == EntryPurpose::Inference);
+  const PurposeGuess flagged =
+      purpose_of("main.py", "import argparse\np = argparse.ArgumentParser()\np.add_argument('--epochs')\n");
+  CHECK(flagged.purpose == EntryPurpose::Training);
+  CHECK(flagged.source == "flags: --epochs");
+  CHECK(purpose_of("main.py", "print(1)\n").purpose == EntryPurpose::Tooling);
+}
+
+TEST_CASE("reachability: absolute, relative and package imports, with the shortest chain",
+          "[assess][reachability]") {
+  const ScanResult scan = scan_of({
+      {"pkg/__init__.py", "from . import ops\n"},
+      {"pkg/ops/__init__.py", ""},
+      {"pkg/ops/kernel.cu", "__global__ void k() {}\n", FileKind::Cuda},
+      {"pkg/model.py", kNet},
+      {"pkg/layers.py", "class Block: pass\n"},
+      {"pkg/unused.py", "x = 1\n"},
+      {"infer.py", kInfer + kMain},
+      {"tests/test_unused.py", "import pkg.unused\n" + kMain},
+  });
+  const auto [entries, reach] = trace(scan);
+  const auto status = [&](const std::string &path) { return reach.files[file_index(scan, path)].status; };
+  CHECK(status("pkg/model.py") == ReachStatus::Reached);
+  CHECK(status("pkg/layers.py") == ReachStatus::Reached);       // relative import
+  CHECK(status("pkg/ops/__init__.py") == ReachStatus::Reached); // `from . import ops` in the package
+  CHECK(status("pkg/ops/kernel.cu") == ReachStatus::Reached);   // native source of a reached package
+  CHECK(status("pkg/unused.py") == ReachStatus::TestOnly);
+  const FileReach &layers = reach.files[file_index(scan, "pkg/layers.py")];
+  std::vector<std::string> chain;
+  for (const std::uint32_t step : layers.chain)
+    chain.push_back(scan.project_files[step].path);
+  CHECK(chain == std::vector<std::string>{"infer.py", "pkg/model.py", "pkg/layers.py"});
+  REQUIRE(layers.entries.size() == 1);
+  CHECK(entries[layers.entries[0]].path == "infer.py");
+}
+
+TEST_CASE("reachability: an optional sub-project and container-only scripts", "[assess][reachability]") {
+  const ScanResult scan = scan_of({
+      {"setup.py", "from setuptools import setup\nsetup(name='main')\n", FileKind::SetupPy},
+      {"main/__init__.py", ""},
+      {"main/model.py", kNet},
+      {"main/layers.py", "class Block: pass\n"},
+      {"demo.py", "from main.model import Net\n" + kMain},
+      {"projects/ext/setup.py", "from setuptools import setup\nsetup(name='ext')\n", FileKind::SetupPy},
+      {"projects/ext/ext/__init__.py", "from main.model import Net\n"},
+      {"projects/ext/ext/csrc/op.cu", "__global__ void k() {}\n", FileKind::Cuda},
+      {"projects/ext/train_ext.py", "import ext\n" + kMain},
+      {"docker/Dockerfile", "FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nCMD [\"python\", \"serve.py\"]\n",
+       FileKind::Dockerfile},
+      {"serve.py", "import torch\n"},
+  });
+  const auto [entries, reach] = trace(scan);
+  const auto status = [&](const std::string &path) { return reach.files[file_index(scan, path)].status; };
+  CHECK(reach.optional_sub_projects == std::vector<std::string>{"projects/ext"});
+  CHECK(status("projects/ext/ext/csrc/op.cu") == ReachStatus::OptionalSubProject);
+  CHECK(status("projects/ext/train_ext.py") == ReachStatus::OptionalSubProject);
+  CHECK(status("main/model.py") == ReachStatus::Reached); // the sub-project imports main, not the reverse
+  CHECK(status("docker/Dockerfile") == ReachStatus::ContainerOnly);
+  CHECK(status("serve.py") == ReachStatus::ContainerOnly);
+  CHECK(entry_named(entries, "serve.py")->scope == EntryScope::Container);
+  CHECK(entry_named(entries, "projects/ext/train_ext.py")->scope == EntryScope::SubProject);
+  CHECK_FALSE(may_decide(ReachStatus::OptionalSubProject));
+  CHECK_FALSE(may_decide(ReachStatus::ContainerOnly));
+  CHECK(may_decide(ReachStatus::Unreached));
+}
+
+TEST_CASE("per-entry Mac status: blockers in what it runs, fixes, optional CUDA paths",
+          "[assess][entry-points][decision]") {
+  const ScanResult scan = scan_of({
+      {"pkg/__init__.py", ""},
+      {"pkg/model.py", kNet},
+      {"pkg/layers.py", "class Block: pass\n"},
+      {"pkg/fast.py", "import torch\nfrom flash_attn import flash_attn_func\n"},
+      {"pkg/opt.py", "try:\n    import triton\nexcept ImportError:\n    triton = None\n"},
+      {"infer.py", kInfer + kMain},
+      {"fix_me.py", "import torch\nx = torch.zeros(1).cuda()\n" + kMain},
+      {"train.py", "import pkg.fast\n" + kTrainLoop + kMain},
+      {"opt_entry.py", "import pkg.opt\n" + kMain},
+  });
+  const auto [entries, reach] = trace(scan);
+  AssessmentInput input;
+  const Assessment assessment = [&] {
+    input.scan = &scan;
+    return assess(input);
+  }();
+  const EffortEstimate effort = estimate_effort(scan, assessment.roles, input.model);
+  const auto judged = judge_entry_points(scan, entries, reach, effort, DecisionThresholds{});
+  const auto mac_of = [&](const std::string &path) {
+    for (const EntryAssessment &entry : judged)
+      if (entry.entry.path == path)
+        return entry.mac;
+    return std::string("missing");
+  };
+  CHECK(mac_of("infer.py") == "runs-as-is");
+  CHECK(mac_of("fix_me.py") == "runs-after-fixes");
+  CHECK(mac_of("train.py") == "needs-cuda");
+  CHECK(mac_of("opt_entry.py") == "optional-cuda-path");
+  for (const EntryAssessment &entry : judged)
+    if (entry.entry.path == "train.py") {
+      REQUIRE(entry.blockers.size() == 1);
+      CHECK(entry.blockers[0].rule_id == "MPS402");
+      CHECK(entry.blockers[0].path == "pkg/fast.py");
+    } else if (entry.entry.path == "fix_me.py") {
+      CHECK(entry.hours.high > 0);
+    }
+  // The assessment carries the same table, and the decision names the entry.
+  REQUIRE(!assessment.entry_points.empty());
+  REQUIRE(!assessment.decision.deciding.empty());
+  const DecisionFactor &factor = assessment.decision.deciding.front();
+  CHECK(factor.path == "pkg/fast.py");
+  CHECK(factor.entries == std::vector<std::string>{"train.py"});
+}
+
+TEST_CASE("findings in an optional sub-project never decide; roles follow the entries that reach a file",
+          "[assess][decision][reachability]") {
+  const ScanResult scan = scan_of({
+      {"setup.py", "from setuptools import setup\nsetup(name='main')\n", FileKind::SetupPy},
+      {"main/__init__.py", ""},
+      {"main/model.py", kNet},
+      {"main/layers.py", "class Block: pass\n"},
+      {"demo.py", "from main.model import Net\n" + kMain},
+      {"export_onnx.py", "import main.trt_head\n" + kMain},
+      {"main/trt_head.py", "import torch.nn as nn\nfrom flash_attn import flash_attn_func\n"
+                           "class Head(nn.Module):\n    def forward(self, x):\n        return x\n"},
+      {"projects/ext/setup.py", "from setuptools import setup\nsetup(name='ext')\n", FileKind::SetupPy},
+      {"projects/ext/ext/model.py",
+       "import torch.nn as nn\nfrom flash_attn import flash_attn_func\nclass M(nn.Module):\n"
+       "    def forward(self, x):\n        return flash_attn_func(x, x, x)\n"},
+  });
+  AssessmentInput input;
+  input.scan = &scan;
+  const Assessment assessment = assess(input);
+  CHECK(assessment.decision.outcome != Outcome::KeepLinuxGpu);
+  for (const FileRole &role : assessment.roles)
+    if (role.path == "main/trt_head.py") {
+      CHECK(role.role == Role::Tooling);
+      CHECK(role.reasons.front().find("export_onnx.py") != std::string::npos);
+    }
+  const auto reach = assessment.reachability.find("projects/ext/ext/model.py");
+  REQUIRE(reach != assessment.reachability.end());
+  CHECK(reach->second.status == "optional-sub-project");
+}
+
+TEST_CASE("a CUDA-only module that only training entries run is training code when inference runs without it",
+          "[assess][decision][reachability]") {
+  const std::string kTritonLoss = "import triton\n\ndef loss(x):\n    return x\n";
+  const std::string kTrainWithLoss = "from models.loss import loss\n" + kTrainLoop + kMain;
+  // With an inference entry that does not import it: DUAL, not KEEP.
+  const ScanResult with_inference = scan_of({
+      {"pkg/__init__.py", ""},
+      {"pkg/model.py", kNet},
+      {"pkg/layers.py", "class Block: pass\n"},
+      {"models/loss.py", kTritonLoss},
+      {"train.py", kTrainWithLoss},
+      {"infer.py", kInfer + kMain},
+  });
+  AssessmentInput input;
+  input.scan = &with_inference;
+  const Assessment dual = assess(input);
+  CHECK(dual.decision.outcome == Outcome::Dual);
+  for (const FileRole &role : dual.roles)
+    if (role.path == "models/loss.py")
+      CHECK(role.role == Role::Training);
+  // Training alone: the module stays the model's, and the blocker keeps it on Linux.
+  const ScanResult training_only = scan_of({
+      {"pkg/__init__.py", ""},
+      {"pkg/model.py", kNet},
+      {"pkg/layers.py", "class Block: pass\n"},
+      {"models/loss.py", kTritonLoss},
+      {"train.py", kTrainWithLoss},
+  });
+  input.scan = &training_only;
+  CHECK(assess(input).decision.outcome == Outcome::KeepLinuxGpu);
+}
+
+TEST_CASE("importlib.import_module with a literal is an edge; the decision lists the main entries",
+          "[assess][reachability][decision]") {
+  const ScanResult scan = scan_of({
+      {"plugins/__init__.py", ""},
+      {"plugins/fast.py", "import torch\nx = torch.zeros(1).cuda()\n"},
+      {"run.py", "import importlib\nplugin = importlib.import_module('plugins.fast')\n" + kMain},
+  });
+  const auto [entries, reach] = trace(scan);
+  CHECK(reach.files[file_index(scan, "plugins/fast.py")].status == ReachStatus::Reached);
+  AssessmentInput input;
+  input.scan = &scan;
+  const Assessment assessment = assess(input);
+  CHECK(std::find(assessment.decision.reasons.begin(), assessment.decision.reasons.end(),
+                  "Entry points: run.py (tooling) runs after fixes.") != assessment.decision.reasons.end());
+}
