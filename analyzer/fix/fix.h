@@ -52,8 +52,20 @@ struct FixDefinition {
   FixSafety safety = FixSafety::Safe;
   std::vector<std::string> names; // globs on Finding::name; empty: every finding of the rule
   std::string min_torch;          // offered only for target releases at least this; "" always
-  std::string summary;            // one line for `fix` output and docs
-  std::string origin;             // file and line, for messages
+  // [[release]] features the edit writes ("autocast-mps"); each raises min_torch to its release.
+  std::vector<std::string> requires_features;
+  std::string min_torch_why; // what sets min_torch: "autocast on MPS (PR #99272)"; "" min_torch itself
+  std::string summary;       // one line for `fix` output and docs
+  std::string origin;        // file and line, for messages
+};
+
+// One [[release]] entry of rules/fixes.toml: the first PyTorch release with
+// an API or an MPS capability that fixed code may rely on.
+struct ReleaseFeature {
+  std::string name;      // "autocast-mps", "torch.mps.synchronize"
+  std::string min_torch; // "2.5"
+  std::string summary;   // "autocast on MPS"
+  std::vector<std::string> sources;
 };
 
 class FixCatalog {
@@ -65,11 +77,29 @@ public:
 
   // The definition that fixes `finding` for `target_torch`, or null.
   const FixDefinition *find(const Finding &finding, std::string_view target_torch) const;
+  // The definition that would fix `finding` if the target release were new
+  // enough (for the reason a fix is not offered), or null.
+  const FixDefinition *find_any_release(const Finding &finding) const;
   const std::vector<FixDefinition> &definitions() const { return definitions_; }
+  // The [[release]] entry of `feature`, or null.
+  const ReleaseFeature *release(std::string_view feature) const;
+  const std::vector<ReleaseFeature> &releases() const { return releases_; }
 
 private:
+  const FixDefinition *find_definition(const Finding &finding, std::string_view target_torch,
+                                       bool check_release) const;
   std::vector<FixDefinition> definitions_;
+  std::vector<ReleaseFeature> releases_;
 };
+
+// Why a fix needing `min_torch` is not offered at `target_torch`:
+// "needs PyTorch 2.5 (autocast on MPS); the target is 2.4".
+std::string release_gate_reason(std::string_view min_torch, std::string_view why,
+                                std::string_view target_torch);
+
+// The release `fix` targets without --target-torch or a config target-torch:
+// the torch pin of the project's manifests (`torch==2.1.0`, "2.1"), else "".
+std::string manifest_torch_release(const ScanResult &result);
 
 // Whether `mpsaudit fix` has an automatic fix for this finding, and how safe
 // it is: the input of the effort model's credit for what fix removes.
@@ -92,6 +122,10 @@ struct FixOptions {
   std::set<std::string> rules; // --rule: only these rule IDs; empty: all
   bool include_unsafe = false; // --unsafe
   std::string target_torch;    // "" → kDefaultFixTargetTorch
+  // Files with the test role (analyzer/assess/roles.h): a test states what
+  // the code must do, so fix leaves it alone unless include_tests (--include-tests).
+  std::set<std::string> test_files;
+  bool include_tests = false;
 };
 
 // A finding that was fixed, with what was done.

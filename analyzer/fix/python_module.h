@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,6 +113,21 @@ public:
   std::string device_type_expression(const DeviceRef &device) const;
   // The innermost enclosing function definition, if any.
   std::optional<TSNode> enclosing_function(TSNode node) const;
+
+  // --- what fix must not change (fix/safety_checks.cpp) -----------------------
+  // Why `node` sits on a branch that runs only with CUDA by design, where an
+  // edit adds nothing: the body of an `if` that tests for CUDA
+  // (`device.type == "cuda"`, `x.is_cuda`, `args.cuda`, `use_tensorrt`), the
+  // `else` of `if not ...cuda...`, or a branch that imports a CUDA-only
+  // library (`cuda_only_imports`: offsets of such imports). "" when none.
+  std::string cuda_only_branch(TSNode node, const std::vector<std::size_t> &cuda_only_imports) const;
+  // The device strings ("cpu", "cuda:1", "mps") written in the innermost
+  // function around `node` (or at module level outside functions), apart
+  // from the arms of a conditional device selection. Two different ones
+  // mean the code tells devices apart: a test that compares the CPU with
+  // CUDA, a cache keyed by device.
+  std::set<std::string> device_strings_in_scope(TSNode node) const;
+  static bool is_device_string(std::string_view value);
 
 private:
   struct DeviceChoice {
