@@ -137,6 +137,49 @@ sumary = "x"
   CHECK(broken.size() == 1);
 }
 
+TEST_CASE("the fixes file's release table raises min_torch and needs sources", "[fix][catalog]") {
+  FixCatalog catalog;
+  std::vector<Diagnostic> diagnostics;
+  catalog.load_text(R"([[release]]
+feature = "autocast-mps"
+min_torch = "2.5"
+summary = "autocast on MPS"
+sources = ["somewhere"]
+
+[[release]]
+feature = "unsourced"
+min_torch = "2.0"
+summary = "no sources"
+
+[[fix]]
+rule = "MPS109"
+kind = "amp-autocast"
+safety = "unsafe"
+min_torch = "1.10"
+requires = ["autocast-mps"]
+summary = "ok"
+
+[[fix]]
+rule = "MPS109"
+kind = "amp-autocast"
+safety = "unsafe"
+requires = ["no-such-feature"]
+summary = "unknown feature"
+)",
+                    "fixes.toml", diagnostics);
+  REQUIRE(diagnostics.size() == 2);
+  CHECK(diagnostics[0].message.find("needs sources") != std::string::npos);
+  CHECK(diagnostics[1].message.find("no-such-feature") != std::string::npos);
+  REQUIRE(catalog.definitions().size() == 1);
+  CHECK(catalog.definitions().front().min_torch == "2.5");
+  CHECK(catalog.definitions().front().min_torch_why == "autocast on MPS");
+  REQUIRE(catalog.release("autocast-mps"));
+  CHECK(catalog.release("unsourced") == nullptr);
+  // Every feature the repository's fix kinds ask for is in rules/fixes.toml.
+  for (const char *feature : {"autocast-mps", "autocast-mps-bfloat16", "grad-scaler-mps", "bfloat16-mps"})
+    CHECK(repository_fixes().release(feature) != nullptr);
+}
+
 TEST_CASE("releases compare numerically", "[fix]") {
   CHECK(compare_releases("2.4", "2.6") < 0);
   CHECK(compare_releases("2.11", "2.6") > 0);
