@@ -10,13 +10,6 @@
 namespace mpsaudit {
 namespace {
 
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  for (char &c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Whether an identifier-like word `word` occurs in `text` on its own
 // (`trt`, not `start`).
 bool has_word(const std::string &text, std::string_view word) {
@@ -33,7 +26,7 @@ bool has_word(const std::string &text, std::string_view word) {
 // A condition that asks for CUDA or a CUDA-only engine: `torch.cuda.is_available()`,
 // `device.type == "cuda"`, `x.is_cuda`, `args.cuda`, `use_tensorrt`, `trt`.
 bool tests_for_cuda(std::string_view condition) {
-  const std::string text = lowered(condition);
+  const std::string text = to_lower(condition);
   return text.find("cuda") != std::string::npos || text.find("tensorrt") != std::string::npos ||
          has_word(text, "trt") || text.find("_trt") != std::string::npos ||
          text.find("trt_") != std::string::npos;
@@ -42,12 +35,12 @@ bool tests_for_cuda(std::string_view condition) {
 // Whether a condition may be true without CUDA: it negates or compares
 // with `!=`, or joins tests with `or`.
 bool may_hold_without_cuda(std::string_view condition) {
-  const std::string text = lowered(condition);
+  const std::string text = to_lower(condition);
   return has_word(text, "not") || has_word(text, "or") || text.find("!=") != std::string::npos;
 }
 
 bool is_negated_cuda_test(std::string_view condition) {
-  const std::string text = lowered(condition);
+  const std::string text = to_lower(condition);
   return starts_with(text, "not ") && tests_for_cuda(text) && !has_word(text, "or") &&
          !has_word(text.substr(4), "not") && text.find("!=") == std::string::npos;
 }
