@@ -8,9 +8,10 @@
 // edits that overlap, checks that Python still parses, and yields the new
 // text of every changed file (docs/fix.md).
 //
-// Safety follows ruff: a fix is `safe` when behaviour on a CUDA machine is
-// unchanged (a Mac path is added, the CUDA path kept); `unsafe` fixes need
-// review and are only applied with --unsafe.
+// Safety follows ruff: a fix is `safe` when it cannot change behaviour on a
+// machine where the code works today, a CUDA machine or a CPU-only one (a
+// Mac path is added, the CUDA path kept); `unsafe` fixes need review and are
+// only applied with --unsafe (docs/fix.md, "Safety model").
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,8 @@
 namespace mpsaudit {
 
 enum class FixSafety : std::uint8_t {
-  Safe,   // behaviour on CUDA machines unchanged
-  Unsafe, // may change behaviour on CUDA machines: review before committing
+  Safe,   // behaviour on CUDA and CPU-only machines unchanged
+  Unsafe, // may change behaviour on one of them: review before committing
 };
 std::string_view to_string(FixSafety safety);
 std::optional<FixSafety> fix_safety_from_string(std::string_view text);
