@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <tree_sitter/api.h>
@@ -156,6 +158,9 @@ private:
   std::size_t prelude_offset_ = 0;
   bool prelude_after_import_ = false;
   mutable std::unique_ptr<ScopeCache> scope_cache_; // scope_devices(), filled on demand
+  // device_strings_in_scope() by the scope's byte range: read once per
+  // scope, as a generated file may hold thousands of device strings.
+  mutable std::map<std::pair<std::size_t, std::size_t>, std::set<std::string>> device_strings_by_scope_;
 };
 
 } // namespace mpsaudit

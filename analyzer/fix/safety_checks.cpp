@@ -86,7 +86,11 @@ bool PythonModule::is_device_string(std::string_view value) {
 std::set<std::string> PythonModule::device_strings_in_scope(TSNode node) const {
   const auto function = enclosing_function(node);
   const TSNode scope = function ? *function : root();
-  std::set<std::string> found;
+  const auto key = std::make_pair(begin(scope), end(scope));
+  const auto cached = device_strings_by_scope_.find(key);
+  if (cached != device_strings_by_scope_.end())
+    return cached->second;
+  std::set<std::string> &found = device_strings_by_scope_[key];
   std::vector<TSNode> pending{scope};
   while (!pending.empty()) {
     const TSNode current = pending.back();
