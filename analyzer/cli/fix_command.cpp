@@ -5,6 +5,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "assess/decision.h"
+#include "assess/roles.h"
 #include "cli/arguments.h"
 #include "cli/cli.h"
 #include "cli/workflow_options.h"
@@ -22,18 +24,33 @@ void print_fix_help() {
                "and wheel indexes in requirements files. Prints a unified diff; --apply writes it.\n\n"
                "Options:\n"
                "  --apply                write the changes instead of printing a diff\n"
-               "  --unsafe               also apply fixes that may change behaviour on CUDA machines\n"
+               "  --unsafe               also apply fixes that may change behaviour on CUDA or CPU-only\n"
+               "                         machines\n"
                "  --rule ID[,ID...]      only fix findings of these rules (repeatable)\n"
                "  --target-torch X.Y     PyTorch release the fixed code must run on (default: the\n"
-               "                         config's target-torch, else "
+               "                         config's target-torch, else the manifests' torch pin,\n"
+               "                         else "
             << kDefaultFixTargetTorch
             << ")\n"
+               "  --include-tests        also edit test files (left alone by default: a test says\n"
+               "                         what the code must do)\n"
                "  --show-skipped         list findings with a fix that was not applied, and why\n"
                "  --config FILE, --no-config, --select, --ignore, --changed-since REV, --staged\n"
                "                         as for scan\n"
                "  --rules-dir DIR, --no-git, -j N\n\n"
                "Exit codes: 0 nothing to change or changes written, 1 a diff was printed,\n"
                "2 usage error, 3 a file could not be read or written.\n";
+}
+
+// Files the assessment gives the test role (by path, or by the config's
+// [roles]): fix leaves them alone unless --include-tests.
+std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResult &result) {
+  std::set<std::string> tests;
+  const auto overrides = decision_thresholds(workflow, result).role_overrides;
+  for (const FileRole &role : classify_roles(result.project_files, overrides))
+    if (role.role == Role::Tests)
+      tests.insert(role.path);
+  return tests;
 }
 
 } // namespace
@@ -58,6 +75,8 @@ int command_fix(const Invocation &invocation) {
       fix_options.include_unsafe = true;
     } else if (args.flag("--show-skipped")) {
       show_skipped = true;
+    } else if (args.flag("--include-tests")) {
+      fix_options.include_tests = true;
     } else if (args.option("--rule", value)) {
       std::stringstream list(value);
       std::string id;
@@ -126,6 +145,9 @@ int command_fix(const Invocation &invocation) {
   if (!finish_workflow(workflow, result, catalog))
     return kUsage;
 
+  if (fix_options.target_torch.empty())
+    fix_options.target_torch = manifest_torch_release(result);
+  fix_options.test_files = test_files(workflow, result);
   FixRun run = plan_fixes(result, fixes, fix_options, options.paths);
   const std::string target =
       fix_options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : fix_options.target_torch;

@@ -8,9 +8,10 @@
 // edits that overlap, checks that Python still parses, and yields the new
 // text of every changed file (docs/fix.md).
 //
-// Safety follows ruff: a fix is `safe` when behaviour on a CUDA machine is
-// unchanged (a Mac path is added, the CUDA path kept); `unsafe` fixes need
-// review and are only applied with --unsafe.
+// Safety follows ruff: a fix is `safe` when it cannot change behaviour on a
+// machine where the code works today, a CUDA machine or a CPU-only one (a
+// Mac path is added, the CUDA path kept); `unsafe` fixes need review and are
+// only applied with --unsafe (docs/fix.md, "Safety model").
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,8 @@
 namespace mpsaudit {
 
 enum class FixSafety : std::uint8_t {
-  Safe,   // behaviour on CUDA machines unchanged
-  Unsafe, // may change behaviour on CUDA machines: review before committing
+  Safe,   // behaviour on CUDA and CPU-only machines unchanged
+  Unsafe, // may change behaviour on one of them: review before committing
 };
 std::string_view to_string(FixSafety safety);
 std::optional<FixSafety> fix_safety_from_string(std::string_view text);
@@ -52,8 +53,20 @@ struct FixDefinition {
   FixSafety safety = FixSafety::Safe;
   std::vector<std::string> names; // globs on Finding::name; empty: every finding of the rule
   std::string min_torch;          // offered only for target releases at least this; "" always
-  std::string summary;            // one line for `fix` output and docs
-  std::string origin;             // file and line, for messages
+  // [[release]] features the edit writes ("autocast-mps"); each raises min_torch to its release.
+  std::vector<std::string> requires_features;
+  std::string min_torch_why; // what sets min_torch: "autocast on MPS (PR #99272)"; "" min_torch itself
+  std::string summary;       // one line for `fix` output and docs
+  std::string origin;        // file and line, for messages
+};
+
+// One [[release]] entry of rules/fixes.toml: the first PyTorch release with
+// an API or an MPS capability that fixed code may rely on.
+struct ReleaseFeature {
+  std::string name;      // "autocast-mps", "torch.mps.synchronize"
+  std::string min_torch; // "2.5"
+  std::string summary;   // "autocast on MPS"
+  std::vector<std::string> sources;
 };
 
 class FixCatalog {
@@ -65,11 +78,29 @@ public:
 
   // The definition that fixes `finding` for `target_torch`, or null.
   const FixDefinition *find(const Finding &finding, std::string_view target_torch) const;
+  // The definition that would fix `finding` if the target release were new
+  // enough (for the reason a fix is not offered), or null.
+  const FixDefinition *find_any_release(const Finding &finding) const;
   const std::vector<FixDefinition> &definitions() const { return definitions_; }
+  // The [[release]] entry of `feature`, or null.
+  const ReleaseFeature *release(std::string_view feature) const;
+  const std::vector<ReleaseFeature> &releases() const { return releases_; }
 
 private:
+  const FixDefinition *find_definition(const Finding &finding, std::string_view target_torch,
+                                       bool check_release) const;
   std::vector<FixDefinition> definitions_;
+  std::vector<ReleaseFeature> releases_;
 };
+
+// Why a fix needing `min_torch` is not offered at `target_torch`:
+// "needs PyTorch 2.5 (autocast on MPS); the target is 2.4".
+std::string release_gate_reason(std::string_view min_torch, std::string_view why,
+                                std::string_view target_torch);
+
+// The release `fix` targets without --target-torch or a config target-torch:
+// the torch pin of the project's manifests (`torch==2.1.0`, "2.1"), else "".
+std::string manifest_torch_release(const ScanResult &result);
 
 // Whether `mpsaudit fix` has an automatic fix for this finding, and how safe
 // it is: the input of the effort model's credit for what fix removes.
@@ -92,6 +123,10 @@ struct FixOptions {
   std::set<std::string> rules; // --rule: only these rule IDs; empty: all
   bool include_unsafe = false; // --unsafe
   std::string target_torch;    // "" → kDefaultFixTargetTorch
+  // Files with the test role (analyzer/assess/roles.h): a test states what
+  // the code must do, so fix leaves it alone unless include_tests (--include-tests).
+  std::set<std::string> test_files;
+  bool include_tests = false;
 };
 
 // A finding that was fixed, with what was done.

@@ -75,7 +75,79 @@ bool valid_rule_id(std::string_view id) {
   return true;
 }
 
+// The [[release]] table: from which PyTorch release an API or an MPS
+// capability exists, with sources. Fix kinds and [[fix]] entries name them.
+void load_releases(const toml::table &document, TomlFileReader &reader,
+                   std::vector<ReleaseFeature> &releases) {
+  const auto *entries = document.get_as<toml::array>("release");
+  if (!entries)
+    return;
+  for (const auto &element : *entries) {
+    const auto *table = element.as_table();
+    if (!table) {
+      reader.error(&element, "[[release]] entries must be tables");
+      continue;
+    }
+    reader.check_keys(*table, {"feature", "min_torch", "summary", "sources"}, "[[release]]");
+    ReleaseFeature feature;
+    feature.name = reader.string_at(*table, "feature", "[[release]]", true);
+    feature.min_torch = reader.string_at(*table, "min_torch", "[[release]]", true);
+    feature.summary = reader.string_at(*table, "summary", "[[release]]", true);
+    feature.sources = reader.strings_at(*table, "sources", "[[release]]");
+    if (feature.sources.empty())
+      reader.error(table, "[[release]] '" + feature.name + "' needs sources");
+    if (!feature.min_torch.empty() && !std::isdigit(static_cast<unsigned char>(feature.min_torch[0])))
+      reader.error(table->get("min_torch"), "min_torch must be a release such as 2.5");
+    else if (!feature.name.empty() && !feature.min_torch.empty() && !feature.summary.empty() &&
+             !feature.sources.empty())
+      releases.push_back(std::move(feature));
+  }
+}
+
+// A [[fix]] entry is offered from the newest release among its own
+// min_torch and the releases of the features it writes.
+bool raise_to_required_release(FixDefinition &definition, const std::vector<ReleaseFeature> &releases,
+                               TomlFileReader &reader, const toml::table &table) {
+  bool good = true;
+  for (const auto &name : definition.requires_features) {
+    const auto feature = std::find_if(releases.begin(), releases.end(),
+                                      [&](const ReleaseFeature &entry) { return entry.name == name; });
+    if (feature == releases.end()) {
+      reader.error(table.get("requires"), "no [[release]] feature '" + name + "' (define it before the fix)");
+      good = false;
+    } else if (definition.min_torch.empty() ||
+               compare_releases(feature->min_torch, definition.min_torch) > 0) {
+      definition.min_torch = feature->min_torch;
+      definition.min_torch_why = feature->summary;
+    }
+  }
+  return good;
+}
+
 } // namespace
+
+std::string release_gate_reason(std::string_view min_torch, std::string_view why,
+                                std::string_view target_torch) {
+  return "needs PyTorch " + std::string(min_torch) + (why.empty() ? "" : " (" + std::string(why) + ")") +
+         "; the target is " + std::string(target_torch) + " (--target-torch)";
+}
+
+std::string manifest_torch_release(const ScanResult &result) {
+  for (const ProjectFile &file : result.project_files)
+    for (const Fact &fact : file.facts.facts)
+      if (fact.kind == fact_kind::Dependency && fact.name == "torch")
+        if (const std::string *version = fact.attribute("version");
+            version && !version->empty() && std::isdigit(static_cast<unsigned char>(version->front())))
+          return version->substr(0, version->find('+')); // "2.1.0+cu118": the release is 2.1.0
+  return {};
+}
+
+const ReleaseFeature *FixCatalog::release(std::string_view feature) const {
+  for (const auto &entry : releases_)
+    if (entry.name == feature)
+      return &entry;
+  return nullptr;
+}
 
 void FixCatalog::load_text(std::string_view toml_text, const std::string &origin,
                            std::vector<Diagnostic> &diagnostics) {
@@ -85,8 +157,10 @@ void FixCatalog::load_text(std::string_view toml_text, const std::string &origin
     return;
   const toml::table &document = *document_or_error;
   for (const auto &[key, node] : document)
-    if (key.str() != "fix")
-      reader.error(&node, "unknown key '" + std::string(key.str()) + "' at the top level (only [[fix]])");
+    if (key.str() != "fix" && key.str() != "release")
+      reader.error(&node, "unknown key '" + std::string(key.str()) +
+                              "' at the top level (only [[fix]] and [[release]])");
+  load_releases(document, reader, releases_);
   const auto *entries = document.get_as<toml::array>("fix");
   if (!entries)
     return;
@@ -97,21 +171,24 @@ void FixCatalog::load_text(std::string_view toml_text, const std::string &origin
       continue;
     }
     for (const auto &[key, node] : *table) {
-      static const std::set<std::string, std::less<>> allowed{"rule",  "kind",      "safety",
-                                                              "names", "min_torch", "summary"};
+      static const std::set<std::string, std::less<>> allowed{"rule",      "kind",     "safety", "names",
+                                                              "min_torch", "requires", "summary"};
       if (!allowed.count(key.str()))
         reader.error(&node, "unknown key '" + std::string(key.str()) + "' in [[fix]]");
     }
     FixDefinition definition;
+    bool good = true;
     definition.rule_id = reader.string_at(*table, "rule", "[[fix]]", true);
     definition.kind = reader.string_at(*table, "kind", "[[fix]]", true);
     const std::string safety = reader.string_at(*table, "safety", "[[fix]]", true);
     definition.names = reader.strings_at(*table, "names", "[[fix]]");
     definition.min_torch = reader.string_at(*table, "min_torch", "[[fix]]", false);
+    definition.requires_features = reader.strings_at(*table, "requires", "[[fix]]");
+    good = raise_to_required_release(definition, releases_, reader, *table) && good;
     definition.summary = reader.string_at(*table, "summary", "[[fix]]", true);
     definition.origin = origin + ":" + std::to_string(table->source().begin.line);
-    bool good = !definition.rule_id.empty() && !definition.kind.empty() && !safety.empty() &&
-                !definition.summary.empty();
+    good = good && !definition.rule_id.empty() && !definition.kind.empty() && !safety.empty() &&
+           !definition.summary.empty();
     if (!definition.rule_id.empty() && !valid_rule_id(definition.rule_id)) {
       reader.error(table, "'" + definition.rule_id + "' is not a rule ID (MPS and three digits)");
       good = false;
@@ -146,10 +223,20 @@ FixCatalog FixCatalog::load_file(const std::string &path, std::vector<Diagnostic
 }
 
 const FixDefinition *FixCatalog::find(const Finding &finding, std::string_view target_torch) const {
+  return find_definition(finding, target_torch, true);
+}
+
+const FixDefinition *FixCatalog::find_any_release(const Finding &finding) const {
+  return find_definition(finding, {}, false);
+}
+
+const FixDefinition *FixCatalog::find_definition(const Finding &finding, std::string_view target_torch,
+                                                 bool check_release) const {
   for (const auto &definition : definitions_) {
     if (definition.rule_id != finding.rule_id)
       continue;
-    if (!definition.min_torch.empty() && compare_releases(target_torch, definition.min_torch) < 0)
+    if (check_release && !definition.min_torch.empty() &&
+        compare_releases(target_torch, definition.min_torch) < 0)
       continue;
     if (!definition.names.empty()) {
       bool named = false;

@@ -36,8 +36,13 @@ bool edits_overlap(const TextEdit &a, const TextEdit &b);
 // What one fix kind proposes for one finding.
 struct PlannedFix {
   std::vector<TextEdit> edits;
-  FixSafety safety = FixSafety::Safe; // made worse than the definition's class, never better
-  std::string description;            // "`.cuda()` -> `.to(device)`"
+  FixSafety safety = FixSafety::Safe; // made worse than the definition's class, never better...
+  // ...unless the kind has shown that this edit cannot change behaviour on a
+  // CUDA or a CPU-only machine, where its class is unsafe in general
+  // (torch.load straight into load_state_dict, a disabled autocast):
+  // docs/fix.md, "Safety model".
+  bool shown_safe = false;
+  std::string description; // "`.cuda()` -> `.to(device)`"
   // Module-level additions shared by every fix of a file, written once:
   // `import torch` and the module's device variable (PythonModule).
   bool needs_torch_import = false;
@@ -56,7 +61,7 @@ struct FixOutcome {
 class FixContext {
 public:
   FixContext(std::string path, FileKind kind, std::string text, const FileFacts *facts,
-             std::string target_torch);
+             std::string target_torch, const FixCatalog *catalog = nullptr);
   ~FixContext();
   FixContext(const FixContext &) = delete;
   FixContext &operator=(const FixContext &) = delete;
@@ -69,6 +74,9 @@ public:
   const FileFacts *facts() const { return facts_; }
   const std::string &target_torch() const { return target_torch_; }
   bool target_at_least(std::string_view release) const;
+  // Why an edit that relies on a [[release]] feature of rules/fixes.toml
+  // ("autocast-mps") cannot be offered at the target release; "" when it can.
+  std::string release_gate(std::string_view feature) const;
   // Byte offset of a 1-based line and column (clamped to the text).
   std::size_t offset(std::uint32_t line, std::uint32_t column) const;
   // The parsed Python module (Python files only; parsed on first use).
@@ -81,6 +89,7 @@ private:
   LineIndex lines_;
   const FileFacts *facts_;
   std::string target_torch_;
+  const FixCatalog *catalog_;
   std::unique_ptr<PythonModule> python_;
 };
 

@@ -16,14 +16,23 @@ namespace mpsaudit {
 namespace fs = std::filesystem;
 
 FixContext::FixContext(std::string path, FileKind kind, std::string text, const FileFacts *facts,
-                       std::string target_torch)
+                       std::string target_torch, const FixCatalog *catalog)
     : path_(std::move(path)), kind_(kind), text_(std::move(text)), lines_(text_), facts_(facts),
-      target_torch_(std::move(target_torch)) {}
+      target_torch_(std::move(target_torch)), catalog_(catalog) {}
 
 FixContext::~FixContext() = default;
 
 bool FixContext::target_at_least(std::string_view release) const {
   return compare_releases(target_torch_, release) >= 0;
+}
+
+std::string FixContext::release_gate(std::string_view feature) const {
+  const ReleaseFeature *entry = catalog_ ? catalog_->release(feature) : nullptr;
+  if (!entry) // a kind asking for a feature the data lacks: never guess that it exists
+    return "no [[release]] entry '" + std::string(feature) + "' in rules/fixes.toml";
+  if (target_at_least(entry->min_torch))
+    return {};
+  return release_gate_reason(entry->min_torch, entry->summary, target_torch_);
 }
 
 std::size_t FixContext::offset(std::uint32_t line, std::uint32_t column) const {
@@ -64,13 +73,23 @@ const FixDefinition *select_fix(const Finding &finding, const FixCatalog &catalo
     const bool rule_has_fixes =
         std::any_of(catalog.definitions().begin(), catalog.definitions().end(),
                     [&](const FixDefinition &candidate) { return candidate.rule_id == finding.rule_id; });
+    const FixDefinition *newer = catalog.find_any_release(finding);
     if (!rule_has_fixes)
       ++unfixable;
     else if (!fix_edits_file_kind(finding.file_kind))
       skipped.push_back(
           {finding, std::string(to_string(finding.file_kind)) + " files are not edited", false});
+    else if (newer)
+      skipped.push_back(
+          {finding, release_gate_reason(newer->min_torch, newer->min_torch_why, target), false});
     else
       skipped.push_back({finding, "no fix for `" + finding.name + "` at target release " + target, false});
+    return nullptr;
+  }
+  if (options.test_files.count(finding.path) && !options.include_tests) {
+    // A test says what the code must do: changing it can hide the very
+    // difference it checks (a test comparing the CPU with CUDA).
+    skipped.push_back({finding, "a test file: pass --include-tests to edit tests", false});
     return nullptr;
   }
   if (finding.guard != Guard::None) {
@@ -130,6 +149,32 @@ private:
   std::set<std::size_t> insertions_;
 };
 
+// Where the file imports a CUDA-only library (the MPS4xx family): a branch
+// with such an import is a CUDA-only path (TensorRT, apex).
+std::vector<std::size_t> cuda_only_import_offsets(FixContext &context, const std::vector<Finding> &findings) {
+  std::vector<std::size_t> offsets;
+  if (context.kind() != FileKind::Python)
+    return offsets;
+  for (const Finding &finding : findings)
+    if (starts_with(finding.rule_id, "MPS4"))
+      offsets.push_back(context.offset(finding.span.line, finding.span.column));
+  return offsets;
+}
+
+// Why a finding sits in code that only runs with CUDA by design, where an
+// edit would add nothing and obscure the code; "" when it does not. A device
+// selection is the exception: its fix adds the MPS branch beside the CUDA one.
+std::string cuda_only_by_design(FixContext &context, const FixDefinition &definition, const Finding &finding,
+                                const std::vector<std::size_t> &cuda_only_imports) {
+  if (context.kind() != FileKind::Python || definition.kind == "device-selection")
+    return {};
+  PythonModule &module = context.python();
+  const std::size_t at = context.offset(finding.span.line, finding.span.column);
+  const TSNode node =
+      ts_node_descendant_for_byte_range(module.root(), static_cast<uint32_t>(at), static_cast<uint32_t>(at));
+  return ts_node_is_null(node) ? std::string() : module.cuda_only_branch(node, cuda_only_imports);
+}
+
 std::string target_of(const FixOptions &options) {
   return options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : options.target_torch;
 }
@@ -142,12 +187,13 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
   SourceFix out;
   out.fixed = text;
   const std::string target = target_of(options);
-  FixContext context(path, kind, text, facts, target);
+  FixContext context(path, kind, text, facts, target, &catalog);
   AcceptedEdits accepted;
   bool torch_import = false, module_device = false;
   // tree-sitter recovers from syntax errors, but where it puts the nodes
   // around an error is a guess: fix edits only files that parse.
   const bool unparsable = kind == FileKind::Python && context.python().has_error();
+  const std::vector<std::size_t> cuda_only_imports = cuda_only_import_offsets(context, findings);
   for (const Finding &finding : findings) {
     std::size_t unfixable = 0;
     const FixDefinition *definition = select_fix(finding, catalog, options, target, out.skipped, unfixable);
@@ -155,6 +201,11 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
       continue;
     if (unparsable) {
       out.skipped.push_back({finding, "the file has syntax errors; fix edits only files that parse", false});
+      continue;
+    }
+    if (const std::string why = cuda_only_by_design(context, *definition, finding, cuda_only_imports);
+        !why.empty()) {
+      out.skipped.push_back({finding, why + ": it runs only with CUDA by design; left as written", false});
       continue;
     }
     const FixKindEntry *entry = fix_registry().find(definition->kind);
@@ -170,7 +221,7 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
       continue;
     }
     PlannedFix &fix = *outcome.plan;
-    const FixSafety safety = worse(definition->safety, fix.safety);
+    const FixSafety safety = fix.shown_safe ? fix.safety : worse(definition->safety, fix.safety);
     if (safety == FixSafety::Unsafe && !options.include_unsafe) {
       out.skipped.push_back({finding, "unsafe fix (" + fix.description + "): pass --unsafe to apply", true});
       continue;

@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <tree_sitter/api.h>
@@ -113,6 +116,21 @@ public:
   // The innermost enclosing function definition, if any.
   std::optional<TSNode> enclosing_function(TSNode node) const;
 
+  // --- what fix must not change (fix/safety_checks.cpp) -----------------------
+  // Why `node` sits on a branch that runs only with CUDA by design, where an
+  // edit adds nothing: the body of an `if` that tests for CUDA
+  // (`device.type == "cuda"`, `x.is_cuda`, `args.cuda`, `use_tensorrt`), the
+  // `else` of `if not ...cuda...`, or a branch that imports a CUDA-only
+  // library (`cuda_only_imports`: offsets of such imports). "" when none.
+  std::string cuda_only_branch(TSNode node, const std::vector<std::size_t> &cuda_only_imports) const;
+  // The device strings ("cpu", "cuda:1", "mps") written in the innermost
+  // function around `node` (or at module level outside functions), apart
+  // from the arms of a conditional device selection. Two different ones
+  // mean the code tells devices apart: a test that compares the CPU with
+  // CUDA, a cache keyed by device.
+  std::set<std::string> device_strings_in_scope(TSNode node) const;
+  static bool is_device_string(std::string_view value);
+
 private:
   struct DeviceChoice {
     bool device_like = false;
@@ -140,6 +158,9 @@ private:
   std::size_t prelude_offset_ = 0;
   bool prelude_after_import_ = false;
   mutable std::unique_ptr<ScopeCache> scope_cache_; // scope_devices(), filled on demand
+  // device_strings_in_scope() by the scope's byte range: read once per
+  // scope, as a generated file may hold thousands of device strings.
+  mutable std::map<std::pair<std::size_t, std::size_t>, std::set<std::string>> device_strings_by_scope_;
 };
 
 } // namespace mpsaudit

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `mpsaudit fix` on samples/fix-cases prints exactly the reviewed diffs in
 # tests/e2e/fix_expected/: the safe fixes (default), every fix (--unsafe),
-# and every fix for a release with torch.accelerator (--target-torch 2.6).
+# every fix for a release with torch.accelerator (--target-torch 2.6), and
+# for one with GradScaler on MPS (2.8). Without --target-torch the target is
+# the sample's torch pin (2.1.0), where autocast and GradScaler are not offered.
 # Every fix kind appears in these diffs.
 # Usage: fix_expected_diff.sh MPSAUDIT REPO_ROOT
 # Set MPSAUDIT_UPDATE_EXPECTED=1 to rewrite the expected diffs (review them).
@@ -45,6 +47,7 @@ check() { # name, fix arguments...
 check safe
 check unsafe --unsafe
 check torch-2.6 --unsafe --target-torch 2.6
+check torch-2.8 --unsafe --target-torch 2.8
 
 # Every fix kind of rules/fixes.toml shows up in some expected diff.
 for marker in 'torch.backends.mps.is_available() else' 'elif torch.backends.mps.is_available():' \

@@ -8,6 +8,13 @@
 // (2.3+), so with a device that is CUDA wherever CUDA exists nothing changes
 // on a CUDA machine. Positional arguments of autocast are renamed, since
 // torch.autocast's own positional order differs (device_type, dtype, ...).
+//
+// On a CPU-only machine the device is "cpu": where the CUDA API switched
+// itself off, torch.autocast("cpu") turns CPU autocast (bfloat16) on and
+// GradScaler("cpu") scales the loss. So the class is unsafe, and one edit
+// is shown safe only when the call passes `enabled=False` and the device is
+// CUDA wherever CUDA exists. The Mac device needs autocast on MPS (2.5,
+// bfloat16 2.6) and GradScaler on MPS (2.8): rules/fixes.toml gates both.
 #include "fix/python_module.h"
 
 namespace mpsaudit {
@@ -36,6 +43,16 @@ std::optional<CallSite> call_site(PythonModule &module, const Finding &finding, 
   return CallSite{*call, PythonModule::field(*call, "function"), *arguments};
 }
 
+// Whether the call switches itself off (`enabled=False`, or False as the
+// first positional argument of autocast), so that no device sees it.
+bool disabled(const PythonModule &module, const CallSite &site, bool enabled_is_first) {
+  if (const auto keyword = module.keyword_argument(site.arguments, "enabled"))
+    return module.text(PythonModule::field(*keyword, "value")) == "False";
+  return enabled_is_first && !site.arguments.empty() &&
+         !PythonModule::is(site.arguments.front(), "keyword_argument") &&
+         module.text(site.arguments.front()) == "False";
+}
+
 FixOutcome plan_autocast(FixContext &context, const Finding &finding) {
   PythonModule &module = context.python();
   std::string reason;
@@ -50,6 +67,9 @@ FixOutcome plan_autocast(FixContext &context, const Finding &finding) {
       ++positional;
   if (positional > 3)
     return FixOutcome::none("more positional arguments than torch.cuda.amp.autocast takes");
+  if (module.text(site->call).find("bfloat16") != std::string_view::npos)
+    if (const std::string gate = context.release_gate("autocast-mps-bfloat16"); !gate.empty())
+      return FixOutcome::none(gate);
   const DeviceRef device = module.device_for(site->call);
   if (!device.blocked.empty())
     return FixOutcome::none(device.blocked);
@@ -58,6 +78,7 @@ FixOutcome plan_autocast(FixContext &context, const Finding &finding) {
   const std::string t = module.torch();
   fix.edits.push_back(
       {PythonModule::begin(site->function), PythonModule::end(site->function), t + ".autocast"});
+  const bool cpu_unchanged = disabled(module, *site, true);
   const std::string device_type = "device_type=" + module.device_type_expression(device);
   if (site->arguments.empty()) {
     fix.edits.push_back(module.append_argument(site->call, device_type));
@@ -72,10 +93,12 @@ FixOutcome plan_autocast(FixContext &context, const Finding &finding) {
       fix.edits.push_back({at, at, std::string(kAutocastPositional[index++]) + "="});
     }
   }
-  fix.safety = device.safety();
+  fix.safety = cpu_unchanged ? device.safety() : FixSafety::Unsafe;
+  fix.shown_safe = fix.safety == FixSafety::Safe;
   fix.needs_module_device = device.introduced;
   fix.needs_torch_import = module.torch_binding().empty();
-  fix.description = "torch.cuda.amp.autocast -> " + t + ".autocast(device_type=...)";
+  fix.description = "torch.cuda.amp.autocast -> " + t + ".autocast(device_type=...)" +
+                    (cpu_unchanged ? "" : " (turns CPU autocast on without CUDA)");
   return FixOutcome::with(std::move(fix));
 }
 
@@ -102,10 +125,13 @@ FixOutcome plan_grad_scaler(FixContext &context, const Finding &finding) {
     const std::size_t first = PythonModule::begin(site->arguments.front());
     fix.edits.push_back({first, first, device_type + ", "});
   }
-  fix.safety = device.safety();
+  const bool cpu_unchanged = disabled(module, *site, false);
+  fix.safety = cpu_unchanged ? device.safety() : FixSafety::Unsafe;
+  fix.shown_safe = fix.safety == FixSafety::Safe;
   fix.needs_module_device = device.introduced;
   fix.needs_torch_import = module.torch_binding().empty();
-  fix.description = "torch.cuda.amp.GradScaler -> " + t + ".amp.GradScaler(device type)";
+  fix.description = "torch.cuda.amp.GradScaler -> " + t + ".amp.GradScaler(device type)" +
+                    (cpu_unchanged ? "" : " (scales the loss on the CPU without CUDA)");
   return FixOutcome::with(std::move(fix));
 }
 

@@ -424,6 +424,29 @@ private:
     return found;
   }
 
+  // Whether the value of `node` is a CUDA availability test: the call, a
+  // flag, or not/and/or/comparisons of them. A value chosen by one
+  // (`torch.device("cuda" if torch.cuda.is_available() else "cpu")`,
+  // `net.to(device)`) is not a flag: asserting on it requires nothing.
+  bool is_cuda_availability_value(TSNode node, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return false;
+    if (is(node, g_.call))
+      return is_cuda_availability_call(callee_name(field(node, g_.f_function)).first);
+    if (is(node, g_.identifier) || is(node, g_.attribute))
+      return cuda_flags_.count(std::string(text(node))) > 0;
+    const std::string_view type = ts_node_type(node);
+    if (!is(node, g_.not_operator) && !is(node, g_.comparison_operator) && type != "boolean_operator" &&
+        type != "parenthesized_expression")
+      return false;
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = is_cuda_availability_value(child, depth + 1);
+    });
+    return found;
+  }
+
   // Whether `node` contains an MPS alternative or a device literal.
   void scan_selection(TSNode node, bool &has_mps, bool &has_device, bool &has_accelerator,
                       int depth = 0) const {
@@ -1033,7 +1056,7 @@ private:
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
-    if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right)) {
+    if (!target.empty() && !ts_node_is_null(right) && is_cuda_availability_value(right)) {
       cuda_flags_.insert(target); // `use_cuda = torch.cuda.is_available()`
       bool has_mps = false, has_device = false, has_accelerator = false;
       scan_selection(right, has_mps, has_device, has_accelerator);

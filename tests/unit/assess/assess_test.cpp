@@ -249,12 +249,12 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
                                "x = torch.zeros(1).cuda()\n"            // MPS201: safe fix
                                "torch.cuda.synchronize()\n"             // MPS101: safe fix
                                "state = torch.load('m.pt')\n"           // MPS205: unsafe fix
-                               "scaler = torch.cuda.amp.GradScaler()\n" // MPS109: safe from torch 2.3
+                               "scaler = torch.cuda.amp.GradScaler()\n" // MPS109: unsafe, from torch 2.8
                                "if torch.cuda.is_available():\n"
                                "    torch.cuda.synchronize()\n"; // guarded: no work, no credit
   const ScanResult scan = scan_of({{"train.py", training}});
   const auto roles = classify_roles(scan.project_files, {});
-  const EffortEstimate effort = estimate_effort(scan, roles, repository_model());
+  const EffortEstimate effort = estimate_effort(scan, roles, repository_model(), {}, "2.8");
   auto item = [&](const EffortEstimate &estimate, const std::string &key) {
     const auto found = std::find_if(estimate.items.begin(), estimate.items.end(),
                                     [&](const EffortItem &i) { return i.key == key; });
@@ -272,8 +272,8 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
   CHECK(load.fix.unsafe_sites == 1);
   CHECK(load.fix.safe.high == 0);
   CHECK(load.fix.with_unsafe.high == Approx(load.hours.high));
-  CHECK(effort.fix.safe_sites == 3);
-  CHECK(effort.fix.unsafe_sites == 1);
+  CHECK(effort.fix.safe_sites == 2);
+  CHECK(effort.fix.unsafe_sites == 2);
   // The device helper is what fix introduces, but one device finding needs
   // --unsafe: only the unsafe credit includes it.
   const EffortItem helper = item(effort, "one-off:device-helper");
@@ -290,10 +290,11 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
   CHECK(category_credit == Approx(effort.fix.safe.high));
   REQUIRE(!effort.by_directory.empty());
 
-  // The target release decides which fixes exist: GradScaler's needs 2.3.
-  const EffortEstimate old_torch = estimate_effort(scan, roles, repository_model(), {}, "2.2");
-  CHECK(item(old_torch, "MPS109").fix.safe_sites == 0);
+  // The target release decides which fixes exist: GradScaler on MPS needs 2.8.
+  const EffortEstimate old_torch = estimate_effort(scan, roles, repository_model(), {}, "2.4");
+  CHECK(item(old_torch, "MPS109").fix.unsafe_sites == 0);
   CHECK(old_torch.fix.safe_sites == 2);
+  CHECK(old_torch.fix.unsafe_sites == 1);
   CHECK(old_torch.total.high == Approx(effort.total.high)); // the estimate itself does not move
 
   // The reasons carry the credit in one sentence.
@@ -301,7 +302,7 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
   CHECK(std::any_of(assessment.decision.reasons.begin(), assessment.decision.reasons.end(),
                     [](const std::string &reason) {
                       return reason.rfind("mpsaudit fix --apply removes", 0) == 0 &&
-                             reason.find("(3 findings); --unsafe edits 1 more") != std::string::npos;
+                             reason.find("(2 findings); --unsafe edits 1 more") != std::string::npos;
                     }));
 }
 

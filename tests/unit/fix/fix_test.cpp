@@ -52,6 +52,12 @@ FixOptions unsafe() {
   return options;
 }
 
+FixOptions only_rules(std::set<std::string> rules) {
+  FixOptions options;
+  options.rules = std::move(rules);
+  return options;
+}
+
 FixOptions target(const std::string &release, bool include_unsafe = false) {
   FixOptions options;
   options.target_torch = release;
@@ -129,6 +135,49 @@ sumary = "x"
   std::vector<Diagnostic> broken;
   catalog.load_text("[[fix]\nrule =", "broken.toml", broken);
   CHECK(broken.size() == 1);
+}
+
+TEST_CASE("the fixes file's release table raises min_torch and needs sources", "[fix][catalog]") {
+  FixCatalog catalog;
+  std::vector<Diagnostic> diagnostics;
+  catalog.load_text(R"([[release]]
+feature = "autocast-mps"
+min_torch = "2.5"
+summary = "autocast on MPS"
+sources = ["somewhere"]
+
+[[release]]
+feature = "unsourced"
+min_torch = "2.0"
+summary = "no sources"
+
+[[fix]]
+rule = "MPS109"
+kind = "amp-autocast"
+safety = "unsafe"
+min_torch = "1.10"
+requires = ["autocast-mps"]
+summary = "ok"
+
+[[fix]]
+rule = "MPS109"
+kind = "amp-autocast"
+safety = "unsafe"
+requires = ["no-such-feature"]
+summary = "unknown feature"
+)",
+                    "fixes.toml", diagnostics);
+  REQUIRE(diagnostics.size() == 2);
+  CHECK(diagnostics[0].message.find("needs sources") != std::string::npos);
+  CHECK(diagnostics[1].message.find("no-such-feature") != std::string::npos);
+  REQUIRE(catalog.definitions().size() == 1);
+  CHECK(catalog.definitions().front().min_torch == "2.5");
+  CHECK(catalog.definitions().front().min_torch_why == "autocast on MPS");
+  REQUIRE(catalog.release("autocast-mps"));
+  CHECK(catalog.release("unsourced") == nullptr);
+  // Every feature the repository's fix kinds ask for is in rules/fixes.toml.
+  for (const char *feature : {"autocast-mps", "autocast-mps-bfloat16", "grad-scaler-mps", "bfloat16-mps"})
+    CHECK(repository_fixes().release(feature) != nullptr);
 }
 
 TEST_CASE("releases compare numerically", "[fix]") {
@@ -270,7 +319,7 @@ TEST_CASE(".cuda() becomes .to(device)", "[fix][MPS201]") {
   SECTION("a CUDA-first device variable in scope is used: safe") {
     CHECK(fixed("import torch\nDEV = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
                 "def f(m):\n    return m.cuda()\n",
-                FixOptions{{"MPS201"}, false, ""}) ==
+                only_rules({"MPS201"})) ==
           "import torch\nDEV = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
           "def f(m):\n    return m.to(DEV)\n");
   }
@@ -312,7 +361,7 @@ TEST_CASE("hard-coded CUDA devices become CUDA-first selections", "[fix][MPS202]
         "    return m\n");
   // `.to("cuda")` takes the device in scope.
   CHECK(fixed("import torch\nDEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\nx = y.to('cuda')\n",
-              FixOptions{{"MPS202"}, false, ""}) ==
+              only_rules({"MPS202"})) ==
         "import torch\nDEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\nx = y.to(DEVICE)\n");
   // Strings that are not device arguments are not findings, and stay.
   const std::string prose = "import torch\nprint('cuda')\nif name == 'cuda':\n    pass\n";
@@ -329,31 +378,138 @@ TEST_CASE("torch.cuda.amp becomes torch.amp", "[fix][MPS109]") {
                            "    pass\n"
                            "with torch.cuda.amp.autocast(enabled=False):\n"
                            "    pass\n";
-  CHECK(fixed(text, FixOptions{{"MPS109"}, false, ""}) ==
-        "import torch\n"
-        "from torch.cuda.amp import GradScaler, autocast\n"
-        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
-        "scaler = torch.amp.GradScaler(device.type)\n"
-        "big = torch.amp.GradScaler(device.type, 2.0**10, enabled=True)\n"
-        "with torch.autocast(device_type=device.type, enabled=True, dtype=torch.bfloat16):\n"
-        "    pass\n"
-        "with torch.autocast(device_type=device.type, enabled=False):\n"
-        "    pass\n");
+  const std::string rewritten =
+      "import torch\n"
+      "from torch.cuda.amp import GradScaler, autocast\n"
+      "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+      "scaler = torch.amp.GradScaler(device.type)\n"
+      "big = torch.amp.GradScaler(device.type, 2.0**10, enabled=True)\n"
+      "with torch.autocast(device_type=device.type, enabled=True, dtype=torch.bfloat16):\n"
+      "    pass\n"
+      "with torch.autocast(device_type=device.type, enabled=False):\n"
+      "    pass\n";
+  FixOptions unsafe_at_2_8 = target("2.8", true);
+  unsafe_at_2_8.rules = {"MPS109"};
+  CHECK(fixed(text, unsafe_at_2_8) == rewritten);
+  // Safe alone: a disabled autocast is off on every device. An enabled one
+  // would turn CPU autocast on where there is no CUDA, and GradScaler("cpu")
+  // would scale the loss there.
+  FixOptions safe_at_2_8 = target("2.8");
+  safe_at_2_8.rules = {"MPS109"};
+  const SourceFix safe_only = run_fix(text, safe_at_2_8);
+  REQUIRE(safe_only.applied.size() == 1);
+  CHECK(safe_only.applied.front().finding.span.line == 8);
+  CHECK(safe_only.applied.front().safety == FixSafety::Safe);
   // A string device variable goes through torch.device(...).type.
   CHECK(fixed("import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
               "s = torch.cuda.amp.GradScaler()\n",
-              FixOptions{{"MPS109"}, false, ""}) ==
-        "import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
-        "s = torch.amp.GradScaler(torch.device(d).type)\n");
+              unsafe_at_2_8) == "import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+                                "s = torch.amp.GradScaler(torch.device(d).type)\n");
 }
 
-TEST_CASE("GradScaler is only rewritten for releases with torch.amp.GradScaler", "[fix][MPS109]") {
-  const std::string text = "import torch\ns = torch.cuda.amp.GradScaler()\n";
-  const SourceFix old = run_fix(text, target("2.2"));
-  CHECK(old.fixed == text);
-  REQUIRE(old.skipped.size() == 1);
-  CHECK(old.skipped.front().reason.find("2.2") != std::string::npos);
-  CHECK(run_fix(text, target("2.3")).fixed != text);
+TEST_CASE("amp on MPS is only written for releases that have it", "[fix][MPS109]") {
+  const std::string scaler = "import torch\ns = torch.cuda.amp.GradScaler(enabled=False)\n";
+  // torch.amp.GradScaler is 2.3; GradScaler on MPS is 2.8.
+  for (const char *release : {"2.2", "2.4", "2.7"}) {
+    const SourceFix old = run_fix(scaler, target(release));
+    CHECK(old.fixed == scaler);
+    REQUIRE(old.skipped.size() == 1);
+    CHECK(old.skipped.front().reason.find("needs PyTorch 2.8") != std::string::npos);
+    CHECK(old.skipped.front().reason.find(release) != std::string::npos);
+  }
+  CHECK(run_fix(scaler, target("2.8")).fixed != scaler);
+  // autocast on MPS is 2.5, bfloat16 autocast on MPS 2.6.
+  const std::string autocast = "import torch\nwith torch.cuda.amp.autocast(enabled=False):\n    pass\n";
+  CHECK(run_fix(autocast, target("2.4")).fixed == autocast);
+  CHECK(run_fix(autocast, target("2.5")).fixed != autocast);
+  const std::string bf16 =
+      "import torch\nwith torch.cuda.amp.autocast(enabled=False, dtype=torch.bfloat16):\n    pass\n";
+  const SourceFix at_2_5 = run_fix(bf16, target("2.5"));
+  CHECK(at_2_5.fixed == bf16);
+  REQUIRE(at_2_5.skipped.size() == 1);
+  CHECK(at_2_5.skipped.front().reason.find("needs PyTorch 2.6") != std::string::npos);
+  CHECK(run_fix(bf16, target("2.6")).fixed != bf16);
+}
+
+TEST_CASE("a CUDA autocast device string is gated like autocast itself", "[fix][MPS202]") {
+  const std::string text = "import torch\n"
+                           "@torch.autocast('cuda', enabled=False)\n"
+                           "def f(x):\n"
+                           "    return x\n";
+  const SourceFix at_2_4 = run_fix(text, target("2.4"));
+  CHECK(at_2_4.fixed == text);
+  REQUIRE(at_2_4.skipped.size() == 1);
+  CHECK(at_2_4.skipped.front().reason.find("needs PyTorch 2.5") != std::string::npos);
+  const SourceFix at_2_6 = run_fix(text, target("2.6"));
+  REQUIRE(at_2_6.applied.size() == 1);
+  CHECK(at_2_6.applied.front().safety == FixSafety::Safe);
+  // Enabled, it would turn CPU autocast on without CUDA: unsafe.
+  const std::string enabled = "import torch\nwith torch.autocast('cuda'):\n    pass\n";
+  CHECK(run_fix(enabled, target("2.6")).fixed == enabled);
+  CHECK(run_fix(enabled, target("2.6", true)).fixed != enabled);
+  // A bfloat16 tensor on MPS needs 2.3.
+  const std::string bf16 = "import torch\nx = torch.zeros(2, dtype=torch.bfloat16, device='cuda')\n";
+  CHECK(run_fix(bf16, target("2.2")).fixed == bf16);
+  CHECK(run_fix(bf16, target("2.3")).fixed != bf16);
+}
+
+TEST_CASE("two device strings in one function are never merged", "[fix][MPS202]") {
+  const std::string text = "import torch\n"
+                           "def test_cache_keys():\n"
+                           "    a = torch.device('cpu')\n"
+                           "    b = torch.device('cuda')\n"
+                           "    assert a != b\n"
+                           "def other():\n"
+                           "    return torch.device('cuda')\n";
+  const SourceFix result = run_fix(text, unsafe());
+  REQUIRE(result.applied.size() == 1);
+  CHECK(result.applied.front().finding.span.line == 7);
+  REQUIRE(result.skipped.size() == 1);
+  CHECK(result.skipped.front().reason.find("tells devices apart") != std::string::npos);
+  // A CUDA-first selection names one device: it compares nothing.
+  const std::string selection = "import torch\n"
+                                "def f():\n"
+                                "    d = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+                                "    return torch.device('cuda:0')\n";
+  bool device_string_fixed = false;
+  for (const auto &applied : run_fix(selection).applied)
+    device_string_fixed = device_string_fixed || applied.finding.rule_id == "MPS202";
+  CHECK(device_string_fixed);
+}
+
+TEST_CASE("code on a CUDA-only branch is left as written", "[fix]") {
+  const std::string text = "import torch\n"
+                           "def f(x, device, use_trt):\n"
+                           "    if device.type == 'cuda':\n"
+                           "        y = x.to('cuda')\n"
+                           "    if x.is_cuda and use_trt:\n"
+                           "        z = x.cuda()\n"
+                           "    if use_trt:\n"
+                           "        import tensorrt\n"
+                           "        w = torch.zeros(2).cuda()\n"
+                           "    if not use_trt:\n"
+                           "        v = x.cuda()\n"
+                           "    return x\n";
+  const SourceFix result = run_fix(text, unsafe());
+  for (const auto &skip : result.skipped)
+    INFO(skip.finding.span.line << ": " << skip.reason);
+  std::set<std::uint32_t> fixed_lines;
+  for (const auto &applied : result.applied)
+    fixed_lines.insert(applied.finding.span.line);
+  // Only the branch that may run without CUDA is edited.
+  CHECK(fixed_lines == std::set<std::uint32_t>{11});
+}
+
+TEST_CASE("test files are left alone unless include_tests", "[fix]") {
+  const std::string text = "import torch\nx = torch.zeros(2).cuda()\n";
+  FixOptions options;
+  options.test_files = {"tests/test_x.py"};
+  const SourceFix skipped = run_fix(text, options, FileKind::Python, "tests/test_x.py");
+  CHECK(skipped.fixed == text);
+  REQUIRE(skipped.skipped.size() == 1);
+  CHECK(skipped.skipped.front().reason.find("--include-tests") != std::string::npos);
+  options.include_tests = true;
+  CHECK(run_fix(text, options, FileKind::Python, "tests/test_x.py").fixed != text);
 }
 
 TEST_CASE("torch.load gets map_location, an unsafe fix", "[fix][MPS205]") {
@@ -366,6 +522,17 @@ TEST_CASE("torch.load gets map_location, an unsafe fix", "[fix][MPS205]") {
         "import torch\nstate = torch.load(\n    path,\n    weights_only=True, map_location=\"cpu\",\n)\n");
   const std::string splat = "import torch\nstate = torch.load(path, **options)\n";
   CHECK(run_fix(splat, unsafe()).fixed == splat);
+}
+
+TEST_CASE("torch.load straight into load_state_dict gets map_location, a safe fix", "[fix][MPS205]") {
+  CHECK(fixed("import torch\nmodel.load_state_dict(torch.load(path))\n"
+              "net.load_state_dict(torch.load(p)['model'], strict=False)\n") ==
+        "import torch\nmodel.load_state_dict(torch.load(path, map_location=\"cpu\"))\n"
+        "net.load_state_dict(torch.load(p, map_location=\"cpu\")['model'], strict=False)\n");
+  // assign=True keeps the loaded tensors: on the CPU now, so unsafe.
+  const std::string assign = "import torch\nmodel.load_state_dict(torch.load(path), assign=True)\n";
+  CHECK(run_fix(assign).fixed == assign);
+  CHECK(run_fix(assign, unsafe()).fixed != assign);
 }
 
 TEST_CASE("torch.cuda runtime calls become device-agnostic", "[fix][MPS101][MPS102][MPS103]") {
@@ -402,7 +569,7 @@ TEST_CASE("pin_memory=True pins only for CUDA", "[fix][MPS206]") {
   CHECK(fixed("import torch\nfrom torch.utils.data import DataLoader\n"
               "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
               "loader = DataLoader(ds, pin_memory=True, num_workers=2)\n",
-              FixOptions{{"MPS206"}, false, ""}) ==
+              only_rules({"MPS206"})) ==
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "loader = DataLoader(ds, pin_memory=(device.type == \"cuda\"), num_workers=2)\n");
@@ -539,18 +706,18 @@ TEST_CASE("fix_available tells the effort model what fix can do", "[fix][effort]
     by_rule[finding.rule_id] = fix_available(finding, repository_fixes());
   REQUIRE(by_rule.count("MPS201"));
   CHECK(by_rule["MPS201"] == FixSafety::Safe);
-  CHECK(by_rule["MPS205"] == FixSafety::Unsafe);
-  CHECK_FALSE(by_rule["MPS112"].has_value()); // no fix for other torch.cuda APIs
-  CHECK_FALSE(by_rule["MPS101"].has_value()); // guarded: left as written
+  CHECK(by_rule["MPS205"] == FixSafety::Unsafe); // the class; one edit may be shown safe
+  CHECK_FALSE(by_rule["MPS112"].has_value());    // no fix for other torch.cuda APIs
+  CHECK_FALSE(by_rule["MPS101"].has_value());    // guarded: left as written
   // The catalog beside the rule's own file.
   for (const auto &finding : findings)
     CHECK(fix_available(finding) == fix_available(finding, repository_fixes()));
-  // GradScaler needs 2.3; notebooks are not edited.
+  // GradScaler on MPS needs 2.8; notebooks are not edited.
   const auto scaler =
       findings_for(FileKind::Python, "import torch\ns = torch.cuda.amp.GradScaler()\n", "e.py");
   REQUIRE(scaler.size() == 1);
-  CHECK(fix_available(scaler.front(), repository_fixes(), "2.2") == std::nullopt);
-  CHECK(fix_available(scaler.front(), repository_fixes(), "2.4") == FixSafety::Safe);
+  CHECK(fix_available(scaler.front(), repository_fixes(), "2.4") == std::nullopt);
+  CHECK(fix_available(scaler.front(), repository_fixes(), "2.8") == FixSafety::Unsafe);
   Finding in_notebook = findings.front();
   in_notebook.file_kind = FileKind::Notebook;
   CHECK(fix_available(in_notebook, repository_fixes()) == std::nullopt);

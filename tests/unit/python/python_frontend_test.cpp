@@ -407,3 +407,21 @@ TEST_CASE("a cell source that is not a string or a list is an error naming the c
   // The string elements of cell 3 are still scanned.
   CHECK(std::any_of(facts.facts.begin(), facts.facts.end(), [](const Fact &fact) { return fact.cell == 2; }));
 }
+
+TEST_CASE("a device chosen by a CUDA test is not a CUDA flag", "[python][cuda-requirement]") {
+  // `assert` on a tensor placed by a CUDA-first selection, or on a model
+  // moved to such a device, requires nothing; asserting a flag does.
+  const FileFacts facts =
+      extract_python_source("import torch\n"
+                            "use_cuda = torch.cuda.is_available() and not args.cpu\n"
+                            "assert use_cuda\n"
+                            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                            "x = torch.empty(3, device=device)\n"
+                            "net = Net().to(device)\n"
+                            "assert torch.allclose(x, x)\n"
+                            "assert opt.net != ''\n",
+                            "a.py");
+  const auto requirements = facts_of(facts, "cuda-requirement");
+  REQUIRE(requirements.size() == 1);
+  CHECK(requirements.front()->span.line == 3);
+}
