@@ -58,7 +58,8 @@ struct Grammar {
            decorated_definition = symbol("decorated_definition"), comment = symbol("comment"),
            block = symbol("block"), assert_statement = symbol("assert_statement"),
            raise_statement = symbol("raise_statement"), true_literal = symbol("true"),
-           false_literal = symbol("false"), integer = symbol("integer");
+           false_literal = symbol("false"), integer = symbol("integer"),
+           boolean_operator = symbol("boolean_operator");
   TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
@@ -474,9 +475,123 @@ private:
     fact.guard = Guard::None; // the selection itself is what is being judged
     fact.set_attribute("has_mps", has_mps ? "true" : "false");
     fact.set_attribute("has_accelerator", has_accelerator ? "true" : "false");
+    if (has_mps && !has_accelerator && is(whole, g_.if_statement) && picks_cuda_unasked(condition) &&
+        mps_only_by_name(whole))
+      fact.set_attribute("mps_by_name", "true");
     out_.facts.push_back(std::move(fact));
     if (!has_mps && !has_accelerator)
       record_flag_decision(condition);
+  }
+
+  // Whether a condition asks for MPS by name: `device == "mps"`, a flag
+  // assigned from such a test (`mps = device == "mps"`), or a conjunction
+  // that includes one. A disjunction may be true without the request.
+  bool requests_mps_by_name(TSNode condition, int depth = 0) const {
+    if (ts_node_is_null(condition) || depth > 50)
+      return false;
+    if (is(condition, g_.identifier) || is(condition, g_.attribute))
+      return mps_request_flags_.count(std::string(text(condition))) > 0;
+    if (is(condition, g_.comparison_operator))
+      return compares_with_mps_literal(condition);
+    if (is(condition, g_.boolean_operator)) {
+      const TSNode op = ts_node_child_by_field_name(condition, "operator", 8);
+      if (ts_node_is_null(op) || text(op) != "and")
+        return false;
+      return requests_mps_by_name(field(condition, g_.f_left), depth + 1) ||
+             requests_mps_by_name(field(condition, g_.f_right), depth + 1);
+    }
+    if (std::string_view(ts_node_type(condition)) == "parenthesized_expression")
+      return requests_mps_by_name(ts_node_named_child(condition, 0), depth + 1);
+    return false;
+  }
+
+  // `x == "mps"` (either side), but not `!=`.
+  bool compares_with_mps_literal(TSNode comparison) const {
+    bool literal = false, equality = false;
+    for_each_child(comparison, [&](TSNode child, TSFieldId) {
+      if (is_string(child) && string_value(child) == "mps")
+        literal = true;
+      else if (!ts_node_is_named(child) && text(child) == "==")
+        equality = true;
+    });
+    return literal && equality;
+  }
+
+  // A CUDA test that takes CUDA without the caller naming it: not
+  // `device == "cuda" and torch.cuda.is_available()`.
+  bool picks_cuda_unasked(TSNode condition) const {
+    bool named = false;
+    visit_strings(condition, [&](const std::string &value) {
+      if (is_device_literal(value))
+        named = true;
+    });
+    return !named;
+  }
+
+  template <typename Fn> void visit_strings(TSNode node, Fn &&on_string, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return;
+    if (is_string(node))
+      return on_string(string_value(node));
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (ts_node_is_named(child))
+        visit_strings(child, on_string, depth + 1);
+    });
+  }
+
+  // An if/elif chain (and, after `if cuda: return cuda`, the statements that
+  // follow it) whose every way to MPS is behind a request for "mps" by name:
+  // left empty, the device is CUDA or the CPU, never MPS.
+  bool mps_only_by_name(TSNode if_node) const {
+    bool any_mps = false, all_by_name = true;
+    // A branch picks MPS when its body names MPS or its test asks torch
+    // whether MPS is available.
+    auto judge = [&](TSNode condition, TSNode body) {
+      bool body_mps = false, unused_device = false, unused_accelerator = false;
+      scan_selection(body, body_mps, unused_device, unused_accelerator);
+      const bool picks_mps = body_mps || (!ts_node_is_null(condition) && asks_mps_availability(condition));
+      if (!picks_mps)
+        return;
+      any_mps = true;
+      if (ts_node_is_null(condition) || !requests_mps_by_name(condition))
+        all_by_name = false;
+    };
+    auto judge_chain = [&](TSNode statement) {
+      judge(field(statement, g_.f_condition), field(statement, g_.f_consequence));
+      for_each_child(statement, [&](TSNode clause, TSFieldId) {
+        if (is(clause, g_.elif_clause))
+          judge(field(clause, g_.f_condition), field(clause, g_.f_consequence));
+        else if (is(clause, g_.else_clause))
+          judge(TSNode{}, field(clause, g_.f_body));
+      });
+    };
+    judge_chain(if_node);
+    constexpr int kChainStatements = 8;
+    int looked_at = 0;
+    if (ts_node_is_null(field(if_node, g_.f_alternative)))
+      for (TSNode next = ts_node_next_named_sibling(if_node);
+           !ts_node_is_null(next) && looked_at++ < kChainStatements;
+           next = ts_node_next_named_sibling(next)) {
+        if (is(next, g_.if_statement))
+          judge_chain(next);
+        else
+          judge(TSNode{}, next);
+      }
+    return any_mps && all_by_name;
+  }
+
+  bool asks_mps_availability(TSNode node, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return false;
+    if (is(node, g_.call) &&
+        starts_with(callee_name(field(node, g_.f_function)).first, "torch.backends.mps."))
+      return true;
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = asks_mps_availability(child, depth + 1);
+    });
+    return found;
   }
 
   // `use_cuda = not args.no_cuda and torch.cuda.is_available()` ... later
@@ -1031,6 +1146,8 @@ private:
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
+    if (!target.empty() && is(right, g_.comparison_operator) && compares_with_mps_literal(right))
+      mps_request_flags_.insert(target); // `mps = device == "mps"`
     if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right)) {
       cuda_flags_.insert(target); // `use_cuda = torch.cuda.is_available()`
       bool has_mps = false, has_device = false, has_accelerator = false;
@@ -1129,6 +1246,7 @@ private:
   // already reported as part of a selection.
   std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
   std::unordered_set<std::string> reported_flags_;
+  std::unordered_set<std::string> mps_request_flags_; // names assigned `x == "mps"`
   // Names bound by an import behind try/except ImportError -> the module.
   std::unordered_map<std::string, std::string> fallback_imports_;
   std::unordered_set<std::string> module_classes_;
