@@ -107,6 +107,7 @@ public:
     collect_module_classes(root);
     visit(root, 0);
     mark_optional_functions();
+    report_cuda_only_scalers();
   }
 
 private:
@@ -1053,10 +1054,81 @@ private:
     return name;
   }
 
+  // --- mixed precision ------------------------------------------------------
+  // fp16 autocast that follows the device (`device_type=device.type`) runs on
+  // MPS too; a GradScaler made only for CUDA then leaves MPS without loss
+  // scaling. Scalers are held until the whole file is read: the autocast is
+  // often in another function, after the scaler.
+  static bool is_autocast(std::string_view name) {
+    return name == "torch.autocast" || name == "torch.amp.autocast" ||
+           name == "torch.amp.autocast_mode.autocast";
+  }
+  static const Argument *find_argument(const std::vector<Argument> &arguments, std::string_view keyword,
+                                       int position) {
+    int index = 0;
+    for (const Argument &argument : arguments) {
+      if (argument.keyword == keyword)
+        return &argument;
+      if (argument.keyword.empty() && index++ == position)
+        return &argument;
+    }
+    return nullptr;
+  }
+  // torch.autocast(device_type=<not a literal>, dtype=<not bf16>), directly
+  // or through functools.partial(torch.autocast, ...).
+  static bool is_device_following_fp16_autocast(const Fact &call) {
+    std::vector<Argument> arguments = call.arguments;
+    if (call.name == "functools.partial") {
+      if (arguments.empty() || !is_autocast(arguments.front().canonical))
+        return false;
+      arguments.erase(arguments.begin());
+    } else if (!is_autocast(call.name)) {
+      return false;
+    }
+    const Argument *device_type = find_argument(arguments, "device_type", 0);
+    if (device_type == nullptr || device_type->is_string)
+      return false;
+    const Argument *dtype = find_argument(arguments, "dtype", 1);
+    if (dtype != nullptr &&
+        (dtype->text.find("bfloat16") != std::string::npos || dtype->text.find("bf16") != std::string::npos))
+      return false;
+    const Argument *enabled = find_argument(arguments, "enabled", 2);
+    return enabled == nullptr || enabled->text != "False";
+  }
+  static bool is_grad_scaler(std::string_view name) {
+    const std::string_view leaf = name.substr(name.rfind('.') + 1);
+    return ends_with(leaf, "GradScaler") || leaf == "NativeScaler";
+  }
+  void note_mixed_precision(const Fact &call) {
+    if (autocast_line_ == 0 && is_device_following_fp16_autocast(call))
+      autocast_line_ = call.span.line;
+    if (!is_grad_scaler(call.name))
+      return;
+    const Argument *enabled = find_argument(call.arguments, "enabled", -1);
+    const bool enabled_on_cuda =
+        enabled != nullptr && to_lower(enabled->text).find("cuda") != std::string::npos;
+    if (guard_ != Guard::CudaCheck && !enabled_on_cuda)
+      return;
+    Fact scaler = call;
+    scaler.kind = "cuda-only-grad-scaler";
+    scaler.guard = Guard::None; // the CUDA test is what is reported
+    scaler.arguments.clear();
+    pending_scalers_.push_back(std::move(scaler));
+  }
+  void report_cuda_only_scalers() {
+    if (autocast_line_ == 0)
+      return;
+    for (Fact &scaler : pending_scalers_) {
+      scaler.set_attribute("autocast_line", std::to_string(autocast_line_));
+      out_.facts.push_back(std::move(scaler));
+    }
+  }
+
   [[gnu::noinline]] void visit_call(TSNode node, int depth) {
     const TSNode function = field(node, g_.f_function);
     const TSNode arguments = field(node, g_.f_arguments);
     const std::string name = record_call(node, function, arguments);
+    note_mixed_precision(out_.facts.back());
     if (is(function, g_.identifier))
       count_local_call(std::string(text(function)));
 
@@ -1247,6 +1319,8 @@ private:
   std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
   std::unordered_set<std::string> reported_flags_;
   std::unordered_set<std::string> mps_request_flags_; // names assigned `x == "mps"`
+  uint32_t autocast_line_ = 0;                        // the first device-following fp16 autocast
+  std::vector<Fact> pending_scalers_;                 // GradScalers made only for CUDA
   // Names bound by an import behind try/except ImportError -> the module.
   std::unordered_map<std::string, std::string> fallback_imports_;
   std::unordered_set<std::string> module_classes_;
