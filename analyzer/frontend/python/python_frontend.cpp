@@ -59,7 +59,9 @@ struct Grammar {
            block = symbol("block"), assert_statement = symbol("assert_statement"),
            raise_statement = symbol("raise_statement"), true_literal = symbol("true"),
            false_literal = symbol("false"), integer = symbol("integer"),
-           boolean_operator = symbol("boolean_operator");
+           boolean_operator = symbol("boolean_operator"), float_literal = symbol("float"),
+           binary_operator = symbol("binary_operator"), unary_operator = symbol("unary_operator"),
+           parenthesized_expression = symbol("parenthesized_expression");
   TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
@@ -787,7 +789,11 @@ private:
       in_forward_ = true;
     in_module_class_ = false; // nested classes and functions start afresh
     scope_ = scope_.empty() ? name : scope_ + "." + name;
+    // Local names are the function's own; the enclosing ones come back after.
+    std::unordered_map<std::string, NumpyOrigin> outer_arrays;
+    outer_arrays.swap(numpy_float_names_);
     visit_children(node, depth);
+    numpy_float_names_.swap(outer_arrays);
   }
 
   static bool catches_import_error(std::string_view exception_text) {
@@ -1054,6 +1060,213 @@ private:
     return name;
   }
 
+  // --- NumPy float64 on its way to the device ---------------------------------
+  // NumPy makes float64 unless told otherwise, and torch keeps the dtype: a
+  // tensor made from such an array on the device is float64, which MPS
+  // refuses. Tracked within one function through assignments (and through
+  // `self.x` within a class), reported where the tensor reaches the device.
+  struct NumpyOrigin {
+    std::string call; // numpy.linspace
+    uint32_t line = 0;
+  };
+
+  // numpy calls whose result is float64 when no dtype is given.
+  static bool makes_float64(std::string_view name) {
+    static const std::unordered_set<std::string_view> calls = {
+        "numpy.linspace",      "numpy.logspace",
+        "numpy.random.randn",  "numpy.random.rand",
+        "numpy.random.normal", "numpy.random.uniform",
+        "numpy.random.random", "numpy.random.standard_normal",
+        "numpy.mean",          "numpy.std",
+        "numpy.var",           "numpy.zeros",
+        "numpy.ones",          "numpy.empty",
+        "numpy.eye",           "numpy.identity",
+        "numpy.exp",           "numpy.log",
+        "numpy.sqrt",          "numpy.cos",
+        "numpy.sin",           "numpy.interp",
+        "numpy.hanning",       "numpy.hamming"};
+    return calls.count(name) > 0;
+  }
+  // numpy functions whose result has their first argument's dtype.
+  static bool keeps_argument_dtype(std::string_view name) {
+    static const std::unordered_set<std::string_view> calls = {
+        "numpy.cumprod",     "numpy.cumsum",  "numpy.clip",    "numpy.sort",  "numpy.flip",
+        "numpy.concatenate", "numpy.stack",   "numpy.asarray", "numpy.array", "numpy.sum",
+        "numpy.abs",         "numpy.maximum", "numpy.minimum"};
+    return calls.count(name) > 0;
+  }
+  // Methods of an array that keep its float64 dtype.
+  static bool keeps_dtype(std::string_view method) {
+    static const std::unordered_set<std::string_view> methods = {
+        "reshape", "transpose", "copy",   "clip",    "squeeze", "flatten", "ravel", "sum",
+        "mean",    "std",       "cumsum", "cumprod", "max",     "min",     "repeat"};
+    return methods.count(method) > 0;
+  }
+
+  bool contains_float_literal(TSNode node, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return false;
+    if (is(node, g_.float_literal))
+      return true;
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = contains_float_literal(child, depth + 1);
+    });
+    return found;
+  }
+
+  // The float64 NumPy origin of an expression, if it has one.
+  const NumpyOrigin *numpy_float_origin(TSNode node, int depth = 0) {
+    if (ts_node_is_null(node) || depth > 50)
+      return nullptr;
+    if (is(node, g_.identifier) || is(node, g_.attribute)) {
+      const std::string key = array_key(dotted(node));
+      if (const auto local = numpy_float_names_.find(key); local != numpy_float_names_.end())
+        return &local->second;
+      if (const auto member = class_arrays_.find(key); member != class_arrays_.end())
+        return &member->second;
+      if (is(node, g_.attribute) && text(field(node, g_.f_attribute)) == "T")
+        return numpy_float_origin(field(node, g_.f_object), depth + 1);
+      return nullptr;
+    }
+    if (is(node, g_.parenthesized_expression) || is(node, g_.unary_operator))
+      return numpy_float_origin(ts_node_named_child(node, 0), depth + 1);
+    if (is(node, g_.binary_operator)) {
+      const NumpyOrigin *left = numpy_float_origin(field(node, g_.f_left), depth + 1);
+      return left != nullptr ? left : numpy_float_origin(field(node, g_.f_right), depth + 1);
+    }
+    if (!is(node, g_.call))
+      return nullptr;
+    const TSNode function = field(node, g_.f_function);
+    const TSNode arguments = field(node, g_.f_arguments);
+    if (is(function, g_.attribute) && !resolve(dotted(function)).second) {
+      // a.reshape(...), a.sum(): the array's dtype carries on.
+      if (!keeps_dtype(text(field(function, g_.f_attribute))))
+        return nullptr;
+      return numpy_float_origin(field(function, g_.f_object), depth + 1);
+    }
+    const std::string name = callee_name(function).first;
+    if (!starts_with(name, "numpy.") || !is(arguments, g_.argument_list) || has_keyword(arguments, "dtype"))
+      return nullptr;
+    const bool from_float_literals =
+        (name == "numpy.array" || name == "numpy.asarray" || name == "numpy.arange") &&
+        contains_float_literal(arguments);
+    if (!from_float_literals && keeps_argument_dtype(name))
+      return numpy_float_origin(ts_node_named_child(arguments, 0), depth + 1);
+    if (!makes_float64(name) && !from_float_literals)
+      return nullptr;
+    call_origin_ = {name, ts_node_start_point(node).row + 1};
+    return &call_origin_;
+  }
+
+  bool has_keyword(TSNode arguments, std::string_view keyword) const {
+    bool found = false;
+    for_each_child(arguments, [&](TSNode child, TSFieldId) {
+      if (is(child, g_.keyword_argument) && text(field(child, g_.f_name)) == keyword)
+        found = true;
+    });
+    return found;
+  }
+
+  // `self.x` is kept per class, so that a later method sees it; other names
+  // are the function's own.
+  std::string array_key(const std::string &name) const {
+    if (starts_with(name, "self."))
+      return scope_.substr(0, scope_.rfind('.')) + "::" + name;
+    return name;
+  }
+
+  void track_numpy_floats(const std::string &target, TSNode right) {
+    if (target.empty() || ts_node_is_null(right))
+      return;
+    const std::string key = array_key(target);
+    const NumpyOrigin *origin = numpy_float_origin(right);
+    std::unordered_map<std::string, NumpyOrigin> &names =
+        starts_with(target, "self.") ? class_arrays_ : numpy_float_names_;
+    if (origin == nullptr) {
+      names.erase(key); // rebound: `x = x.astype(np.float32)`
+      return;
+    }
+    const NumpyOrigin copy = *origin; // `origin` may point into `names`
+    names[key] = copy;
+  }
+
+  // Whether a call's arguments name a device other than the CPU: a `device=`
+  // keyword (or, for `.to`, the first argument) that is not "cpu" or None.
+  bool targets_device(TSNode arguments, bool first_is_device) const {
+    bool device = false, positional_seen = false;
+    for_each_child(arguments, [&](TSNode child, TSFieldId) {
+      if (!ts_node_is_named(child) || is(child, g_.comment))
+        return;
+      TSNode value = child;
+      if (is(child, g_.keyword_argument)) {
+        if (text(field(child, g_.f_name)) != "device")
+          return;
+        value = field(child, g_.f_value);
+      } else if (!first_is_device || positional_seen) {
+        positional_seen = true;
+        return;
+      }
+      positional_seen = true;
+      const std::string literal = is_string(value) ? string_value(value) : std::string();
+      if (literal != "cpu" && text(value) != "None")
+        device = true;
+    });
+    return device;
+  }
+  // A dtype given anywhere in the call (`dtype=`, `.to(d, torch.float32)`).
+  bool names_a_dtype(TSNode arguments) const {
+    const std::string_view all = text(arguments);
+    return all.find("float") != std::string_view::npos || all.find("half") != std::string_view::npos ||
+           all.find("dtype") != std::string_view::npos;
+  }
+
+  // torch.tensor(x, device=d), torch.as_tensor(x, device=d), and
+  // torch.from_numpy(x) / torch.tensor(x) followed by .to(d) or .cuda().
+  void check_numpy_float_to_device(TSNode call, const std::string &name) {
+    const TSNode arguments = field(call, g_.f_arguments);
+    if (!is(arguments, g_.argument_list))
+      return;
+    TSNode made = call; // the call that makes the tensor from the array
+    std::string sink = name;
+    if (name == "torch.tensor" || name == "torch.as_tensor") {
+      if (!targets_device(arguments, false) || names_a_dtype(arguments))
+        return;
+    } else {
+      const std::string_view leaf = std::string_view(name).substr(name.rfind('.') + 1);
+      const TSNode function = field(call, g_.f_function);
+      if ((leaf != "to" && leaf != "cuda") || !is(function, g_.attribute))
+        return;
+      made = field(function, g_.f_object);
+      if (!is(made, g_.call))
+        return;
+      const std::string maker = callee_name(field(made, g_.f_function)).first;
+      if (maker != "torch.from_numpy" && maker != "torch.tensor" && maker != "torch.as_tensor")
+        return;
+      if (names_a_dtype(arguments) || names_a_dtype(field(made, g_.f_arguments)))
+        return;
+      if (leaf == "to" && !targets_device(arguments, true))
+        return;
+      sink = maker + "(...)." + std::string(leaf);
+    }
+    const TSNode made_arguments = field(made, g_.f_arguments);
+    if (!is(made_arguments, g_.argument_list))
+      return;
+    const TSNode array = ts_node_named_child(made_arguments, 0);
+    if (ts_node_is_null(array) || is(array, g_.keyword_argument))
+      return;
+    const NumpyOrigin *origin = numpy_float_origin(array);
+    if (origin == nullptr)
+      return;
+    Fact fact = make_fact("numpy-float64-to-device", sink, call);
+    fact.span = out_.facts.back().span; // where the call's own fact points
+    fact.set_attribute("origin", origin->call);
+    fact.set_attribute("origin_line", std::to_string(origin->line));
+    fact.set_attribute("array", std::string(trim(text(array))));
+    out_.facts.push_back(std::move(fact));
+  }
+
   // --- mixed precision ------------------------------------------------------
   // fp16 autocast that follows the device (`device_type=device.type`) runs on
   // MPS too; a GradScaler made only for CUDA then leaves MPS without loss
@@ -1129,6 +1342,7 @@ private:
     const TSNode arguments = field(node, g_.f_arguments);
     const std::string name = record_call(node, function, arguments);
     note_mixed_precision(out_.facts.back());
+    check_numpy_float_to_device(node, name);
     if (is(function, g_.identifier))
       count_local_call(std::string(text(function)));
 
@@ -1218,6 +1432,7 @@ private:
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
+    track_numpy_floats(target, right);
     if (!target.empty() && is(right, g_.comparison_operator) && compares_with_mps_literal(right))
       mps_request_flags_.insert(target); // `mps = device == "mps"`
     if (!target.empty() && !ts_node_is_null(right) && calls_cuda_availability(right)) {
@@ -1319,8 +1534,13 @@ private:
   std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
   std::unordered_set<std::string> reported_flags_;
   std::unordered_set<std::string> mps_request_flags_; // names assigned `x == "mps"`
-  uint32_t autocast_line_ = 0;                        // the first device-following fp16 autocast
-  std::vector<Fact> pending_scalers_;                 // GradScalers made only for CUDA
+  // Names bound to float64 NumPy arrays in the current function, and
+  // `self.x` arrays by class (Class::self.x), seen by every later method.
+  std::unordered_map<std::string, NumpyOrigin> numpy_float_names_;
+  std::unordered_map<std::string, NumpyOrigin> class_arrays_;
+  NumpyOrigin call_origin_;           // the origin of a NumPy call met directly
+  uint32_t autocast_line_ = 0;        // the first device-following fp16 autocast
+  std::vector<Fact> pending_scalers_; // GradScalers made only for CUDA
   // Names bound by an import behind try/except ImportError -> the module.
   std::unordered_map<std::string, std::string> fallback_imports_;
   std::unordered_set<std::string> module_classes_;
