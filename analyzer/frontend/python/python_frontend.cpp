@@ -110,6 +110,7 @@ public:
     visit(root, 0);
     mark_optional_functions();
     report_cuda_only_scalers();
+    report_option_device_helper_calls();
   }
 
 private:
@@ -792,8 +793,11 @@ private:
     // Local names are the function's own; the enclosing ones come back after.
     std::unordered_map<std::string, NumpyOrigin> outer_arrays;
     outer_arrays.swap(numpy_float_names_);
+    std::unordered_map<std::string, std::string> outer_params = empty_default_parameters(node);
+    outer_params.swap(empty_default_params_);
     visit_children(node, depth);
     numpy_float_names_.swap(outer_arrays);
+    empty_default_params_.swap(outer_params);
   }
 
   static bool catches_import_error(std::string_view exception_text) {
@@ -1267,6 +1271,106 @@ private:
     out_.facts.push_back(std::move(fact));
   }
 
+  // --- device helpers called with an empty device ---------------------------
+  // `select_device(device)` with `device=None`, `select_device("")`, or
+  // `select_device(opt.device)` with `--device` defaulting to empty: which of
+  // these helpers pick MPS only by name is known once every file is read
+  // (frontend/python/device_helper_pass.cpp); here each such call of a
+  // function named like a device helper becomes a `device-helper-call` fact.
+  static bool is_device_helper_name(std::string_view name) {
+    const std::string_view leaf = name.substr(name.rfind('.') + 1);
+    return !starts_with(name, "torch.") && to_lower(leaf).find("device") != std::string::npos &&
+           leaf != "device";
+  }
+
+  // Parameters whose default is None or "": name -> the default as written.
+  std::unordered_map<std::string, std::string> empty_default_parameters(TSNode function) const {
+    std::unordered_map<std::string, std::string> params;
+    const TSNode parameters = ts_node_child_by_field_name(function, "parameters", 10);
+    if (ts_node_is_null(parameters))
+      return params;
+    for_each_child(parameters, [&](TSNode child, TSFieldId) {
+      if (!is(child, g_.default_parameter) && !is(child, g_.typed_default_parameter))
+        return;
+      const TSNode value = field(child, g_.f_value);
+      if (text(value) == "None" || text(value) == "\"\"" || text(value) == "''")
+        params.emplace(std::string(text(field(child, g_.f_name))), std::string(text(value)));
+    });
+    return params;
+  }
+
+  // `parser.add_argument("--device", default="")` (or no default): the
+  // option's value is empty unless the user gives one.
+  void note_empty_option(const std::string &name, const Fact &call) {
+    const std::string_view leaf = std::string_view(name).substr(name.rfind('.') + 1);
+    if ((leaf != "add_argument" && leaf != "option") || call.arguments.empty() ||
+        !call.arguments[0].is_string || !starts_with(call.arguments[0].value, "--"))
+      return;
+    std::string dest = call.arguments[0].value.substr(2);
+    std::replace(dest.begin(), dest.end(), '-', '_');
+    if (to_lower(dest).find("device") == std::string::npos)
+      return;
+    std::string empty_default = "None";
+    for (const Argument &argument : call.arguments) {
+      if (argument.keyword == "required" || argument.keyword == "action")
+        return;
+      if (argument.keyword == "default") {
+        if (argument.is_string && argument.value.empty())
+          empty_default = "\"\"";
+        else if (argument.text != "None")
+          return;
+      }
+    }
+    Fact option = call;
+    option.arguments.clear();
+    option.set_attribute("how",
+                         "the " + call.arguments[0].value + " option, which defaults to " + empty_default);
+    empty_options_.try_emplace(dest, std::move(option));
+  }
+
+  void note_device_helper_call(TSNode arguments, const std::string &name) {
+    if (!is_device_helper_name(name) || !is(arguments, g_.argument_list))
+      return;
+    const Fact &call = out_.facts.back();
+    const Argument *device = find_argument(call.arguments, "device", 0);
+    std::string how;
+    if (device == nullptr)
+      how = "no device argument";
+    else if (device->is_string && device->value.empty())
+      how = "an empty device";
+    else if (device->text == "None")
+      how = "device=None";
+    else if (const auto param = empty_default_params_.find(device->text);
+             param != empty_default_params_.end())
+      how = "`" + param->first + "`, which defaults to " + param->second;
+    else if (const auto dot = device->text.rfind('.');
+             dot != std::string::npos && device->canonical.empty()) {
+      // `opt.device`: empty when its option has an empty default (known at
+      // the end of the file).
+      option_uses_.emplace_back(device->text.substr(dot + 1), name);
+      return;
+    } else
+      return;
+    Fact fact = call;
+    fact.kind = "device-helper-call";
+    fact.arguments.clear();
+    fact.set_attribute("how", how);
+    out_.facts.push_back(std::move(fact));
+  }
+
+  // Once per option: reported where the option is declared.
+  void report_option_device_helper_calls() {
+    for (const auto &[dest, helper] : option_uses_) {
+      const auto option = empty_options_.find(dest);
+      if (option == empty_options_.end() || !reported_options_.insert(dest).second)
+        continue;
+      Fact fact = option->second;
+      fact.kind = "device-helper-call";
+      fact.name = helper;
+      out_.facts.push_back(std::move(fact));
+    }
+  }
+
   // --- mixed precision ------------------------------------------------------
   // fp16 autocast that follows the device (`device_type=device.type`) runs on
   // MPS too; a GradScaler made only for CUDA then leaves MPS without loss
@@ -1343,6 +1447,8 @@ private:
     const std::string name = record_call(node, function, arguments);
     note_mixed_precision(out_.facts.back());
     check_numpy_float_to_device(node, name);
+    note_empty_option(name, out_.facts.back());
+    note_device_helper_call(arguments, name);
     if (is(function, g_.identifier))
       count_local_call(std::string(text(function)));
 
@@ -1538,7 +1644,12 @@ private:
   // `self.x` arrays by class (Class::self.x), seen by every later method.
   std::unordered_map<std::string, NumpyOrigin> numpy_float_names_;
   std::unordered_map<std::string, NumpyOrigin> class_arrays_;
-  NumpyOrigin call_origin_;           // the origin of a NumPy call met directly
+  NumpyOrigin call_origin_; // the origin of a NumPy call met directly
+  // Parameters of the current function that default to None or "".
+  std::unordered_map<std::string, std::string> empty_default_params_;
+  std::unordered_map<std::string, Fact> empty_options_;          // option dest -> its add_argument call
+  std::vector<std::pair<std::string, std::string>> option_uses_; // (dest, helper) of helper(x.dest)
+  std::unordered_set<std::string> reported_options_;
   uint32_t autocast_line_ = 0;        // the first device-following fp16 autocast
   std::vector<Fact> pending_scalers_; // GradScalers made only for CUDA
   // Names bound by an import behind try/except ImportError -> the module.
