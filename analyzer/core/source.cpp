@@ -7,7 +7,7 @@
 namespace mpsaudit {
 namespace {
 
-constexpr std::array<std::pair<FileKind, std::string_view>, 17> kKindNames{{
+constexpr std::array<std::pair<FileKind, std::string_view>, 18> kKindNames{{
     {FileKind::Python, "python"},
     {FileKind::Notebook, "notebook"},
     {FileKind::Cxx, "cxx"},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<FileKind, std::string_view>, 17> kKindNames{{
     {FileKind::Prose, "prose"},
     {FileKind::Checkpoint, "checkpoint"},
     {FileKind::ModelConfig, "model-config"},
+    {FileKind::GitModules, "gitmodules"},
     {FileKind::Unknown, "unknown"},
 }};
 
@@ -68,6 +69,8 @@ FileKind classify_path(std::string_view relative_path) {
     return FileKind::SetupPy;
   if (name == "setup.cfg")
     return FileKind::SetupCfg;
+  if (name == ".gitmodules")
+    return FileKind::GitModules;
   if (name == "pyproject.toml")
     return FileKind::Pyproject;
   if (name == "cmakelists.txt" || ends_with(name, ".cmake"))

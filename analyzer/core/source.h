@@ -27,6 +27,7 @@ enum class FileKind : std::uint8_t {
   Prose, // README, INSTALL, docs
   Checkpoint,
   ModelConfig, // config.json, *.yaml: model hyper-parameters for the memory-fit estimate
+  GitModules,  // .gitmodules: the libraries the build vendors as submodules
   Unknown,
 };
 

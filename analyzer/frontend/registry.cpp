@@ -5,6 +5,7 @@
 
 #include "coverage/operator_coverage_pass.h"
 #include "frontend/frontend.h"
+#include "frontend/python/device_helper_pass.h"
 #include "frontend/python/python_frontend.h"
 #if MPSAUDIT_HAVE_MANIFEST
 #include "frontend/manifest/dependency_pass.h"
@@ -79,6 +80,11 @@ const std::vector<ProjectPass> &frontend_project_passes() {
                     find_cuda_extension_imports,
                     extension_import_retention});
 #endif
+    list.push_back({"mps-by-name-callers",
+                    {std::string(fact_kind::DeviceSelection), "device-helper-call"},
+                    {std::string(kMpsByNameCallerFact)},
+                    find_mps_by_name_callers,
+                    device_helper_retention});
     list.push_back({"mps-operator-coverage",
                     {"call", "attribute", "dependency"},
                     {std::string(kMpsMissingOpFact)},

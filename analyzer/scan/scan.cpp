@@ -25,6 +25,16 @@ namespace {
 // Longest source line quoted in a finding.
 constexpr std::size_t kMaxSnippetBytes = 400;
 
+// Whether a setup.py packages something: it names setuptools, distutils,
+// scikit-build or torch's extension builder. Otherwise it is a plain module
+// (`from config import setup` is not packaging).
+bool is_packaging_script(std::string_view text) {
+  for (std::string_view marker : {"setuptools", "distutils", "skbuild", "cpp_extension"})
+    if (text.find(marker) != std::string_view::npos)
+      return true;
+  return false;
+}
+
 // Checkpoints are binary by nature; every other kind is text.
 bool is_binary_kind(FileKind kind) {
   return kind == FileKind::Checkpoint;
@@ -242,6 +252,14 @@ void load_and_extract(Work &work, const Stage &stage) {
       work.record.mode = "error";
       work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "unreadable", "read error"});
       return;
+    }
+  }
+  if (file.kind == FileKind::SetupPy && !oversized && !is_packaging_script(source.text)) {
+    // A module that happens to be called setup.py (`eval/setup.py` building
+    // a model) is Python code, and the Python rules apply to it.
+    if (const Extractor *python = find_extractor(FileKind::Python)) {
+      work.file.kind = source.kind = work.record.kind = FileKind::Python;
+      extractor = python;
     }
   }
   if (!is_binary_kind(file.kind)) {

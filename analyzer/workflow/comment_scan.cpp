@@ -768,6 +768,7 @@ std::vector<CommentSpan> find_comments(FileKind kind, std::string_view path, std
     requirements_comments(text, out);
     break;
   case FileKind::SetupCfg:
+  case FileKind::GitModules: // git-config syntax: # and ; comments
     ini_comments(text, out);
     break;
   case FileKind::Shell:

@@ -38,9 +38,10 @@ std::vector<Finding> findings_for(FileKind kind, const std::string &text, const 
   std::vector<ProjectFile> files{{path, kind, extract(kind, text, path)}};
   find_missing_mps_operators(files);
   // So does the extension-import pass: a module that cpp_extension.load
-  // builds and the same file imports.
+  // builds and the same file imports. And the device-helper pass: a helper
+  // that picks MPS only by name and its callers in the same file.
   for (const ProjectPass &pass : frontend_project_passes())
-    if (pass.name == "cuda-extension-imports")
+    if (pass.name == "cuda-extension-imports" || pass.name == "mps-by-name-callers")
       pass.run(files);
   const FileFacts &facts = files.front().facts;
   const RuleEngine engine(repository_catalog());

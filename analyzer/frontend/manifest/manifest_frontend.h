@@ -72,6 +72,7 @@ FileFacts extract_conda_env(std::string_view text, const std::string &path);
 FileFacts extract_cmake(std::string_view text, const std::string &path);
 FileFacts extract_dockerfile(std::string_view text, const std::string &path);
 FileFacts extract_shell(std::string_view text, const std::string &path);
+FileFacts extract_gitmodules(std::string_view text, const std::string &path);
 
 void register_manifest_frontends(ExtractorTable &table);
 

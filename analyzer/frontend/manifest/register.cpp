@@ -15,6 +15,7 @@ void register_manifest_frontends(ExtractorTable &table) {
   table.add(FileKind::Cmake, by_text(extract_cmake));
   table.add(FileKind::Dockerfile, by_text(extract_dockerfile));
   table.add(FileKind::Shell, by_text(extract_shell));
+  table.add(FileKind::GitModules, by_text(extract_gitmodules));
 }
 
 } // namespace mpsaudit

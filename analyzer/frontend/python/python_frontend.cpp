@@ -58,7 +58,10 @@ struct Grammar {
            decorated_definition = symbol("decorated_definition"), comment = symbol("comment"),
            block = symbol("block"), assert_statement = symbol("assert_statement"),
            raise_statement = symbol("raise_statement"), true_literal = symbol("true"),
-           false_literal = symbol("false"), integer = symbol("integer");
+           false_literal = symbol("false"), integer = symbol("integer"),
+           boolean_operator = symbol("boolean_operator"), float_literal = symbol("float"),
+           binary_operator = symbol("binary_operator"), unary_operator = symbol("unary_operator"),
+           parenthesized_expression = symbol("parenthesized_expression");
   TSFieldId f_name = field("name"), f_alias = field("alias"), f_module_name = field("module_name"),
             f_function = field("function"), f_arguments = field("arguments"), f_object = field("object"),
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
@@ -106,6 +109,8 @@ public:
     collect_module_classes(root);
     visit(root, 0);
     mark_optional_functions();
+    report_cuda_only_scalers();
+    report_option_device_helper_calls();
   }
 
 private:
@@ -499,9 +504,123 @@ private:
     fact.guard = Guard::None; // the selection itself is what is being judged
     fact.set_attribute("has_mps", has_mps ? "true" : "false");
     fact.set_attribute("has_accelerator", has_accelerator ? "true" : "false");
+    if (has_mps && !has_accelerator && is(whole, g_.if_statement) && picks_cuda_unasked(condition) &&
+        mps_only_by_name(whole))
+      fact.set_attribute("mps_by_name", "true");
     out_.facts.push_back(std::move(fact));
     if (!has_mps && !has_accelerator)
       record_flag_decision(condition);
+  }
+
+  // Whether a condition asks for MPS by name: `device == "mps"`, a flag
+  // assigned from such a test (`mps = device == "mps"`), or a conjunction
+  // that includes one. A disjunction may be true without the request.
+  bool requests_mps_by_name(TSNode condition, int depth = 0) const {
+    if (ts_node_is_null(condition) || depth > 50)
+      return false;
+    if (is(condition, g_.identifier) || is(condition, g_.attribute))
+      return mps_request_flags_.count(std::string(text(condition))) > 0;
+    if (is(condition, g_.comparison_operator))
+      return compares_with_mps_literal(condition);
+    if (is(condition, g_.boolean_operator)) {
+      const TSNode op = ts_node_child_by_field_name(condition, "operator", 8);
+      if (ts_node_is_null(op) || text(op) != "and")
+        return false;
+      return requests_mps_by_name(field(condition, g_.f_left), depth + 1) ||
+             requests_mps_by_name(field(condition, g_.f_right), depth + 1);
+    }
+    if (std::string_view(ts_node_type(condition)) == "parenthesized_expression")
+      return requests_mps_by_name(ts_node_named_child(condition, 0), depth + 1);
+    return false;
+  }
+
+  // `x == "mps"` (either side), but not `!=`.
+  bool compares_with_mps_literal(TSNode comparison) const {
+    bool literal = false, equality = false;
+    for_each_child(comparison, [&](TSNode child, TSFieldId) {
+      if (is_string(child) && string_value(child) == "mps")
+        literal = true;
+      else if (!ts_node_is_named(child) && text(child) == "==")
+        equality = true;
+    });
+    return literal && equality;
+  }
+
+  // A CUDA test that takes CUDA without the caller naming it: not
+  // `device == "cuda" and torch.cuda.is_available()`.
+  bool picks_cuda_unasked(TSNode condition) const {
+    bool named = false;
+    visit_strings(condition, [&](const std::string &value) {
+      if (is_device_literal(value))
+        named = true;
+    });
+    return !named;
+  }
+
+  template <typename Fn> void visit_strings(TSNode node, Fn &&on_string, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return;
+    if (is_string(node))
+      return on_string(string_value(node));
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (ts_node_is_named(child))
+        visit_strings(child, on_string, depth + 1);
+    });
+  }
+
+  // An if/elif chain (and, after `if cuda: return cuda`, the statements that
+  // follow it) whose every way to MPS is behind a request for "mps" by name:
+  // left empty, the device is CUDA or the CPU, never MPS.
+  bool mps_only_by_name(TSNode if_node) const {
+    bool any_mps = false, all_by_name = true;
+    // A branch picks MPS when its body names MPS or its test asks torch
+    // whether MPS is available.
+    auto judge = [&](TSNode condition, TSNode body) {
+      bool body_mps = false, unused_device = false, unused_accelerator = false;
+      scan_selection(body, body_mps, unused_device, unused_accelerator);
+      const bool picks_mps = body_mps || (!ts_node_is_null(condition) && asks_mps_availability(condition));
+      if (!picks_mps)
+        return;
+      any_mps = true;
+      if (ts_node_is_null(condition) || !requests_mps_by_name(condition))
+        all_by_name = false;
+    };
+    auto judge_chain = [&](TSNode statement) {
+      judge(field(statement, g_.f_condition), field(statement, g_.f_consequence));
+      for_each_child(statement, [&](TSNode clause, TSFieldId) {
+        if (is(clause, g_.elif_clause))
+          judge(field(clause, g_.f_condition), field(clause, g_.f_consequence));
+        else if (is(clause, g_.else_clause))
+          judge(TSNode{}, field(clause, g_.f_body));
+      });
+    };
+    judge_chain(if_node);
+    constexpr int kChainStatements = 8;
+    int looked_at = 0;
+    if (ts_node_is_null(field(if_node, g_.f_alternative)))
+      for (TSNode next = ts_node_next_named_sibling(if_node);
+           !ts_node_is_null(next) && looked_at++ < kChainStatements;
+           next = ts_node_next_named_sibling(next)) {
+        if (is(next, g_.if_statement))
+          judge_chain(next);
+        else
+          judge(TSNode{}, next);
+      }
+    return any_mps && all_by_name;
+  }
+
+  bool asks_mps_availability(TSNode node, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return false;
+    if (is(node, g_.call) &&
+        starts_with(callee_name(field(node, g_.f_function)).first, "torch.backends.mps."))
+      return true;
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = asks_mps_availability(child, depth + 1);
+    });
+    return found;
   }
 
   // `use_cuda = not args.no_cuda and torch.cuda.is_available()` ... later
@@ -696,7 +815,14 @@ private:
       in_forward_ = true;
     in_module_class_ = false; // nested classes and functions start afresh
     scope_ = scope_.empty() ? name : scope_ + "." + name;
+    // Local names are the function's own; the enclosing ones come back after.
+    std::unordered_map<std::string, NumpyOrigin> outer_arrays;
+    outer_arrays.swap(numpy_float_names_);
+    std::unordered_map<std::string, std::string> outer_params = empty_default_parameters(node);
+    outer_params.swap(empty_default_params_);
     visit_children(node, depth);
+    numpy_float_names_.swap(outer_arrays);
+    empty_default_params_.swap(outer_params);
   }
 
   static bool catches_import_error(std::string_view exception_text) {
@@ -963,10 +1089,391 @@ private:
     return name;
   }
 
+  // --- NumPy float64 on its way to the device ---------------------------------
+  // NumPy makes float64 unless told otherwise, and torch keeps the dtype: a
+  // tensor made from such an array on the device is float64, which MPS
+  // refuses. Tracked within one function through assignments (and through
+  // `self.x` within a class), reported where the tensor reaches the device.
+  struct NumpyOrigin {
+    std::string call; // numpy.linspace
+    uint32_t line = 0;
+  };
+
+  // numpy calls whose result is float64 when no dtype is given.
+  static bool makes_float64(std::string_view name) {
+    static const std::unordered_set<std::string_view> calls = {
+        "numpy.linspace",      "numpy.logspace",
+        "numpy.random.randn",  "numpy.random.rand",
+        "numpy.random.normal", "numpy.random.uniform",
+        "numpy.random.random", "numpy.random.standard_normal",
+        "numpy.mean",          "numpy.std",
+        "numpy.var",           "numpy.zeros",
+        "numpy.ones",          "numpy.empty",
+        "numpy.eye",           "numpy.identity",
+        "numpy.exp",           "numpy.log",
+        "numpy.sqrt",          "numpy.cos",
+        "numpy.sin",           "numpy.interp",
+        "numpy.hanning",       "numpy.hamming"};
+    return calls.count(name) > 0;
+  }
+  // numpy functions whose result has their first argument's dtype.
+  static bool keeps_argument_dtype(std::string_view name) {
+    static const std::unordered_set<std::string_view> calls = {
+        "numpy.cumprod",     "numpy.cumsum",  "numpy.clip",    "numpy.sort",  "numpy.flip",
+        "numpy.concatenate", "numpy.stack",   "numpy.asarray", "numpy.array", "numpy.sum",
+        "numpy.abs",         "numpy.maximum", "numpy.minimum"};
+    return calls.count(name) > 0;
+  }
+  // Methods of an array that keep its float64 dtype.
+  static bool keeps_dtype(std::string_view method) {
+    static const std::unordered_set<std::string_view> methods = {
+        "reshape", "transpose", "copy",   "clip",    "squeeze", "flatten", "ravel", "sum",
+        "mean",    "std",       "cumsum", "cumprod", "max",     "min",     "repeat"};
+    return methods.count(method) > 0;
+  }
+
+  bool contains_float_literal(TSNode node, int depth = 0) const {
+    if (ts_node_is_null(node) || depth > 50)
+      return false;
+    if (is(node, g_.float_literal))
+      return true;
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = contains_float_literal(child, depth + 1);
+    });
+    return found;
+  }
+
+  // The float64 NumPy origin of an expression, if it has one.
+  const NumpyOrigin *numpy_float_origin(TSNode node, int depth = 0) {
+    if (ts_node_is_null(node) || depth > 50)
+      return nullptr;
+    if (is(node, g_.identifier) || is(node, g_.attribute)) {
+      const std::string key = array_key(dotted(node));
+      if (const auto local = numpy_float_names_.find(key); local != numpy_float_names_.end())
+        return &local->second;
+      if (const auto member = class_arrays_.find(key); member != class_arrays_.end())
+        return &member->second;
+      if (is(node, g_.attribute) && text(field(node, g_.f_attribute)) == "T")
+        return numpy_float_origin(field(node, g_.f_object), depth + 1);
+      return nullptr;
+    }
+    if (is(node, g_.parenthesized_expression) || is(node, g_.unary_operator))
+      return numpy_float_origin(ts_node_named_child(node, 0), depth + 1);
+    if (is(node, g_.binary_operator)) {
+      const NumpyOrigin *left = numpy_float_origin(field(node, g_.f_left), depth + 1);
+      return left != nullptr ? left : numpy_float_origin(field(node, g_.f_right), depth + 1);
+    }
+    if (!is(node, g_.call))
+      return nullptr;
+    const TSNode function = field(node, g_.f_function);
+    const TSNode arguments = field(node, g_.f_arguments);
+    if (is(function, g_.attribute) && !resolve(dotted(function)).second) {
+      // a.reshape(...), a.sum(): the array's dtype carries on.
+      if (!keeps_dtype(text(field(function, g_.f_attribute))))
+        return nullptr;
+      return numpy_float_origin(field(function, g_.f_object), depth + 1);
+    }
+    const std::string name = callee_name(function).first;
+    if (!starts_with(name, "numpy.") || !is(arguments, g_.argument_list) || has_keyword(arguments, "dtype"))
+      return nullptr;
+    const bool from_float_literals =
+        (name == "numpy.array" || name == "numpy.asarray" || name == "numpy.arange") &&
+        contains_float_literal(arguments);
+    if (!from_float_literals && keeps_argument_dtype(name))
+      return numpy_float_origin(ts_node_named_child(arguments, 0), depth + 1);
+    if (!makes_float64(name) && !from_float_literals)
+      return nullptr;
+    call_origin_ = {name, ts_node_start_point(node).row + 1};
+    return &call_origin_;
+  }
+
+  bool has_keyword(TSNode arguments, std::string_view keyword) const {
+    bool found = false;
+    for_each_child(arguments, [&](TSNode child, TSFieldId) {
+      if (is(child, g_.keyword_argument) && text(field(child, g_.f_name)) == keyword)
+        found = true;
+    });
+    return found;
+  }
+
+  // `self.x` is kept per class, so that a later method sees it; other names
+  // are the function's own.
+  std::string array_key(const std::string &name) const {
+    if (starts_with(name, "self."))
+      return scope_.substr(0, scope_.rfind('.')) + "::" + name;
+    return name;
+  }
+
+  void track_numpy_floats(const std::string &target, TSNode right) {
+    if (target.empty() || ts_node_is_null(right))
+      return;
+    const std::string key = array_key(target);
+    const NumpyOrigin *origin = numpy_float_origin(right);
+    std::unordered_map<std::string, NumpyOrigin> &names =
+        starts_with(target, "self.") ? class_arrays_ : numpy_float_names_;
+    if (origin == nullptr) {
+      names.erase(key); // rebound: `x = x.astype(np.float32)`
+      return;
+    }
+    const NumpyOrigin copy = *origin; // `origin` may point into `names`
+    names[key] = copy;
+  }
+
+  // Whether a call's arguments name a device other than the CPU: a `device=`
+  // keyword (or, for `.to`, the first argument) that is not "cpu" or None.
+  bool targets_device(TSNode arguments, bool first_is_device) const {
+    bool device = false, positional_seen = false;
+    for_each_child(arguments, [&](TSNode child, TSFieldId) {
+      if (!ts_node_is_named(child) || is(child, g_.comment))
+        return;
+      TSNode value = child;
+      if (is(child, g_.keyword_argument)) {
+        if (text(field(child, g_.f_name)) != "device")
+          return;
+        value = field(child, g_.f_value);
+      } else if (!first_is_device || positional_seen) {
+        positional_seen = true;
+        return;
+      }
+      positional_seen = true;
+      const std::string literal = is_string(value) ? string_value(value) : std::string();
+      if (literal != "cpu" && text(value) != "None")
+        device = true;
+    });
+    return device;
+  }
+  // A dtype given anywhere in the call (`dtype=`, `.to(d, torch.float32)`).
+  bool names_a_dtype(TSNode arguments) const {
+    const std::string_view all = text(arguments);
+    return all.find("float") != std::string_view::npos || all.find("half") != std::string_view::npos ||
+           all.find("dtype") != std::string_view::npos;
+  }
+
+  // torch.tensor(x, device=d), torch.as_tensor(x, device=d), and
+  // torch.from_numpy(x) / torch.tensor(x) followed by .to(d) or .cuda().
+  void check_numpy_float_to_device(TSNode call, const std::string &name) {
+    const TSNode arguments = field(call, g_.f_arguments);
+    if (!is(arguments, g_.argument_list))
+      return;
+    TSNode made = call; // the call that makes the tensor from the array
+    std::string sink = name;
+    if (name == "torch.tensor" || name == "torch.as_tensor") {
+      if (!targets_device(arguments, false) || names_a_dtype(arguments))
+        return;
+    } else {
+      const std::string_view leaf = std::string_view(name).substr(name.rfind('.') + 1);
+      const TSNode function = field(call, g_.f_function);
+      if ((leaf != "to" && leaf != "cuda") || !is(function, g_.attribute))
+        return;
+      made = field(function, g_.f_object);
+      if (!is(made, g_.call))
+        return;
+      const std::string maker = callee_name(field(made, g_.f_function)).first;
+      if (maker != "torch.from_numpy" && maker != "torch.tensor" && maker != "torch.as_tensor")
+        return;
+      if (names_a_dtype(arguments) || names_a_dtype(field(made, g_.f_arguments)))
+        return;
+      if (leaf == "to" && !targets_device(arguments, true))
+        return;
+      sink = maker + "(...)." + std::string(leaf);
+    }
+    const TSNode made_arguments = field(made, g_.f_arguments);
+    if (!is(made_arguments, g_.argument_list))
+      return;
+    const TSNode array = ts_node_named_child(made_arguments, 0);
+    if (ts_node_is_null(array) || is(array, g_.keyword_argument))
+      return;
+    const NumpyOrigin *origin = numpy_float_origin(array);
+    if (origin == nullptr)
+      return;
+    Fact fact = make_fact("numpy-float64-to-device", sink, call);
+    fact.span = out_.facts.back().span; // where the call's own fact points
+    fact.set_attribute("origin", origin->call);
+    fact.set_attribute("origin_line", std::to_string(origin->line));
+    fact.set_attribute("array", std::string(trim(text(array))));
+    out_.facts.push_back(std::move(fact));
+  }
+
+  // --- device helpers called with an empty device ---------------------------
+  // `select_device(device)` with `device=None`, `select_device("")`, or
+  // `select_device(opt.device)` with `--device` defaulting to empty: which of
+  // these helpers pick MPS only by name is known once every file is read
+  // (frontend/python/device_helper_pass.cpp); here each such call of a
+  // function named like a device helper becomes a `device-helper-call` fact.
+  static bool is_device_helper_name(std::string_view name) {
+    const std::string_view leaf = name.substr(name.rfind('.') + 1);
+    return !starts_with(name, "torch.") && to_lower(leaf).find("device") != std::string::npos &&
+           leaf != "device";
+  }
+
+  // Parameters whose default is None or "": name -> the default as written.
+  std::unordered_map<std::string, std::string> empty_default_parameters(TSNode function) const {
+    std::unordered_map<std::string, std::string> params;
+    const TSNode parameters = ts_node_child_by_field_name(function, "parameters", 10);
+    if (ts_node_is_null(parameters))
+      return params;
+    for_each_child(parameters, [&](TSNode child, TSFieldId) {
+      if (!is(child, g_.default_parameter) && !is(child, g_.typed_default_parameter))
+        return;
+      const TSNode value = field(child, g_.f_value);
+      if (text(value) == "None" || text(value) == "\"\"" || text(value) == "''")
+        params.emplace(std::string(text(field(child, g_.f_name))), std::string(text(value)));
+    });
+    return params;
+  }
+
+  // `parser.add_argument("--device", default="")` (or no default): the
+  // option's value is empty unless the user gives one.
+  void note_empty_option(const std::string &name, const Fact &call) {
+    const std::string_view leaf = std::string_view(name).substr(name.rfind('.') + 1);
+    if ((leaf != "add_argument" && leaf != "option") || call.arguments.empty() ||
+        !call.arguments[0].is_string || !starts_with(call.arguments[0].value, "--"))
+      return;
+    std::string dest = call.arguments[0].value.substr(2);
+    std::replace(dest.begin(), dest.end(), '-', '_');
+    if (to_lower(dest).find("device") == std::string::npos)
+      return;
+    std::string empty_default = "None";
+    for (const Argument &argument : call.arguments) {
+      if (argument.keyword == "required" || argument.keyword == "action")
+        return;
+      if (argument.keyword == "default") {
+        if (argument.is_string && argument.value.empty())
+          empty_default = "\"\"";
+        else if (argument.text != "None")
+          return;
+      }
+    }
+    Fact option = call;
+    option.arguments.clear();
+    option.set_attribute("how",
+                         "the " + call.arguments[0].value + " option, which defaults to " + empty_default);
+    empty_options_.try_emplace(dest, std::move(option));
+  }
+
+  void note_device_helper_call(TSNode arguments, const std::string &name) {
+    if (!is_device_helper_name(name) || !is(arguments, g_.argument_list))
+      return;
+    const Fact &call = out_.facts.back();
+    const Argument *device = find_argument(call.arguments, "device", 0);
+    std::string how;
+    if (device == nullptr)
+      how = "no device argument";
+    else if (device->is_string && device->value.empty())
+      how = "an empty device";
+    else if (device->text == "None")
+      how = "device=None";
+    else if (const auto param = empty_default_params_.find(device->text);
+             param != empty_default_params_.end())
+      how = "`" + param->first + "`, which defaults to " + param->second;
+    else if (const auto dot = device->text.rfind('.');
+             dot != std::string::npos && device->canonical.empty()) {
+      // `opt.device`: empty when its option has an empty default (known at
+      // the end of the file).
+      option_uses_.emplace_back(device->text.substr(dot + 1), name);
+      return;
+    } else
+      return;
+    Fact fact = call;
+    fact.kind = "device-helper-call";
+    fact.arguments.clear();
+    fact.set_attribute("how", how);
+    out_.facts.push_back(std::move(fact));
+  }
+
+  // Once per option: reported where the option is declared.
+  void report_option_device_helper_calls() {
+    for (const auto &[dest, helper] : option_uses_) {
+      const auto option = empty_options_.find(dest);
+      if (option == empty_options_.end() || !reported_options_.insert(dest).second)
+        continue;
+      Fact fact = option->second;
+      fact.kind = "device-helper-call";
+      fact.name = helper;
+      out_.facts.push_back(std::move(fact));
+    }
+  }
+
+  // --- mixed precision ------------------------------------------------------
+  // fp16 autocast that follows the device (`device_type=device.type`) runs on
+  // MPS too; a GradScaler made only for CUDA then leaves MPS without loss
+  // scaling. Scalers are held until the whole file is read: the autocast is
+  // often in another function, after the scaler.
+  static bool is_autocast(std::string_view name) {
+    return name == "torch.autocast" || name == "torch.amp.autocast" ||
+           name == "torch.amp.autocast_mode.autocast";
+  }
+  static const Argument *find_argument(const std::vector<Argument> &arguments, std::string_view keyword,
+                                       int position) {
+    int index = 0;
+    for (const Argument &argument : arguments) {
+      if (argument.keyword == keyword)
+        return &argument;
+      if (argument.keyword.empty() && index++ == position)
+        return &argument;
+    }
+    return nullptr;
+  }
+  // torch.autocast(device_type=<not a literal>, dtype=<not bf16>), directly
+  // or through functools.partial(torch.autocast, ...).
+  static bool is_device_following_fp16_autocast(const Fact &call) {
+    std::vector<Argument> arguments = call.arguments;
+    if (call.name == "functools.partial") {
+      if (arguments.empty() || !is_autocast(arguments.front().canonical))
+        return false;
+      arguments.erase(arguments.begin());
+    } else if (!is_autocast(call.name)) {
+      return false;
+    }
+    const Argument *device_type = find_argument(arguments, "device_type", 0);
+    if (device_type == nullptr || device_type->is_string)
+      return false;
+    const Argument *dtype = find_argument(arguments, "dtype", 1);
+    if (dtype != nullptr &&
+        (dtype->text.find("bfloat16") != std::string::npos || dtype->text.find("bf16") != std::string::npos))
+      return false;
+    const Argument *enabled = find_argument(arguments, "enabled", 2);
+    return enabled == nullptr || enabled->text != "False";
+  }
+  static bool is_grad_scaler(std::string_view name) {
+    const std::string_view leaf = name.substr(name.rfind('.') + 1);
+    return ends_with(leaf, "GradScaler") || leaf == "NativeScaler";
+  }
+  void note_mixed_precision(const Fact &call) {
+    if (autocast_line_ == 0 && is_device_following_fp16_autocast(call))
+      autocast_line_ = call.span.line;
+    if (!is_grad_scaler(call.name))
+      return;
+    const Argument *enabled = find_argument(call.arguments, "enabled", -1);
+    const bool enabled_on_cuda =
+        enabled != nullptr && to_lower(enabled->text).find("cuda") != std::string::npos;
+    if (guard_ != Guard::CudaCheck && !enabled_on_cuda)
+      return;
+    Fact scaler = call;
+    scaler.kind = "cuda-only-grad-scaler";
+    scaler.guard = Guard::None; // the CUDA test is what is reported
+    scaler.arguments.clear();
+    pending_scalers_.push_back(std::move(scaler));
+  }
+  void report_cuda_only_scalers() {
+    if (autocast_line_ == 0)
+      return;
+    for (Fact &scaler : pending_scalers_) {
+      scaler.set_attribute("autocast_line", std::to_string(autocast_line_));
+      out_.facts.push_back(std::move(scaler));
+    }
+  }
+
   [[gnu::noinline]] void visit_call(TSNode node, int depth) {
     const TSNode function = field(node, g_.f_function);
     const TSNode arguments = field(node, g_.f_arguments);
     const std::string name = record_call(node, function, arguments);
+    note_mixed_precision(out_.facts.back());
+    check_numpy_float_to_device(node, name);
+    note_empty_option(name, out_.facts.back());
+    note_device_helper_call(arguments, name);
     if (is(function, g_.identifier))
       count_local_call(std::string(text(function)));
 
@@ -1056,6 +1563,9 @@ private:
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
+    track_numpy_floats(target, right);
+    if (!target.empty() && is(right, g_.comparison_operator) && compares_with_mps_literal(right))
+      mps_request_flags_.insert(target); // `mps = device == "mps"`
     if (!target.empty() && !ts_node_is_null(right) && is_cuda_availability_value(right)) {
       cuda_flags_.insert(target); // `use_cuda = torch.cuda.is_available()`
       bool has_mps = false, has_device = false, has_accelerator = false;
@@ -1154,6 +1664,19 @@ private:
   // already reported as part of a selection.
   std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
   std::unordered_set<std::string> reported_flags_;
+  std::unordered_set<std::string> mps_request_flags_; // names assigned `x == "mps"`
+  // Names bound to float64 NumPy arrays in the current function, and
+  // `self.x` arrays by class (Class::self.x), seen by every later method.
+  std::unordered_map<std::string, NumpyOrigin> numpy_float_names_;
+  std::unordered_map<std::string, NumpyOrigin> class_arrays_;
+  NumpyOrigin call_origin_; // the origin of a NumPy call met directly
+  // Parameters of the current function that default to None or "".
+  std::unordered_map<std::string, std::string> empty_default_params_;
+  std::unordered_map<std::string, Fact> empty_options_;          // option dest -> its add_argument call
+  std::vector<std::pair<std::string, std::string>> option_uses_; // (dest, helper) of helper(x.dest)
+  std::unordered_set<std::string> reported_options_;
+  uint32_t autocast_line_ = 0;        // the first device-following fp16 autocast
+  std::vector<Fact> pending_scalers_; // GradScalers made only for CUDA
   // Names bound by an import behind try/except ImportError -> the module.
   std::unordered_map<std::string, std::string> fallback_imports_;
   std::unordered_set<std::string> module_classes_;

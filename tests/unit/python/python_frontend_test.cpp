@@ -425,3 +425,92 @@ TEST_CASE("a device chosen by a CUDA test is not a CUDA flag", "[python][cuda-re
   REQUIRE(requirements.size() == 1);
   CHECK(requirements.front()->span.line == 3);
 }
+
+TEST_CASE("numpy float64 arrays are followed to the device within their function and class",
+          "[python][numpy-float64]") {
+  const FileFacts facts = extract_python_source(R"(import numpy as np
+import torch
+
+def a(device):
+    x = np.linspace(0, 1, 5)
+    return torch.tensor(x, device=device)
+
+def b(device):
+    return torch.tensor(x, device=device)
+
+class P:
+    def __init__(self):
+        self.w = np.random.randn(3)
+
+    def go(self, device):
+        return torch.as_tensor(self.w, device=device)
+
+class Q:
+    def go(self, device):
+        return torch.as_tensor(self.w, device=device)
+
+def c(device):
+    y = np.mean(np.ones(3))
+    y = y.astype(np.float32)
+    z = np.random.rand(2)
+    return torch.tensor(y, device=device), torch.from_numpy(z).cuda(), torch.tensor(z, device=None)
+)",
+                                                "t.py");
+  const auto found = facts_of(facts, "numpy-float64-to-device");
+  // a's x (not b's unbound x), P's self.w (not Q's), c's z through .cuda().
+  REQUIRE(found.size() == 3);
+  CHECK(found[0]->span.line == 6);
+  CHECK(*found[0]->attribute("origin") == "numpy.linspace");
+  CHECK(*found[0]->attribute("origin_line") == "5");
+  CHECK(found[1]->span.line == 16);
+  CHECK(*found[1]->attribute("origin") == "numpy.random.randn");
+  CHECK(found[2]->name == "torch.from_numpy(...).cuda");
+  CHECK(*found[2]->attribute("origin_line") == "25");
+}
+
+TEST_CASE("a device helper whose MPS branch needs \"mps\" by name is marked", "[python][device-selection]") {
+  const FileFacts facts = extract_python_source(R"(import torch
+
+def by_name(device=""):
+    mps = device == "mps"
+    if not mps and torch.cuda.is_available():
+        return "cuda"
+    elif mps or torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+def also_by_name(device=""):
+    if torch.cuda.is_available():
+        return "cuda"
+    elif device == "mps" and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+)",
+                                                "t.py");
+  const auto selections = facts_of(facts, fact_kind::DeviceSelection);
+  REQUIRE(selections.size() == 2);
+  // `mps or ...` reaches MPS without the name: not marked.
+  CHECK(selections[0]->attribute("mps_by_name") == nullptr);
+  REQUIRE(selections[1]->attribute("mps_by_name") != nullptr);
+  CHECK(*selections[1]->attribute("mps_by_name") == "true");
+}
+
+TEST_CASE("a GradScaler made only for CUDA is held until a device-following fp16 autocast is seen",
+          "[python][amp]") {
+  const char *scaler_only = R"(import torch
+def f(device):
+    if device.type == "cuda":
+        s = torch.amp.GradScaler("cuda")
+)";
+  CHECK(facts_of(extract_python_source(scaler_only, "t.py"), "cuda-only-grad-scaler").empty());
+  const std::string with_autocast = std::string(scaler_only) + R"(
+def g(device):
+    with torch.autocast(device.type):
+        pass
+)";
+  const FileFacts facts = extract_python_source(with_autocast, "t.py");
+  const auto found = facts_of(facts, "cuda-only-grad-scaler");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->span.line == 4);
+  CHECK(*found[0]->attribute("autocast_line") == "7");
+}
