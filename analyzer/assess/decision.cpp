@@ -135,18 +135,27 @@ void roles_from_reachability(const std::vector<ProjectFile> &files, const std::v
   }
 }
 
-// Files whose findings never decide the verdict: only tests, examples, a
-// container or an optional sub-project run them.
-std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, const Reachability &reach) {
+// Whether findings in a file may decide the verdict: not when only tests,
+// examples, a container or an optional sub-project run it; tests decide too
+// when the thresholds take the test role off the peripheral list.
+bool file_may_decide(ReachStatus status, const DecisionThresholds &thresholds) {
+  if (status == ReachStatus::TestOnly)
+    return !contains(thresholds.peripheral_roles, Role::Tests);
+  return may_decide(status);
+}
+
+std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, const Reachability &reach,
+                                         const DecisionThresholds &thresholds) {
   std::set<std::string> paths;
   for (std::size_t i = 0; i < files.size(); ++i)
-    if (!may_decide(reach.files[i].status))
+    if (!file_may_decide(reach.files[i].status, thresholds))
       paths.insert(files[i].path);
   return paths;
 }
 
 void record_reachability(const ScanResult &scan, const std::vector<EntryPoint> &entries,
-                         const Reachability &reach, std::map<std::string, FileReachability> &out) {
+                         const Reachability &reach, const DecisionThresholds &thresholds,
+                         std::map<std::string, FileReachability> &out) {
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < scan.project_files.size(); ++i)
     index.emplace(scan.project_files[i].path, i);
@@ -161,6 +170,7 @@ void record_reachability(const ScanResult &scan, const std::vector<EntryPoint> &
     }
     const FileReach &file = reach.files[found->second];
     record.status = std::string(to_string(file.status));
+    record.may_decide = file_may_decide(file.status, thresholds);
     for (const std::uint32_t e : file.entries)
       record.entries.push_back(entries[e].path);
     for (const std::uint32_t step : file.chain)
@@ -559,6 +569,18 @@ bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds) {
          rank(finding.rule->effort) >= rank(thresholds.blocker_min_effort);
 }
 
+void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessment &assessment) {
+  for (Finding &finding : findings) {
+    if (finding.severity != static_cast<int>(Severity::Error))
+      continue;
+    const auto found = assessment.reachability.find(finding.path);
+    if (found == assessment.reachability.end() || found->second.may_decide)
+      continue;
+    finding.severity = static_cast<int>(Severity::Warning);
+    finding.message += " [" + found->second.status + ": not on a Mac entry path]";
+  }
+}
+
 Assessment assess(const AssessmentInput &input) {
   Assessment assessment;
   const ScanResult empty;
@@ -572,9 +594,9 @@ Assessment assess(const AssessmentInput &input) {
   const std::vector<EntryPoint> entries = discover_entry_points(scan.project_files, modules, graph);
   const Reachability reach = compute_reachability(scan.project_files, entries, graph);
   roles_from_reachability(scan.project_files, entries, reach, assessment.roles);
-  const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach);
+  const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach, input.thresholds);
   assessment.optional_sub_projects = reach.optional_sub_projects;
-  record_reachability(scan, entries, reach, assessment.reachability);
+  record_reachability(scan, entries, reach, input.thresholds, assessment.reachability);
   std::map<std::string, Role> role_of;
   for (const FileRole &role : assessment.roles)
     role_of[role.path] = role.role;

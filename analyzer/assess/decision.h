@@ -109,6 +109,7 @@ struct ActionStep {
 // (assess/reachability.h), for the reports.
 struct FileReachability {
   std::string status;               // reached | test-only | ... (to_string(ReachStatus))
+  bool may_decide = true;           // false: only tests, examples, a container or an optional sub-project
   std::vector<std::string> entries; // entry paths that run it (capped)
   std::vector<std::string> chain;   // entry -> module ... -> the file
 };
@@ -140,6 +141,13 @@ struct AssessmentInput {
 };
 
 Assessment assess(const AssessmentInput &input);
+
+// An error in a file that no main entry point runs (only tests, examples, a
+// container recipe or an optional sub-project run it) blocks nothing on the
+// Mac, and the verdict already ignores it: it is reported as a warning that
+// says why, so that `--fail-on error` and the error count mean "blocks the
+// port". Run after assess(), on the findings the reports print.
+void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessment &assessment);
 
 // Whether a finding is a blocker under `thresholds` (see the header comment).
 bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds);

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "assess/entry_points.h"
+#include "assess/roles.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -448,8 +449,8 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
       record.status = ReachStatus::ContainerOnly;
     else if (by & ByExample)
       record.status = ReachStatus::ExampleOnly;
-    else if (by & ByTest)
-      record.status = ReachStatus::TestOnly;
+    else if ((by & ByTest) || (code && is_test_file(files[i].path)))
+      record.status = ReachStatus::TestOnly; // a test no entry imports: the test runner runs it
     else
       record.status = code ? ReachStatus::Unreached : ReachStatus::NotCode;
     if (record.entry_count > 0) {

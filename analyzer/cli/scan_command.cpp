@@ -299,6 +299,7 @@ int command_scan(const Invocation &invocation) {
     return kUsage;
   end_phase("baseline, config, effort model, probe");
   Assessment assessment = assess(assessment_input);
+  demote_errors_off_entry_paths(result.findings, assessment);
   label_partial_scan(assessment, result); // --changed-since, --staged, named files
   ReportContext context{tool_version(), &catalog};
   if (nothing_scanned)

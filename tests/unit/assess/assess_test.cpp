@@ -638,10 +638,12 @@ TEST_CASE("keeping only the assessment's facts changes neither findings nor asse
       for (const Fact &fact : file.facts.facts) {
         ++pruned_facts;
         // Only calls the roles or a pass look at, by name; the operator-coverage
-        // pass keeps the calls it may report whole (their arguments pick the operator),
-        // and an entry point's purpose reads its argparse description and flags.
-        const bool argparse = fact.name == "argparse.ArgumentParser" || ends_with(fact.name, ".add_argument");
-        if (fact.kind == fact_kind::Call && !argparse && operator_coverage_retention(fact) != FactRetention::Keep)
+        // pass keeps the calls it may report whole (their arguments pick the
+        // operator), and the assessment keeps argparse calls (an entry's
+        // purpose) and literal importlib imports (the module graph).
+        const bool kept_whole = assessment_retention(fact) == FactRetention::Keep ||
+                                operator_coverage_retention(fact) == FactRetention::Keep;
+        if (fact.kind == fact_kind::Call && !kept_whole)
           CHECK(fact.arguments.empty());
       }
     CHECK(pruned_facts <= whole_facts);

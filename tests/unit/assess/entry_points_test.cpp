@@ -196,6 +196,7 @@ TEST_CASE("reachability: absolute, relative and package imports, with the shorte
       {"pkg/unused.py", "x = 1\n"},
       {"infer.py", kInfer + kMain},
       {"tests/test_unused.py", "import pkg.unused\n" + kMain},
+      {"tests/test_kernels.py", "import torch\ndef test_k():\n    pass\n"},
   });
   const auto [entries, reach] = trace(scan);
   const auto status = [&](const std::string &path) { return reach.files[file_index(scan, path)].status; };
@@ -204,6 +205,7 @@ TEST_CASE("reachability: absolute, relative and package imports, with the shorte
   CHECK(status("pkg/ops/__init__.py") == ReachStatus::Reached); // `from . import ops` in the package
   CHECK(status("pkg/ops/kernel.cu") == ReachStatus::Reached);   // native source of a reached package
   CHECK(status("pkg/unused.py") == ReachStatus::TestOnly);
+  CHECK(status("tests/test_kernels.py") == ReachStatus::TestOnly); // pytest runs it, no entry imports it
   const FileReach &layers = reach.files[file_index(scan, "pkg/layers.py")];
   std::vector<std::string> chain;
   for (const std::uint32_t step : layers.chain)
@@ -366,4 +368,24 @@ TEST_CASE("importlib.import_module with a literal is an edge; the decision lists
   const Assessment assessment = assess(input);
   CHECK(std::find(assessment.decision.reasons.begin(), assessment.decision.reasons.end(),
                   "Entry points: run.py (tooling) runs after fixes.") != assessment.decision.reasons.end());
+}
+
+TEST_CASE("errors in files no main entry point runs are reported as warnings", "[assess][reachability]") {
+  Assessment assessment;
+  assessment.reachability["tests/test_kernel.py"].status = "test-only";
+  assessment.reachability["tests/test_kernel.py"].may_decide = false;
+  assessment.reachability["pkg/model.py"].status = "reached";
+  std::vector<Finding> findings(3);
+  findings[0].path = "tests/test_kernel.py";
+  findings[0].severity = static_cast<int>(Severity::Error);
+  findings[0].message = "needs CUDA";
+  findings[1].path = "pkg/model.py";
+  findings[1].severity = static_cast<int>(Severity::Error);
+  findings[2].path = "tests/test_kernel.py";
+  findings[2].severity = static_cast<int>(Severity::Info);
+  demote_errors_off_entry_paths(findings, assessment);
+  CHECK(findings[0].severity == static_cast<int>(Severity::Warning));
+  CHECK(findings[0].message == "needs CUDA [test-only: not on a Mac entry path]");
+  CHECK(findings[1].severity == static_cast<int>(Severity::Error)); // a main entry runs it
+  CHECK(findings[2].severity == static_cast<int>(Severity::Info));  // never raised
 }

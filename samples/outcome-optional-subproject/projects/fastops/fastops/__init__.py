@@ -1,1 +1,1 @@
-from fastops import _C
+from fastops import _C  # expect: MPS604
