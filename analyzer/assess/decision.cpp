@@ -32,6 +32,12 @@ std::string quoted_name(const DecisionFactor &factor) {
   return "`" + (factor.name.empty() ? factor.rule_id : factor.name) + "`";
 }
 
+// Manifests and environment files: they name packages, they run nothing.
+bool declares_dependencies(FileKind kind) {
+  return kind == FileKind::Requirements || kind == FileKind::Pyproject || kind == FileKind::SetupCfg ||
+         kind == FileKind::CondaEnv;
+}
+
 DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::string kind, Outcome pushes_to,
                               Role role) {
   const Finding &finding = scan.findings[index];
@@ -50,6 +56,8 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
     factor.summary = where + " is CUDA-only and sits on the model's critical path (" +
                      (finding.in_forward ? "inside forward()" : std::string(role_title(role)) + " code") +
                      ") with no fallback";
+  else if (factor.kind == "training-blocker" && declares_dependencies(finding.file_kind))
+    factor.summary = where + " is a CUDA-only dependency that the Mac install must leave out";
   else if (factor.kind == "training-blocker")
     factor.summary = where + " is CUDA-only, confined to " + std::string(role_title(role)) + " code";
   else if (factor.kind == "training-scale")
@@ -58,6 +66,16 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
     factor.summary = where + " is a large CUDA-only item that has a fallback (" +
                      std::string(to_string(finding.guard)) + "): the Mac runs the slower fallback";
   return factor;
+}
+
+// The code that needs CUDA is a stronger reason than the manifest line
+// that installs it: deciding factors in code come first, each group in
+// its order.
+void lead_with_code(std::vector<DecisionFactor> &factors, const ScanResult &scan) {
+  std::stable_partition(factors.begin(), factors.end(), [&](const DecisionFactor &factor) {
+    return factor.finding_index < 0 ||
+           !declares_dependencies(scan.findings[static_cast<std::size_t>(factor.finding_index)].file_kind);
+  });
 }
 
 // Roles from reachability: a file that only export, tooling or data-prep
@@ -621,6 +639,7 @@ Assessment assess(const AssessmentInput &input) {
     else
       decision.secondary.push_back(factor);
   }
+  lead_with_code(decision.deciding, scan);
 
   // What would change it: resolve every deciding finding and decide again.
   std::vector<bool> excluded(scan.findings.size(), false);

@@ -48,6 +48,22 @@ std::string name_from_url(std::string_view url, std::string &version) {
       version.replace(at, 3, "+");
     return std::string(file.substr(0, dash));
   }
+  // pip installs a VCS link without #egg= too (it reads the name from the
+  // project's metadata); the repository's name is what that nearly always is.
+  const bool vcs = starts_with(url, "git+") || starts_with(url, "hg+") || starts_with(url, "svn+") ||
+                   starts_with(url, "bzr+");
+  if (vcs) {
+    std::string_view repository = url.substr(0, url.find_first_of("?#"));
+    const auto at = repository.find('@', repository.find("://") + 3);
+    if (at != std::string_view::npos && repository.find('/', at) == std::string_view::npos)
+      repository = repository.substr(0, at); // a ref after the path: repo.git@v1.0
+    while (ends_with(repository, "/"))
+      repository.remove_suffix(1);
+    std::string_view name = repository.substr(repository.rfind('/') + 1);
+    if (ends_with(name, ".git"))
+      name.remove_suffix(4);
+    return std::string(name);
+  }
   return {};
 }
 

@@ -2,7 +2,7 @@
 # Every entry of the scanned tree that git does not ignore is accounted for:
 # read (the report's `files`) or listed in `skipped` with a reason, never
 # dropped silently (docs/security.md, "File enumeration and git"). The tree
-# mixes kinds no front end reads (.mdx, .csv, .txt, a workflow .yml, a
+# mixes kinds no front end reads (.adoc, .csv, .txt, a workflow .yml, a
 # binary), a FIFO named pipe.py, a symlink to /dev/null named x.py, a
 # symlink to a directory, a dangling symlink, node_modules, a nested
 # repository and ignored files; the scan must not block on the FIFO, and
@@ -24,7 +24,7 @@ git config user.email lab@example.org
 git config user.name "A Lab"
 mkdir -p src docs/guide .github/workflows data node_modules/pkg real
 printf 'import torch\ntorch.cuda.synchronize()\n' >src/train.py
-printf '# Title\n' >docs/guide/page.mdx
+printf '# Title\n' >docs/guide/page.adoc
 printf 'a,b\n1,2\n' >data/table.csv
 printf 'notes\n' >notes.txt
 printf 'on: push\n' >.github/workflows/ci.yml
@@ -107,7 +107,7 @@ want = {
     "linked": ("symlink-directory", ""),
     "dangling.py": ("broken-symlink", ""),
     "node_modules": ("excluded-directory", ""),
-    "docs/guide/page.mdx": ("unknown-kind", ""),
+    "docs/guide/page.adoc": ("unknown-kind", ""),
     "data/table.csv": ("unknown-kind", ""),
     "notes.txt": ("unknown-kind", ""),
     ".github/workflows/ci.yml": ("unknown-kind", ""),

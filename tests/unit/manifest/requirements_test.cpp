@@ -75,6 +75,16 @@ TEST_CASE("requirement strings are parsed as PEP 508 says", "[manifest][requirem
   CHECK(url->name == "torch");
   CHECK(url->local_version == "cu118");
 
+  // A VCS link without #egg= is valid for pip: the repository names it.
+  for (const char *link :
+       {"git+https://github.com/org/submitit", "git+https://github.com/org/submitit.git@v1.0",
+        "git+ssh://git@github.com/org/submitit.git#subdirectory=py"}) {
+    INFO(link);
+    const auto vcs = manifest::parse_requirement(link, error);
+    REQUIRE(vcs);
+    CHECK(vcs->name == "submitit");
+  }
+
   CHECK_FALSE(manifest::parse_requirement("./local/path", error));
   CHECK_FALSE(manifest::parse_requirement("torch 2.0", error));
 }

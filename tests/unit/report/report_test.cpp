@@ -51,7 +51,7 @@ TEST_CASE("markdown: decision, effort, findings and plan, with table cells escap
   write_markdown_report(out, fixture.scan, fixture.context);
   const std::string md = out.str();
   CHECK(md.find("## Decision: **KEEP_LINUX_GPU**") != std::string::npos);
-  CHECK(md.find("## Effort: " + format_hours(fixture.assessment.effort.total)) != std::string::npos);
+  CHECK(md.find("## Effort: " + format_hours(fixture.assessment.effort.recommended)) != std::string::npos);
   CHECK(md.find("## Action plan") != std::string::npos);
   CHECK(md.find("| MPS402 | error |") != std::string::npos);
   CHECK(md.find("<script>") == std::string::npos);
