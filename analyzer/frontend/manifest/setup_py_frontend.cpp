@@ -590,14 +590,16 @@ private:
     }
   }
 
-  void read_extras(TSNode node, int depth) {
+  // The key/value pairs of a dict literal, through names assigned to it
+  // (`extras = {...}; setup(extras_require=extras)`).
+  template <typename OnPair> void for_each_dict_pair(TSNode node, int depth, const OnPair &on_pair) {
     if (depth > 8 || ts_node_is_null(node))
       return;
     if (type_of(node) == "identifier") {
       const auto found = contributions_.find(text_of(node));
       if (found != contributions_.end())
         for (const auto &[value, value_guard] : found->second)
-          read_extras(value, depth + 1);
+          for_each_dict_pair(value, depth + 1, on_pair);
       return;
     }
     if (type_of(node) != "dictionary")
@@ -605,35 +607,25 @@ private:
     const std::uint32_t count = ts_node_named_child_count(node);
     for (std::uint32_t i = 0; i < count; ++i) {
       const TSNode pair = ts_node_named_child(node, i);
-      if (type_of(pair) != "pair")
-        continue;
+      if (type_of(pair) == "pair")
+        on_pair(pair);
+    }
+  }
+
+  void read_extras(TSNode node) {
+    for_each_dict_pair(node, 0, [&](TSNode pair) {
       const auto key = string_value(field(pair, "key"));
       read_requirements(field(pair, "value"), Guard::None, "setup-py", key.value_or("?"), 0);
-    }
+    });
   }
 
   // entry_points={"console_scripts": ["cmd = pkg.mod:func"]}: the project's
   // commands, for the assessment's entry points.
-  void read_entry_points(TSNode node, int depth) {
-    if (depth > 8 || ts_node_is_null(node))
-      return;
-    if (type_of(node) == "identifier") {
-      const auto found = contributions_.find(text_of(node));
-      if (found != contributions_.end())
-        for (const auto &[value, value_guard] : found->second)
-          read_entry_points(value, depth + 1);
-      return;
-    }
-    if (type_of(node) != "dictionary")
-      return;
-    const std::uint32_t count = ts_node_named_child_count(node);
-    for (std::uint32_t i = 0; i < count; ++i) {
-      const TSNode pair = ts_node_named_child(node, i);
-      if (type_of(pair) != "pair")
-        continue;
+  void read_entry_points(TSNode node) {
+    for_each_dict_pair(node, 0, [&](TSNode pair) {
       const auto group = string_value(field(pair, "key"));
       if (!group || (*group != "console_scripts" && *group != "gui_scripts"))
-        continue;
+        return;
       std::vector<std::string> specs;
       collect_strings(field(pair, "value"), specs, 0);
       for (const std::string &spec : specs) {
@@ -641,12 +633,13 @@ private:
         if (equals == std::string::npos)
           continue;
         const std::string reference(trim(std::string_view(spec).substr(equals + 1)));
-        Fact fact = make_fact(manifest_fact_kind::EntryPoint, reference.substr(0, reference.find_first_of(" [")),
-                              line_of(pair), column_of(pair), 1);
+        Fact fact =
+            make_fact(manifest_fact_kind::EntryPoint, reference.substr(0, reference.find_first_of(" [")),
+                      line_of(pair), column_of(pair), 1);
         fact.set_attribute("script", std::string(trim(std::string_view(spec).substr(0, equals))));
         facts_.facts.push_back(std::move(fact));
       }
-    }
+    });
   }
 
   void read_setup_call(TSNode call) {
@@ -663,9 +656,9 @@ private:
       else if (keyword == "setup_requires")
         read_requirements(value, Guard::None, "build-system", {}, 0);
       else if (keyword == "extras_require")
-        read_extras(value, 0);
+        read_extras(value);
       else if (keyword == "entry_points")
-        read_entry_points(value, 0);
+        read_entry_points(value);
       else if (keyword == "cmdclass" && text_of(value).find("BuildExtension") != std::string::npos) {
         Fact fact = make_fact(manifest_fact_kind::Build, "cmdclass", line_of(argument), column_of(argument),
                               static_cast<std::uint32_t>(keyword.size()));
