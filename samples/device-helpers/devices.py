@@ -1,18 +1,17 @@
 import torch
 
 
-def select_device(device=""):
-    """Pick a device; the empty default is meant to choose the best one."""
-    device = str(device).strip().lower()
-    cpu = device == "cpu"
-    mps = device == "mps"
-    if not cpu and not mps and torch.cuda.is_available():  # expect: MPS218
-        arg = "cuda:0"
-    elif mps and torch.backends.mps.is_available():
-        arg = "mps"
+def pick_device(requested=""):
+    """The empty default is documented as the best accelerator there is."""
+    wants_cpu = requested == "cpu"
+    wants_apple = requested == "mps"
+    if torch.cuda.is_available() and not (wants_cpu or wants_apple):  # expect: MPS218
+        choice = "cuda"
+    elif wants_apple and torch.backends.mps.is_available():
+        choice = "mps"
     else:
-        arg = "cpu"
-    return torch.device(arg)
+        choice = "cpu"
+    return torch.device(choice)
 
 
 def get_device(name=None):

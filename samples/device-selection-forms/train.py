@@ -19,14 +19,14 @@ def best_device():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--no-cuda", action="store_true", default=False, help="disables CUDA training")  # expect: MPS217
-    parser.add_argument("--epochs", type=int, default=10)
-    args = parser.parse_args()
-    use_cuda = not args.no_cuda and torch.cuda.is_available()  # expect: MPS203
+    parser.add_argument("--no-cuda", action="store_true", help="train on the CPU even with a GPU")  # expect: MPS217
+    parser.add_argument("--steps", type=int, default=100)
+    options = parser.parse_args()
+    gpu = torch.cuda.is_available() and not options.no_cuda  # expect: MPS203
 
-    torch.manual_seed(1)
+    torch.manual_seed(0)
 
-    device = torch.device("cuda" if use_cuda else "cpu")  # expect: MPS203
+    device = torch.device("cuda") if gpu else torch.device("cpu")  # expect: MPS203
     model = torch.nn.Linear(4, 2).to(device)
     return model, get_device(), best_device()
 
