@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "assess/entry_verdict.h"
 #include "assess/reachability.h"
@@ -68,13 +69,28 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
   return factor;
 }
 
-// The code that needs CUDA is a stronger reason than the manifest line
-// that installs it: deciding factors in code come first, each group in
-// its order.
-void lead_with_code(std::vector<DecisionFactor> &factors, const ScanResult &scan) {
-  std::stable_partition(factors.begin(), factors.end(), [&](const DecisionFactor &factor) {
-    return factor.finding_index < 0 ||
-           !declares_dependencies(scan.findings[static_cast<std::size_t>(factor.finding_index)].file_kind);
+// The strongest reason first: the code that needs CUDA before the manifest
+// line that installs it; then by kind: a critical-path blocker, training
+// at scale (what keeps training on Linux), CUDA-only code confined to one
+// part, and last code whose fallback runs; then the largest porting work (a
+// kernel before the header it includes); otherwise in the order found.
+void lead_with_strongest(std::vector<DecisionFactor> &factors, const ScanResult &scan) {
+  const auto finding_of = [&](const DecisionFactor &factor) -> const Finding * {
+    return factor.finding_index < 0 ? nullptr
+                                    : &scan.findings[static_cast<std::size_t>(factor.finding_index)];
+  };
+  const auto strength = [&](const DecisionFactor &factor) {
+    const Finding *finding = finding_of(factor);
+    const bool code = !finding || !declares_dependencies(finding->file_kind);
+    const int kind = factor.kind == "critical-blocker" ? 3
+                     : factor.kind == "training-scale" ? 2
+                     : factor.kind == "fallback-item"  ? 0
+                                                       : 1;
+    const int effort = finding && finding->rule ? static_cast<int>(finding->rule->effort) : 0;
+    return std::tuple{code, kind, effort};
+  };
+  std::stable_sort(factors.begin(), factors.end(), [&](const DecisionFactor &a, const DecisionFactor &b) {
+    return strength(a) > strength(b);
   });
 }
 
@@ -639,7 +655,7 @@ Assessment assess(const AssessmentInput &input) {
     else
       decision.secondary.push_back(factor);
   }
-  lead_with_code(decision.deciding, scan);
+  lead_with_strongest(decision.deciding, scan);
 
   // What would change it: resolve every deciding finding and decide again.
   std::vector<bool> excluded(scan.findings.size(), false);

@@ -389,3 +389,22 @@ TEST_CASE("errors in files no main entry point runs are reported as warnings", "
   CHECK(findings[1].severity == static_cast<int>(Severity::Error)); // a main entry runs it
   CHECK(findings[2].severity == static_cast<int>(Severity::Info));  // never raised
 }
+
+TEST_CASE("the decision leads with its strongest reason", "[assess][decision]") {
+  // The header comes first in the file; the kernel is the bigger reason.
+  const ScanResult scan = scan_of({
+      {"pkg/__init__.py", "from . import model\n"},
+      {"pkg/model.py", kNet + "from pkg import _ops\n"},
+      {"pkg/_ops.cu",
+       "#include <ATen/cuda/CUDAContext.h>\n"
+       "__global__ void scale_kernel(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; }\n",
+       FileKind::Cuda},
+      {"infer.py", kInfer + kMain},
+  });
+  AssessmentInput input;
+  input.scan = &scan;
+  const Assessment assessment = assess(input);
+  REQUIRE(assessment.decision.outcome == Outcome::KeepLinuxGpu);
+  REQUIRE(assessment.decision.deciding.size() >= 2);
+  CHECK(assessment.decision.deciding.front().rule_id == "MPS801");
+}
