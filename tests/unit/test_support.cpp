@@ -1,5 +1,6 @@
 #include "test_support.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/source.h"
@@ -11,10 +12,11 @@ namespace mpsaudit::testing {
 const RuleCatalog &repository_catalog() {
   static const RuleCatalog catalog = [] {
     std::vector<Diagnostic> diagnostics;
-    RuleCatalog loaded = RuleCatalog::load_directory(std::string(MPSAUDIT_SOURCE_DIR) + "/rules", diagnostics);
+    RuleCatalog loaded =
+        RuleCatalog::load_directory(std::string(MPSAUDIT_SOURCE_DIR) + "/rules", diagnostics);
     if (!diagnostics.empty())
-      throw std::runtime_error(diagnostics.front().path + ":" + std::to_string(diagnostics.front().line) + ": " +
-                               diagnostics.front().message);
+      throw std::runtime_error(diagnostics.front().path + ":" + std::to_string(diagnostics.front().line) +
+                               ": " + diagnostics.front().message);
     return loaded;
   }();
   return catalog;
@@ -46,8 +48,8 @@ std::vector<Finding> findings_for(FileKind kind, const std::string &text, const 
   const FileFacts &facts = files.front().facts;
   const RuleEngine engine(repository_catalog());
   const LineIndex lines(text);
-  std::vector<Finding> findings =
-      engine.evaluate(path, kind, facts, [&](std::uint32_t line) { return std::string(lines.line_text(line)); });
+  std::vector<Finding> findings = engine.evaluate(
+      path, kind, facts, [&](std::uint32_t line) { return std::string(lines.line_text(line)); });
   drop_redundant_findings(findings); // as the scan does
   // Inline suppressions, as the scan applies them (MPS001's examples need it).
   FileSuppressions suppressions = find_suppressions(path, kind, text);
@@ -60,6 +62,19 @@ std::vector<std::string> rule_ids(const std::vector<Finding> &findings) {
   for (const auto &finding : findings)
     ids.push_back(finding.rule_id);
   return ids;
+}
+
+ScanResult scan_of(const std::vector<SourceText> &sources) {
+  ScanResult scan;
+  scan.root = ".";
+  for (const auto &source : sources) {
+    scan.files.push_back({source.path, source.kind, "ast", source.text.size(), 1});
+    scan.project_files.push_back({source.path, source.kind, extract(source.kind, source.text, source.path)});
+    for (auto &finding : findings_for(source.kind, source.text, source.path))
+      scan.findings.push_back(std::move(finding));
+  }
+  std::sort(scan.findings.begin(), scan.findings.end(), finding_less);
+  return scan;
 }
 
 } // namespace mpsaudit::testing

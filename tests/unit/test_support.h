@@ -9,6 +9,7 @@
 #include "frontend/frontend.h"
 #include "rules/engine.h"
 #include "rules/rule.h"
+#include "scan/scan.h"
 
 namespace mpsaudit::testing {
 
@@ -20,7 +21,19 @@ FileFacts extract(FileKind kind, const std::string &text, const std::string &pat
 
 // Findings of `text` as a file of `kind`, under the repository's rules, with
 // inline suppressions applied as the scan applies them.
-std::vector<Finding> findings_for(FileKind kind, const std::string &text, const std::string &path = "example");
+std::vector<Finding> findings_for(FileKind kind, const std::string &text,
+                                  const std::string &path = "example");
+
+// One in-memory file of a test repository.
+struct SourceText {
+  std::string path;
+  std::string text;
+  FileKind kind = FileKind::Python;
+};
+
+// A scan of in-memory files: facts and findings as the scan makes them
+// (per file; the project passes are not run).
+ScanResult scan_of(const std::vector<SourceText> &sources);
 
 // The IDs of `findings`, in order.
 std::vector<std::string> rule_ids(const std::vector<Finding> &findings);

@@ -10,6 +10,7 @@
 #include "assess/decision.h"
 
 using namespace mpsaudit;
+using testing::scan_of;
 
 namespace {
 
@@ -34,18 +35,6 @@ const EffortItem *item_with_key(const EffortEstimate &estimate, const std::strin
   const auto found = std::find_if(estimate.items.begin(), estimate.items.end(),
                                   [&](const EffortItem &item) { return item.key == key; });
   return found == estimate.items.end() ? nullptr : &*found;
-}
-
-ScanResult scan_of(const std::vector<std::pair<std::string, std::string>> &python_files) {
-  ScanResult scan;
-  for (const auto &[path, text] : python_files) {
-    scan.files.push_back({path, FileKind::Python, "ast", text.size(), 1});
-    scan.project_files.push_back({path, FileKind::Python, testing::extract(FileKind::Python, text, path)});
-    for (auto &finding : testing::findings_for(FileKind::Python, text, path))
-      scan.findings.push_back(std::move(finding));
-  }
-  std::sort(scan.findings.begin(), scan.findings.end(), finding_less);
-  return scan;
 }
 
 } // namespace
@@ -138,7 +127,7 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
   REQUIRE(base != nullptr);
   CHECK(base->hours.low == Approx(model.acceptance_base.low));
 
-  std::vector<std::pair<std::string, std::string>> many;
+  std::vector<testing::SourceText> many;
   for (int i = 0; i < 20; ++i)
     many.push_back({"tool" + std::to_string(i) + ".py", script});
   const ScanResult lots = scan_of(many);

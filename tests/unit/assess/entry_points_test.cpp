@@ -15,25 +15,8 @@ using namespace mpsaudit;
 
 namespace {
 
-struct SourceText {
-  std::string path;
-  std::string text;
-  FileKind kind = FileKind::Python;
-};
-
-ScanResult scan_of(const std::vector<SourceText> &sources) {
-  ScanResult scan;
-  scan.root = ".";
-  for (const auto &source : sources) {
-    scan.files.push_back({source.path, source.kind, "ast", source.text.size(), 1});
-    scan.project_files.push_back(
-        {source.path, source.kind, testing::extract(source.kind, source.text, source.path)});
-    for (auto &finding : testing::findings_for(source.kind, source.text, source.path))
-      scan.findings.push_back(std::move(finding));
-  }
-  std::sort(scan.findings.begin(), scan.findings.end(), finding_less);
-  return scan;
-}
+using testing::scan_of;
+using testing::SourceText;
 
 struct Traced {
   std::vector<EntryPoint> entries;
