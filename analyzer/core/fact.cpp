@@ -62,6 +62,19 @@ const Argument *Fact::keyword_argument(std::string_view keyword) const {
   return nullptr;
 }
 
+Fact fact_at(const Fact &place, std::string kind, std::string name) {
+  Fact fact;
+  fact.kind = std::move(kind);
+  fact.name = std::move(name);
+  fact.span = place.span;
+  fact.guard = place.guard;
+  fact.scope = place.scope;
+  fact.in_forward = place.in_forward;
+  fact.cell = place.cell;
+  fact.cell_line = place.cell_line;
+  return fact;
+}
+
 const Argument *Fact::positional_argument(std::size_t index) const {
   std::size_t seen = 0;
   for (const auto &argument : arguments) {

@@ -83,6 +83,11 @@ struct Fact {
   const Argument *positional_argument(std::size_t index) const;
 };
 
+// A fact of `kind` and `name` at the place of `place`: its span, scope,
+// guard, forward() flag and notebook cell, without its arguments and
+// attributes. What a pass adds about another fact, or a slimmed copy.
+Fact fact_at(const Fact &place, std::string kind, std::string name);
+
 // Everything one front end learned about one file.
 struct FileFacts {
   std::vector<Fact> facts;

@@ -177,15 +177,7 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
       break;
     case FactRetention::NameOnly:
       if (seen_by_name.emplace(fact.kind, fact.name, fact.scope, fact.guard).second) {
-        Fact &slim = kept.emplace_back();
-        slim.kind = fact.kind;
-        slim.name = fact.name;
-        slim.span = fact.span;
-        slim.scope = fact.scope;
-        slim.guard = fact.guard;
-        slim.in_forward = fact.in_forward;
-        slim.cell = fact.cell;
-        slim.cell_line = fact.cell_line;
+        kept.push_back(fact_at(fact, fact.kind, fact.name));
       }
       break;
     case FactRetention::Drop:

@@ -170,14 +170,7 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
           ++first->second.other_files;
           continue;
         }
-        Fact note;
-        note.kind = std::string(manifest_fact_kind::UndeclaredImport);
-        note.name = module;
-        note.span = fact.span;
-        note.cell = fact.cell;
-        note.cell_line = fact.cell_line;
-        note.scope = fact.scope;
-        note.guard = fact.guard;
+        Fact note = fact_at(fact, std::string(manifest_fact_kind::UndeclaredImport), module);
         note.set_attribute("distribution", provider->name);
         note.set_attribute("value", provider->name);
         added.push_back(std::move(note));

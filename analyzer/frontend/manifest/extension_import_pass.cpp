@@ -172,15 +172,7 @@ void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
         const auto *extension = extension_of(extensions, module, relative);
         if (!extension || !reported.emplace(fact.span.line, fact.span.column, extension->first).second)
           continue;
-        Fact note;
-        note.kind = std::string(kCudaExtensionImportFact);
-        note.name = extension->first;
-        note.span = fact.span;
-        note.scope = fact.scope;
-        note.guard = fact.guard;
-        note.cell = fact.cell;
-        note.cell_line = fact.cell_line;
-        note.in_forward = fact.in_forward;
+        Fact note = fact_at(fact, std::string(kCudaExtensionImportFact), extension->first);
         if (const std::string *option = fact.attribute("option"))
           note.set_attribute("option", *option);
         note.set_attribute("built_at", extension->second);
