@@ -81,7 +81,8 @@ TEST_CASE("a requirements lead-in makes a bare Linux or NVIDIA GPU item a requir
 TEST_CASE("a Linux installation heading counts only where the document never mentions a Mac",
           "[prose][docs]") {
   const std::string linux_only = "# Installation\n\n## Linux\n\npip install .\n\n## Windows\n\nUse WSL.\n";
-  const auto found = facts_named(extract_prose_text(linux_only, "README.md"), "linux-only");
+  const FileFacts facts = extract_prose_text(linux_only, "README.md");
+  const auto found = facts_named(facts, "linux-only");
   REQUIRE(found.size() == 1);
   CHECK(found.front()->span.line == 3);
   CHECK(
