@@ -1,5 +1,7 @@
 #include "assess/assessment_inputs.h"
 
+#include "assess/option_gating.h"
+
 #include <array>
 #include <string_view>
 
@@ -23,8 +25,11 @@ FactRetention assessment_retention(const Fact &fact) {
   // reachability.h): imports by name, relative ones with their names; the
   // launch lines of scripts; declared commands; argparse descriptions and
   // flags for an entry's purpose.
+  // Imports whose names a file uses only behind an option keep that mark,
+  // and modules' top-level definitions their names (assess/option_gating.h).
   if (fact.kind == fact_kind::Import)
-    return fact.attribute("relative") ? FactRetention::Keep : FactRetention::NameOnly;
+    return fact.attribute("relative") || fact.attribute("use") ? FactRetention::Keep
+                                                               : FactRetention::NameOnly;
   if (fact.kind == "entry-point")
     return FactRetention::Keep;
   if (fact.kind == fact_kind::Shell &&
@@ -38,6 +43,8 @@ FactRetention assessment_retention(const Fact &fact) {
   if (const auto signal = role_signal(fact))
     // The module flag is an attribute; every other signal is in the name.
     return *signal == RoleSignal::NnModule ? FactRetention::Keep : FactRetention::NameOnly;
+  if (is_top_level_definition(fact) || is_compiled_op_call(fact))
+    return FactRetention::NameOnly;
   return FactRetention::Drop;
 }
 

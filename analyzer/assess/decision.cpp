@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "assess/entry_verdict.h"
+#include "assess/option_gating.h"
 #include "assess/reachability.h"
 #include "core/text.h"
 
@@ -176,6 +177,17 @@ bool file_may_decide(ReachStatus status, const DecisionThresholds &thresholds) {
   if (status == ReachStatus::TestOnly)
     return !contains(thresholds.peripheral_roles, Role::Tests);
   return may_decide(status);
+}
+
+// Files no Mac path needs: code behind an option the Mac need not choose,
+// and sub-projects the main package never builds.
+std::set<std::string> off_mac_path(const std::vector<ProjectFile> &files, const Reachability &reach) {
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (reach.files[i].status == ReachStatus::OptionOnly ||
+        reach.files[i].status == ReachStatus::OptionalSubProject)
+      paths.insert(files[i].path);
+  return paths;
 }
 
 std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, const Reachability &reach,
@@ -615,6 +627,20 @@ void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessm
   }
 }
 
+// The effort line of the reasons: the recommended path's figure first (the
+// one the summary leads with), then all the distinct fixes where they differ.
+std::string effort_reason(const EffortEstimate &effort) {
+  const std::string all =
+      std::to_string(effort.items.size()) + " distinct fixes for " + std::to_string(effort.open_findings) +
+      " open findings" +
+      (effort.not_estimated ? ", plus " + std::to_string(effort.not_estimated) + " blocker(s) not estimated"
+                            : std::string());
+  if (format_hours(effort.recommended) == format_hours(effort.total))
+    return "Estimated effort " + format_hours(effort.total) + " over " + all + ".";
+  return "Estimated effort " + format_hours(effort.recommended) + " on the recommended path; " +
+         format_hours(effort.total) + " for all " + all + ".";
+}
+
 Assessment assess(const AssessmentInput &input) {
   Assessment assessment;
   const ScanResult empty;
@@ -626,7 +652,8 @@ Assessment assess(const AssessmentInput &input) {
   const ModuleIndex modules(scan.project_files);
   const auto graph = build_module_graph(scan.project_files, modules);
   const std::vector<EntryPoint> entries = discover_entry_points(scan.project_files, modules, graph);
-  const Reachability reach = compute_reachability(scan.project_files, entries, graph);
+  Reachability reach = compute_reachability(scan.project_files, entries, graph);
+  apply_option_gating(find_option_gated_files(scan.project_files, modules, reach), reach);
   roles_from_reachability(scan.project_files, entries, reach, assessment.roles);
   const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach, input.thresholds);
   assessment.optional_sub_projects = reach.optional_sub_projects;
@@ -647,7 +674,7 @@ Assessment assess(const AssessmentInput &input) {
                          verdict.outcome == Outcome::Adapt  ? RecommendedPath::Port
                          : verdict.outcome == Outcome::Dual ? RecommendedPath::MacEntryPoints
                                                             : RecommendedPath::KeepLinux,
-                         assessment.roles, input.model);
+                         assessment.roles, input.model, off_mac_path(scan.project_files, reach));
   for (auto factor : verdict.factors) {
     name_entries(factor, assessment.reachability);
     if (factor.pushes_to == verdict.outcome)
@@ -738,14 +765,7 @@ Assessment assess(const AssessmentInput &input) {
     decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
   if (const std::string entry_line = entry_points_reason(assessment.entry_points); !entry_line.empty())
     decision.reasons.push_back(entry_line);
-  decision.reasons.push_back(
-      "Estimated effort " + format_hours(assessment.effort.total) + " over " +
-      std::to_string(assessment.effort.items.size()) + " distinct fixes for " +
-      std::to_string(assessment.effort.open_findings) + " open findings" +
-      (assessment.effort.not_estimated
-           ? ", plus " + std::to_string(assessment.effort.not_estimated) + " blocker(s) not estimated"
-           : std::string()) +
-      ".");
+  decision.reasons.push_back(effort_reason(assessment.effort));
   if (const FixCredit &fix = assessment.effort.fix; fix.safe_sites + fix.unsafe_sites > 0)
     decision.reasons.push_back(fix_credit_sentence(fix));
   if (assessment.memory.has_estimate)

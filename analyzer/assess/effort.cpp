@@ -921,7 +921,8 @@ bool left_to_docs(const EffortItem &item, const FileShare &share,
 }
 
 // ADAPT: everything the Mac needs now, without the docs' showcases.
-void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
+void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
+                const std::set<std::string> &off_path) {
   HourRange hours;
   FixCredit fix;
   for (const EffortItem &item : estimate.items) {
@@ -933,7 +934,7 @@ void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &rol
       continue;
     }
     for (const FileShare &share : item.files)
-      if (!left_to_docs(item, share, role_of)) {
+      if (!left_to_docs(item, share, role_of) && !off_path.count(share.path)) {
         hours += share.hours;
         fix += share.fix;
       }
@@ -955,7 +956,7 @@ void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &rol
 // machinery stay on Linux; everything else (model, inference, evaluation,
 // data, tests, tooling, one-offs) is on the Mac path.
 void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
-                            const EffortModel &model) {
+                            const EffortModel &model, const std::set<std::string> &off_path) {
   HourRange hours;
   FixCredit fix;
   std::vector<std::string> mac_entries;
@@ -978,7 +979,8 @@ void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string
     }
     for (const FileShare &share : item.files) {
       const auto role = role_of.find(share.path);
-      if ((role != role_of.end() && on_linux_only(role->second)) || left_to_docs(item, share, role_of))
+      if ((role != role_of.end() && on_linux_only(role->second)) || left_to_docs(item, share, role_of) ||
+          off_path.count(share.path))
         continue;
       hours += share.hours;
       fix += share.fix;
@@ -1033,17 +1035,18 @@ std::string_view to_string(RecommendedPath path) {
 }
 
 void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
-                            const std::vector<FileRole> &roles, const EffortModel &model) {
+                            const std::vector<FileRole> &roles, const EffortModel &model,
+                            const std::set<std::string> &off_path) {
   std::map<std::string, Role> role_of;
   for (const FileRole &role : roles)
     role_of[role.path] = role.role;
   estimate.path = path;
   switch (path) {
   case RecommendedPath::Port:
-    price_port(estimate, role_of);
+    price_port(estimate, role_of, off_path);
     break;
   case RecommendedPath::MacEntryPoints:
-    price_mac_entry_points(estimate, role_of, model);
+    price_mac_entry_points(estimate, role_of, model, off_path);
     break;
   case RecommendedPath::KeepLinux:
     price_keep_linux(estimate, model);

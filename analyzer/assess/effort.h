@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -208,8 +209,11 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
 
 // Prices `path` over the estimate's items: sets recommended, recommended_fix,
 // recommended_goal and recommended_basis (docs/effort-model.md, "Two figures").
+// Files in `off_path` are not on it: code behind an option the Mac need not
+// choose, optional sub-projects.
 void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
-                            const std::vector<FileRole> &roles, const EffortModel &model);
+                            const std::vector<FileRole> &roles, const EffortModel &model,
+                            const std::set<std::string> &off_path = {});
 
 // A kernel name or file stem without its variant tokens (dtype, head
 // dimension, architecture, numbers): "flash_fwd_hdim64_fp16_sm80" ->

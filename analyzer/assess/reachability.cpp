@@ -8,12 +8,23 @@
 #include "core/text.h"
 
 namespace mpsaudit {
-namespace {
 
 std::string_view directory_of(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
 }
+
+std::string as_module_path(std::string_view dotted_name) {
+  std::string path(dotted_name);
+  std::replace(path.begin(), path.end(), '.', '/');
+  return path;
+}
+
+bool is_native_source(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
+}
+
+namespace {
 
 std::string join_path(std::string_view directory, std::string_view rest) {
   return directory.empty() ? std::string(rest) : std::string(directory) + "/" + std::string(rest);
@@ -21,10 +32,6 @@ std::string join_path(std::string_view directory, std::string_view rest) {
 
 bool is_python_module(const ProjectFile &file) {
   return file.kind == FileKind::Python && ends_with(file.path, ".py");
-}
-
-bool is_native(FileKind kind) {
-  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
 }
 
 // "a/b/c.py" -> {a, b, c}; "a/b/__init__.py" -> {a, b}.
@@ -51,12 +58,6 @@ std::string dotted(const std::vector<std::string_view> &parts, std::size_t from)
   for (std::size_t i = from; i < parts.size(); ++i)
     name += (i > from ? "." : "") + std::string(parts[i]);
   return name;
-}
-
-std::string as_path(std::string_view dotted_name) {
-  std::string path(dotted_name);
-  std::replace(path.begin(), path.end(), '.', '/');
-  return path;
 }
 
 // The top directory of a path ("" for a root file), for "same tree" tests.
@@ -93,9 +94,9 @@ std::optional<std::size_t> ModuleIndex::resolve(std::string_view name, std::size
   const std::string_view importer_dir = directory_of(importer_path);
   const auto module_file = [&](std::string_view base,
                                const std::string &module) -> std::optional<std::size_t> {
-    if (auto file = file_of_path(join_path(base, as_path(module) + ".py")))
+    if (auto file = file_of_path(join_path(base, as_module_path(module) + ".py")))
       return file;
-    return file_of_path(join_path(base, as_path(module) + "/__init__.py"));
+    return file_of_path(join_path(base, as_module_path(module) + "/__init__.py"));
   };
   while (!candidate.empty()) {
     // A script's own directory is on sys.path; then the repository root.
@@ -158,6 +159,25 @@ std::vector<std::size_t> ModuleIndex::parent_packages(std::size_t file) const {
   return parents;
 }
 
+std::optional<std::size_t> ModuleIndex::resolve_relative(std::string_view importer_path,
+                                                         std::string_view name) const {
+  // The dots climb from the importer's package: one dot is its own.
+  const std::size_t dots = std::min(name.find_first_not_of('.'), name.size());
+  std::string_view base = directory_of(importer_path);
+  for (std::size_t level = 1; level < dots && !base.empty(); ++level)
+    base = directory_of(base);
+  const std::string module_base =
+      name.size() > dots ? join_path(base, as_module_path(name.substr(dots))) : std::string(base);
+  if (auto module = file_of_path(module_base + ".py"))
+    return module;
+  return file_of_path(join_path(module_base, "__init__.py"));
+}
+
+std::string relative_member(std::string_view module, std::string_view name) {
+  const bool only_dots = module.find_first_not_of('.') == std::string_view::npos;
+  return std::string(module) + (only_dots ? "" : ".") + std::string(name);
+}
+
 std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<ProjectFile> &files,
                                                            const ModuleIndex &index) {
   std::vector<std::vector<std::uint32_t>> graph(files.size());
@@ -191,33 +211,15 @@ std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<Pro
           add(*target);
         continue;
       }
-      // `from ..pkg.mod import a, b`: the dots climb from the file's package.
-      const std::size_t dots = fact.name.find_first_not_of('.') == std::string::npos
-                                   ? fact.name.size()
-                                   : fact.name.find_first_not_of('.');
-      std::string_view base = directory_of(file.path);
-      for (std::size_t level = 1; level < dots && !base.empty(); ++level)
-        base = directory_of(base);
-      const std::string module_dir = join_path(base, as_path(fact.name.substr(dots)));
-      const std::string module_base = fact.name.size() > dots ? module_dir : std::string(base);
-      if (auto target = index.file_of_path(module_base + ".py"))
+      // `from ..pkg.mod import a, b`: the module, then each name that is a
+      // submodule.
+      if (auto target = index.resolve_relative(file.path, fact.name))
         add(*target);
-      else if (auto package = index.file_of_path(join_path(module_base, "__init__.py")))
-        add(*package);
-      if (const std::string *names = fact.attribute("names")) {
-        std::size_t start = 0;
-        while (start <= names->size()) {
-          const auto comma = names->find(',', start);
-          const std::string name = names->substr(start, comma == std::string::npos ? comma : comma - start);
-          if (auto target = index.file_of_path(join_path(module_base, name + ".py")))
+      if (const std::string *names = fact.attribute("names"))
+        for_each_listed_name(*names, [&](std::string_view name) {
+          if (auto target = index.resolve_relative(file.path, relative_member(fact.name, name)))
             add(*target);
-          else if (auto package = index.file_of_path(join_path(join_path(module_base, name), "__init__.py")))
-            add(*package);
-          if (comma == std::string::npos)
-            break;
-          start = comma + 1;
-        }
-      }
+        });
     }
     std::sort(edges.begin(), edges.end());
     edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
@@ -239,6 +241,8 @@ std::string_view to_string(ReachStatus status) {
     return "container-only";
   case ReachStatus::OptionalSubProject:
     return "optional-sub-project";
+  case ReachStatus::OptionOnly:
+    return "option-only";
   case ReachStatus::Unreached:
     return "unreached";
   case ReachStatus::NotCode:
@@ -249,7 +253,8 @@ std::string_view to_string(ReachStatus status) {
 
 bool may_decide(ReachStatus status) {
   return status != ReachStatus::TestOnly && status != ReachStatus::ExampleOnly &&
-         status != ReachStatus::ContainerOnly && status != ReachStatus::OptionalSubProject;
+         status != ReachStatus::ContainerOnly && status != ReachStatus::OptionalSubProject &&
+         status != ReachStatus::OptionOnly;
 }
 
 std::vector<std::string> sub_project_roots(const std::vector<ProjectFile> &files) {
@@ -340,7 +345,7 @@ NativeAnchors anchor_natives(const std::vector<ProjectFile> &files) {
     }
   anchors.natives_by_dir.resize(anchors.directory_id.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
-    if (!is_native(files[i].kind))
+    if (!is_native_source(files[i].kind))
       continue;
     std::string_view directory = directory_of(files[i].path);
     while (true) {
@@ -435,8 +440,8 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
   for (std::size_t i = 0; i < files.size(); ++i) {
     FileReach &record = reach.files[i];
     const std::uint8_t by = reached_by[i];
-    const bool code =
-        files[i].kind == FileKind::Python || files[i].kind == FileKind::Notebook || is_native(files[i].kind);
+    const bool code = files[i].kind == FileKind::Python || files[i].kind == FileKind::Notebook ||
+                      is_native_source(files[i].kind);
     if (!root_of[i].empty() &&
         std::find(reach.optional_sub_projects.begin(), reach.optional_sub_projects.end(), root_of[i]) !=
             reach.optional_sub_projects.end())

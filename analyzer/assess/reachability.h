@@ -22,6 +22,15 @@ namespace mpsaudit {
 
 struct EntryPoint;
 
+// "a/b/c.py" -> "a/b"; "c.py" -> "".
+std::string_view directory_of(std::string_view path);
+
+// "pkg.mod" -> "pkg/mod".
+std::string as_module_path(std::string_view dotted_name);
+
+// C/C++, CUDA and Metal sources.
+bool is_native_source(FileKind kind);
+
 // Python modules by dotted name and by path.
 class ModuleIndex {
 public:
@@ -34,6 +43,9 @@ public:
   // on sys.path), then the one nearest the root. Null when the name is not
   // the repository's (torch, numpy).
   std::optional<std::size_t> resolve(std::string_view dotted, std::size_t importer) const;
+  // The module a relative import names from `importer_path` (".mod",
+  // "..pkg.mod", "."): mod.py or mod/__init__.py. Null when not in the tree.
+  std::optional<std::size_t> resolve_relative(std::string_view importer_path, std::string_view name) const;
   // The package `__init__.py` files a module import runs first (pkg/ and
   // pkg/sub/ for pkg/sub/mod.py), innermost last.
   std::vector<std::size_t> parent_packages(std::size_t file) const;
@@ -45,6 +57,10 @@ private:
   // "mod") -> the files that end so.
   std::unordered_map<std::string, std::vector<std::size_t>> by_name_;
 };
+
+// The relative name of `name` imported from `module`: (".", "x") -> ".x",
+// (".pkg", "x") -> ".pkg.x".
+std::string relative_member(std::string_view module, std::string_view name);
 
 // file -> the repository files it imports (its parent packages included).
 std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<ProjectFile> &files,
@@ -58,6 +74,7 @@ enum class ReachStatus : std::uint8_t {
   TestOnly,           // only tests run it
   ContainerOnly,      // only a Dockerfile's commands run it, or it is container build files
   OptionalSubProject, // a sub-project with its own setup.py/pyproject that no main entry imports
+  OptionOnly,         // main entries import it, but use it only behind an option (assess/option_gating.h)
   Unreached,          // code no entry point imports
   NotCode,            // manifests, shell, prose: not part of an import closure
 };

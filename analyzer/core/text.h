@@ -19,6 +19,15 @@ std::string to_lower(std::string_view text);
 std::string normalize_package_name(std::string_view name);
 // Matches `text` against a glob: '*' any run, '?' one character.
 bool glob_match(std::string_view pattern, std::string_view text);
+// Calls `visit` with each item of a comma-separated list ("a,b,c"); empty
+// items included, none for an empty list.
+template <typename Visit> void for_each_listed_name(std::string_view names, Visit visit) {
+  while (!names.empty()) {
+    const auto comma = names.find(',');
+    visit(names.substr(0, comma));
+    names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+  }
+}
 // Replaces invalid UTF-8 sequences with U+FFFD so output stays valid.
 std::string sanitize_utf8(std::string_view text);
 

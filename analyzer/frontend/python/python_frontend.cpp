@@ -108,7 +108,9 @@ public:
   void run(TSNode root) {
     collect_module_classes(root);
     visit(root, 0);
+    find_option_only_definitions();
     mark_optional_functions();
+    mark_option_only_imports();
     report_cuda_only_scalers();
     report_option_device_helper_calls();
   }
@@ -176,22 +178,118 @@ private:
             starts_with(fact.name, "torch.nn.SyncBatchNorm"));
   }
 
-  // A module-level function whose every call in this file sits in an option
-  // branch (`if engine: export_engine(...)`) runs only when that option is
-  // chosen: its imports are optional too. A function never called here stays
-  // as it is: another module may call it on its default path.
+  // A module-level function or class whose every use in this file sits in an
+  // arm that runs only when an option is chosen (`if engine:
+  // export_engine(...)`, `Fast if opt.fast else Plain`; not the else arm,
+  // which runs when it is not) runs only then: its imports are optional too.
+  // One never used here stays as it is: another module may use it on its
+  // default path.
   void mark_optional_functions() {
     for (Fact &fact : out_.facts) {
       if (fact.guard != Guard::None || !is_optional_kind(fact) || fact.scope.empty())
         continue;
-      const std::string function = fact.scope.substr(0, fact.scope.find('.'));
-      const auto calls = local_calls_.find(function);
-      if (calls == local_calls_.end() || !top_level_functions_.count(function) || calls->second.total == 0 ||
-          calls->second.total != calls->second.in_option_branch)
+      const auto gated =
+          option_only_definitions_.find(std::string_view(fact.scope).substr(0, fact.scope.find('.')));
+      if (gated == option_only_definitions_.end())
         continue;
       fact.guard = Guard::OptionalPath;
-      fact.set_attribute("option", calls->second.first_option + " (every call of " + function + "())");
+      fact.set_attribute("option", std::string(gated->second.option) + " (every use of " +
+                                       std::string(gated->first) + ")");
     }
+  }
+
+  // Uses of top-level definitions and imported names: calls (`f(x)`) and
+  // references (`block = Cls`), with where they sit.
+  struct NameUse {
+    std::string_view name;       // the bare name or the import's bound name
+    std::string_view definition; // the top-level definition holding the use, or ""
+    std::string_view option;     // the optional arm or guarded branch holding it, or ""
+  };
+  struct OptionOnly {
+    std::string_view option; // one option that chooses it
+  };
+
+  std::string_view current_definition() const { return std::string_view(scope_).substr(0, scope_.find('.')); }
+
+  void note_name_use(std::string_view name) {
+    if (!top_level_definitions_.count(name) && !aliases_.count(std::string(name)) &&
+        !relative_names_.count(name))
+      return;
+    const std::string_view definition = current_definition();
+    if (definition == name)
+      return; // recursion, super(Cls, self) and the definition's own name are no uses
+    // The definition name is kept as a view of the source (names are source text).
+    const auto held = top_level_definitions_.find(definition);
+    const std::string_view stable = held == top_level_definitions_.end() ? std::string_view() : *held;
+    std::string_view option = optional_arm_;
+    if (option.empty() && guard_ != Guard::None)
+      option = "a guarded branch";
+    uses_.push_back({name, stable, option});
+  }
+
+  // A use is optional when an option branch holds it, or a definition used
+  // only optionally. Grows to a fixed point: a helper used only by an
+  // option-only class is option-only too.
+  bool use_is_optional(const NameUse &use) const {
+    return !use.option.empty() || (!use.definition.empty() && option_only_definitions_.count(use.definition));
+  }
+
+  void find_option_only_definitions() {
+    std::unordered_map<std::string_view, std::vector<const NameUse *>> uses_of;
+    for (const NameUse &use : uses_)
+      if (top_level_definitions_.count(use.name))
+        uses_of[use.name].push_back(&use);
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (const auto &[name, uses] : uses_of) {
+        if (option_only_definitions_.count(name))
+          continue;
+        const bool optional = std::all_of(uses.begin(), uses.end(), [&](const NameUse *use) {
+          return use->definition != name && use_is_optional(*use);
+        });
+        if (!optional)
+          continue;
+        std::string_view option = uses.front()->option;
+        if (option.empty())
+          option = option_only_definitions_.at(uses.front()->definition).option;
+        option_only_definitions_.emplace(name, OptionOnly{option});
+        changed = true;
+      }
+    }
+  }
+
+  // An import whose names this file uses only behind options
+  // (`use = "optional"`): the assessment then knows the imported module's
+  // code runs here only when an option chooses it (assess/option_gating.h).
+  void mark_option_only_imports() {
+    std::unordered_map<std::string_view, std::pair<int, int>> counts; // name -> (uses, optional uses)
+    for (const NameUse &use : uses_) {
+      auto &[total, optional] = counts[use.name];
+      ++total;
+      optional += use_is_optional(use);
+    }
+    const auto only_optional = [&](std::string_view name) {
+      const auto found = counts.find(name);
+      return found != counts.end() && found->second.first > 0 && found->second.first == found->second.second;
+    };
+    for (Fact &fact : out_.facts) {
+      if (fact.kind != fact_kind::Import)
+        continue;
+      bool optional = false;
+      if (const std::string *bound = fact.attribute("bound"))
+        optional = only_optional(*bound);
+      else if (const std::string *names = fact.attribute("names"))
+        optional = every_listed_name(*names, only_optional);
+      if (optional)
+        fact.set_attribute("use", "optional");
+    }
+  }
+
+  template <typename Predicate> static bool every_listed_name(std::string_view names, Predicate holds) {
+    bool all = !names.empty();
+    for_each_listed_name(names, [&](std::string_view name) { all = all && holds(name); });
+    return all;
   }
 
   // --- names ---------------------------------------------------------------
@@ -311,6 +409,7 @@ private:
           return;
         const TSNode name = is(child, g_.aliased_import) ? field(child, g_.f_name) : child;
         names += (names.empty() ? "" : ",") + std::string(text(name));
+        relative_names_.insert(text(is(child, g_.aliased_import) ? field(child, g_.f_alias) : child));
       });
       if (!names.empty())
         fact.set_attribute("names", names);
@@ -358,6 +457,8 @@ private:
         visit_import_from(definition);
       else if (is(definition, g_.class_definition))
         classes.emplace_back(std::string(text(field(definition, g_.f_name))), base_names(definition));
+      if (is(definition, g_.class_definition) || is(definition, g_.function_definition))
+        top_level_definitions_.insert(text(field(definition, g_.f_name)));
     });
     out_.facts.clear(); // the walk proper records imports with their guards
     bool changed = true;
@@ -646,15 +747,17 @@ private:
     Guard guard;
     std::string scope;
     std::string_view option_branch;
+    std::string_view optional_arm;
     bool in_forward;
     bool in_module_class;
     explicit ContextSave(Walker &w)
         : walker(w), guard(w.guard_), scope(w.scope_), option_branch(w.option_branch_),
-          in_forward(w.in_forward_), in_module_class(w.in_module_class_) {}
+          optional_arm(w.optional_arm_), in_forward(w.in_forward_), in_module_class(w.in_module_class_) {}
     ~ContextSave() {
       walker.guard_ = guard;
       walker.scope_ = scope;
       walker.option_branch_ = option_branch;
+      walker.optional_arm_ = optional_arm;
       walker.in_forward_ = in_forward;
       walker.in_module_class_ = in_module_class;
     }
@@ -809,8 +912,6 @@ private:
     const bool method_of_module = in_module_class_ && !scope_.empty();
     Fact fact = make_fact("function-def", name, field(node, g_.f_name));
     out_.facts.push_back(std::move(fact));
-    if (scope_.empty())
-      top_level_functions_.insert(name);
     if (method_of_module && name == "forward")
       in_forward_ = true;
     in_module_class_ = false; // nested classes and functions start afresh
@@ -918,16 +1019,6 @@ private:
     return test.find("__name__") != std::string_view::npos && test.find("__main__") != std::string_view::npos;
   }
 
-  void count_local_call(const std::string &function) {
-    LocalCalls &calls = local_calls_[function];
-    ++calls.total;
-    if (!option_branch_.empty()) {
-      ++calls.in_option_branch;
-      if (calls.first_option.empty())
-        calls.first_option = std::string(option_branch_);
-    }
-  }
-
   [[gnu::noinline]] void visit_if(TSNode node, int depth) {
     const TSNode condition = field(node, g_.f_condition);
     // `if __name__ == "__main__":` marks a script entry point (component
@@ -954,6 +1045,8 @@ private:
         guard_ = Guard::CudaCheck;
       if (option_test && option_branch_.empty() && (consequence || is(child, g_.else_clause)))
         option_branch_ = trim(text(condition));
+      if (option_test && consequence && optional_arm_.empty() && !is(condition, g_.not_operator))
+        optional_arm_ = trim(text(condition));
       if (is(child, g_.elif_clause)) {
         visit_elif(child, depth + 1);
         return;
@@ -975,6 +1068,9 @@ private:
         guard_ = Guard::CudaCheck;
       if (!mentions && option_branch_.empty() && field_id == g_.f_consequence)
         option_branch_ = trim(text(condition));
+      if (!mentions && optional_arm_.empty() && field_id == g_.f_consequence &&
+          !is(condition, g_.not_operator))
+        optional_arm_ = trim(text(condition));
       visit(child, depth + 1);
     });
   }
@@ -1023,6 +1119,8 @@ private:
       ContextSave save(*this);
       if (cuda_test && guard_ == Guard::None && ((i == 0) != negated))
         guard_ = Guard::CudaCheck;
+      if (!cuda_test && i == 0 && optional_arm_.empty() && !is(condition, g_.not_operator))
+        optional_arm_ = trim(text(condition));
       visit(parts[i], depth + 1);
     }
     inside_selection_ = outer_selection;
@@ -1474,8 +1572,8 @@ private:
     check_numpy_float_to_device(node, name);
     note_empty_option(name, out_.facts.back());
     note_device_helper_call(arguments, name);
-    if (is(function, g_.identifier))
-      count_local_call(std::string(text(function)));
+    if (const std::string chain = dotted(function); !chain.empty())
+      note_name_use(text(function).substr(0, std::min(chain.find('.'), chain.size())));
 
     // The callee chain: visit the receiver (it may contain calls) but not the
     // chain itself as an attribute read.
@@ -1540,6 +1638,7 @@ private:
         visit(field(node, g_.f_object), depth + 1);
       return;
     }
+    note_name_use(text(node).substr(0, std::min(chain.find('.'), chain.size())));
     const auto [canonical, rooted] = resolve(chain);
     if (!rooted) {
       // Unresolved chains: only property reads that test CUDA placement.
@@ -1685,13 +1784,16 @@ private:
   // The condition of the innermost enclosing branch that tests an option
   // rather than CUDA (`elif engine:`), or empty.
   std::string_view option_branch_;
-  struct LocalCalls {
-    int total = 0;
-    int in_option_branch = 0;
-    std::string first_option;
-  };
-  std::unordered_map<std::string, LocalCalls> local_calls_; // calls of bare names: f(...)
-  std::unordered_set<std::string> top_level_functions_;
+  // The condition of the innermost enclosing arm that runs only when an
+  // option is chosen (`if cfg.fast:`, `x if cfg.fast else y`; not an else,
+  // which runs when it is not), or empty.
+  std::string_view optional_arm_;
+  // Module-level classes and functions, and names bound by relative imports
+  // (views of the source).
+  std::unordered_set<std::string_view> top_level_definitions_;
+  std::unordered_set<std::string_view> relative_names_;
+  std::vector<NameUse> uses_;
+  std::unordered_map<std::string_view, OptionOnly> option_only_definitions_;
   bool in_forward_ = false;
   bool in_module_class_ = false;
   bool inside_selection_ = false;

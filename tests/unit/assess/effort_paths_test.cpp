@@ -166,6 +166,14 @@ TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][
   CHECK(effort.recommended.high > 0);
   CHECK(effort.recommended_goal.find("while training stays on Linux") != std::string::npos);
 
+  // Files no Mac path needs (option-only code, optional sub-projects) are off both paths.
+  for (const RecommendedPath path : {RecommendedPath::Port, RecommendedPath::MacEntryPoints}) {
+    price_recommended_path(effort, path, roles, model);
+    const HourRange with_model = effort.recommended;
+    price_recommended_path(effort, path, roles, model, {"net.py"});
+    CHECK(effort.recommended.high < with_model.high);
+  }
+
   price_recommended_path(effort, RecommendedPath::KeepLinux, roles, model);
   CHECK(effort.recommended.low == Approx(model.keep_pin.low));
   CHECK(effort.recommended_fix.safe_sites == 0);

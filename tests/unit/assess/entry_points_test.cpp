@@ -10,6 +10,7 @@
 #include "../test_support.h"
 #include "assess/decision.h"
 #include "assess/entry_verdict.h"
+#include "assess/option_gating.h"
 
 using namespace mpsaudit;
 
@@ -390,4 +391,93 @@ TEST_CASE("the decision leads with its strongest reason", "[assess][decision]") 
   REQUIRE(assessment.decision.outcome == Outcome::KeepLinuxGpu);
   REQUIRE(assessment.decision.deciding.size() >= 2);
   CHECK(assessment.decision.deciding.front().rule_id == "MPS801");
+}
+
+TEST_CASE("op stems drop the words that name a backend or a part", "[assess][option-gating]") {
+  CHECK(op_stem("warp_flow_cuda") == "warpflow");
+  CHECK(op_stem("warp_flow_forward") == "warpflow");
+  CHECK(op_stem("ROIPool_kernel") == "roipool");
+  CHECK(op_stem("bindings") == "bindings");
+}
+
+namespace {
+
+// A package whose one compiled op only CUDA implements, wrapped by
+// pkg/ops/warp.py, and a model that builds `head` around it.
+ScanResult gated_tree(const std::string &head) {
+  return scan_of({
+      {"pkg/__init__.py", ""},
+      {"pkg/ops/__init__.py", "from .warp import Warp\n"},
+      {"pkg/ops/warp.py", "import torch\nfrom pkg import _C\n\nclass Warp(torch.nn.Module):\n"
+                          "    def forward(self, x):\n        return _C.warp_forward(x)\n"},
+      {"pkg/ops/csrc/warp/warp_cuda.cu",
+       "__global__ void warp_kernel(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] += 1; }\n",
+       FileKind::Cuda},
+      {"pkg/ops/csrc/other/pool_cuda.cu",
+       "__global__ void pool_kernel(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; }\n",
+       FileKind::Cuda},
+      {"pkg/model.py",
+       "import torch\nfrom pkg.ops import Warp\n\n"
+       "class WarpHead(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+       "        self.warp = Warp()\n\n"
+       "def build(cfg):\n" +
+           head},
+      {"infer.py", "import torch\nfrom pkg.model import build\n\ndef main():\n    build(None)\n" + kMain},
+  });
+}
+
+ReachStatus status_of(const ScanResult &scan, const std::string &path) {
+  Traced traced = trace(scan);
+  apply_option_gating(
+      find_option_gated_files(scan.project_files, ModuleIndex(scan.project_files), traced.reach),
+      traced.reach);
+  return traced.reach.files[file_index(scan, path)].status;
+}
+
+} // namespace
+
+TEST_CASE("a compiled op used only behind an option is option-only, with its sources",
+          "[assess][option-gating]") {
+  const ScanResult gated = gated_tree("    if cfg.use_warp:\n        return WarpHead()\n    return None\n");
+  CHECK(status_of(gated, "pkg/ops/warp.py") == ReachStatus::OptionOnly);
+  CHECK(status_of(gated, "pkg/ops/csrc/warp/warp_cuda.cu") == ReachStatus::OptionOnly);
+  // No op names the other directory: it keeps the directory rule.
+  CHECK(status_of(gated, "pkg/ops/csrc/other/pool_cuda.cu") == ReachStatus::Reached);
+  CHECK(status_of(gated, "pkg/model.py") == ReachStatus::Reached);
+
+  // Built on the default path, or in the arm that runs when the option is
+  // off, it is reached.
+  for (const std::string head :
+       {"    return WarpHead()\n",
+        "    if cfg.plain:\n        return None\n    else:\n        return WarpHead()\n",
+        "    if not cfg.plain:\n        return WarpHead()\n"}) {
+    const ScanResult reached = gated_tree(head);
+    CHECK(status_of(reached, "pkg/ops/warp.py") == ReachStatus::Reached);
+    CHECK(status_of(reached, "pkg/ops/csrc/warp/warp_cuda.cu") == ReachStatus::Reached);
+  }
+}
+
+TEST_CASE("a wrapper nobody visibly uses keeps its status", "[assess][option-gating]") {
+  const ScanResult scan = gated_tree("    return None\n");
+  CHECK(status_of(scan, "pkg/ops/warp.py") == ReachStatus::Reached);
+}
+
+TEST_CASE("option-only kernels do not decide", "[assess][option-gating]") {
+  AssessmentInput input;
+  const ScanResult gated = gated_tree("    if cfg.use_warp:\n        return WarpHead()\n    return None\n");
+  input.scan = &gated;
+  const Assessment with_option = assess(input);
+  const ScanResult always = gated_tree("    return WarpHead()\n");
+  input.scan = &always;
+  const Assessment without_option = assess(input);
+  const auto decided_by = [](const Assessment &assessment, const std::string &path) {
+    const auto &deciding = assessment.decision.deciding;
+    return std::any_of(deciding.begin(), deciding.end(),
+                       [&](const DecisionFactor &factor) { return factor.path == path; });
+  };
+  CHECK(decided_by(without_option, "pkg/ops/csrc/warp/warp_cuda.cu"));
+  CHECK_FALSE(decided_by(with_option, "pkg/ops/csrc/warp/warp_cuda.cu"));
+  CHECK(decided_by(with_option, "pkg/ops/csrc/other/pool_cuda.cu")); // still reached, still deciding
+  CHECK(with_option.reachability.at("pkg/ops/csrc/warp/warp_cuda.cu").status == "option-only");
+  CHECK_FALSE(with_option.reachability.at("pkg/ops/csrc/warp/warp_cuda.cu").may_decide);
 }

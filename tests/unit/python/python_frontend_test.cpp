@@ -218,6 +218,48 @@ if __name__ == "__main__":
   CHECK(find_fact(facts, "import", "flash_attn")->guard == Guard::None); // the script's own entry
 }
 
+TEST_CASE("classes used only behind options make their imports optional uses", "[python][guards]") {
+  const FileFacts facts = extract_python_source(R"(import torch
+from pkg.ops import WarpConv, Conv
+from pkg.fast import fused_norm
+from .layers import Head
+
+class WarpBlock(torch.nn.Module):
+    def __init__(self):
+        super(WarpBlock, self).__init__()
+        self.conv = WarpConv()
+        import pycuda
+
+class Plain(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = Conv()
+        self.head = Head()
+
+def norm(x):
+    return fused_norm(x)
+
+def build(cfg):
+    if cfg.use_warp:
+        block = WarpBlock
+    else:
+        block = Plain
+    return block(), norm(torch.zeros(1))
+)",
+                                                "a.py");
+  const auto use_of = [&](const std::string &name) -> std::string {
+    const Fact *fact = find_fact(facts, "import", name);
+    REQUIRE(fact);
+    const std::string *use = fact->attribute("use");
+    return use ? *use : "default";
+  };
+  CHECK(use_of("pkg.ops.WarpConv") == "optional"); // only inside WarpBlock, chosen by an option
+  CHECK(use_of("pkg.ops.Conv") == "default");      // the else branch is no option the Mac can skip
+  CHECK(use_of("pkg.fast.fused_norm") == "default");
+  CHECK(find_fact(facts, "import", "pycuda")->guard == Guard::OptionalPath);
+  CHECK(find_fact(facts, "import", "torch")->attribute("use") == nullptr);
+}
+
 TEST_CASE("device selection records whether an MPS branch exists", "[python][guards]") {
   const auto selection = [](const std::string &code) -> std::string {
     const FileFacts facts = extract_python_source(code, "a.py");

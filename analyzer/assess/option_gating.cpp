@@ -1,0 +1,233 @@
+#include "assess/option_gating.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "core/text.h"
+
+namespace mpsaudit {
+namespace {
+
+// How the main path's importers use one module.
+struct ModuleUses {
+  int optional = 0;
+  int required = 0;
+};
+
+// A Python module that calls compiled ops, with what it defines.
+struct OpWrapper {
+  std::size_t file = 0;
+  std::vector<std::string> op_stems;
+  std::set<std::string> definitions; // top-level classes and functions
+  ModuleUses uses;
+  bool gated() const { return uses.optional > 0 && uses.required == 0; }
+};
+
+std::vector<OpWrapper> find_op_wrappers(const std::vector<ProjectFile> &files) {
+  std::vector<OpWrapper> wrappers;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files[i].kind != FileKind::Python)
+      continue;
+    OpWrapper wrapper;
+    wrapper.file = i;
+    for (const Fact &fact : files[i].facts.facts) {
+      if (is_compiled_op_call(fact))
+        wrapper.op_stems.push_back(op_stem(fact.name.substr(fact.name.rfind('.') + 1)));
+      else if (is_top_level_definition(fact))
+        wrapper.definitions.insert(fact.name);
+    }
+    if (wrapper.op_stems.empty())
+      continue;
+    std::sort(wrapper.op_stems.begin(), wrapper.op_stems.end());
+    wrapper.op_stems.erase(std::unique(wrapper.op_stems.begin(), wrapper.op_stems.end()),
+                           wrapper.op_stems.end());
+    wrappers.push_back(std::move(wrapper));
+  }
+  return wrappers;
+}
+
+bool is_package_init(std::string_view path) {
+  return path == "__init__.py" || ends_with(path, "/__init__.py");
+}
+
+bool inside(std::string_view path, std::string_view directory) {
+  return directory.empty() ||
+         (starts_with(path, directory) && path.size() > directory.size() && path[directory.size()] == '/');
+}
+
+// Whether importing `name` from the module file `target` reaches the
+// wrapper: the wrapper itself, or one of its definitions re-exported by a
+// package above it. Importing the wrapper's own package without a name
+// (`import pkg.layers as L`) may reach it too; a package further up
+// (`import pkg`) is no use of every module below it.
+bool reaches_wrapper(const std::vector<ProjectFile> &files, std::size_t target, std::string_view name,
+                     const OpWrapper &wrapper) {
+  if (target == wrapper.file)
+    return true;
+  const std::string &target_path = files[target].path;
+  const std::string_view wrapper_directory = directory_of(files[wrapper.file].path);
+  if (!is_package_init(target_path) || !inside(files[wrapper.file].path, directory_of(target_path)))
+    return false;
+  return name.empty() ? directory_of(target_path) == wrapper_directory
+                      : wrapper.definitions.count(std::string(name)) > 0;
+}
+
+bool is_optional_import(const Fact &fact) {
+  const std::string *use = fact.attribute("use");
+  return fact.guard == Guard::OptionalPath || (use && *use == "optional");
+}
+
+// Counts each import of a wrapper by a file on a main entry's path.
+void count_uses(const std::vector<ProjectFile> &files, const ModuleIndex &index, const Reachability &reach,
+                std::vector<OpWrapper> &wrappers) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const ProjectFile &file = files[i];
+    if (file.kind != FileKind::Python || reach.files[i].status != ReachStatus::Reached ||
+        is_package_init(file.path))
+      continue; // a package __init__ re-exports; it does not use
+    for (const Fact &fact : file.facts.facts) {
+      if (fact.kind != fact_kind::Import)
+        continue;
+      const auto count = [&](std::optional<std::size_t> target, std::string_view name) {
+        if (!target || *target == i)
+          return;
+        for (OpWrapper &wrapper : wrappers)
+          if (wrapper.file != i && reaches_wrapper(files, *target, name, wrapper))
+            ++(is_optional_import(fact) ? wrapper.uses.optional : wrapper.uses.required);
+      };
+      if (!fact.attribute("relative")) {
+        const std::string &module = fact.name;
+        const auto target = index.resolve(module, i);
+        // `import pkg.mod` names a module; `from pkg import Name` a name in it.
+        const bool names_module =
+            target && (ends_with(files[*target].path, as_module_path(module) + ".py") ||
+                       ends_with(files[*target].path, as_module_path(module) + "/__init__.py"));
+        count(target,
+              names_module ? std::string_view() : std::string_view(module).substr(module.rfind('.') + 1));
+        continue;
+      }
+      const std::string *names = fact.attribute("names");
+      if (!names) {
+        count(index.resolve_relative(file.path, fact.name), {});
+        continue;
+      }
+      for_each_listed_name(*names, [&](std::string_view name) {
+        if (auto member = index.resolve_relative(file.path, relative_member(fact.name, name)))
+          count(member, {});
+        else
+          count(index.resolve_relative(file.path, fact.name), name);
+      });
+    }
+  }
+}
+
+// Native sources by the wrappers whose ops they implement: by name stem,
+// and the rest of a claimed directory with them.
+std::map<std::size_t, std::set<std::size_t>> claim_natives(const std::vector<ProjectFile> &files,
+                                                           const std::vector<OpWrapper> &wrappers) {
+  constexpr std::size_t kShortestStem = 4; // "nms", "add" would claim too much
+  std::map<std::size_t, std::set<std::size_t>> by_native;
+  std::map<std::string_view, std::set<std::size_t>> by_directory;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!is_native_source(files[i].kind))
+      continue;
+    const std::string &path = files[i].path;
+    const std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
+    const std::string stem = op_stem(name.substr(0, name.find('.')));
+    if (stem.size() < kShortestStem)
+      continue;
+    for (std::size_t w = 0; w < wrappers.size(); ++w)
+      for (const std::string &op : wrappers[w].op_stems)
+        if (op.size() >= kShortestStem &&
+            (op.find(stem) != std::string::npos || stem.find(op) != std::string::npos)) {
+          by_native[i].insert(w);
+          by_directory[directory_of(path)].insert(w);
+        }
+  }
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (is_native_source(files[i].kind))
+      if (const auto found = by_directory.find(directory_of(files[i].path)); found != by_directory.end())
+        by_native[i].insert(found->second.begin(), found->second.end());
+  return by_native;
+}
+
+// Calls `visit` with each word of a file or op name ("warp_conv-v2.cu").
+template <typename Visit> void for_each_word(std::string_view name, Visit visit) {
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t end = std::min(name.find_first_of("_-.", start), name.size());
+    if (end > start)
+      visit(name.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+} // namespace
+
+bool is_top_level_definition(const Fact &fact) {
+  // A class's own fact carries its name as its scope.
+  return (fact.kind == "function-def" && fact.scope.empty()) ||
+         (fact.kind == "class-def" && fact.scope == fact.name);
+}
+
+bool is_compiled_op_call(const Fact &fact) {
+  if (fact.kind != fact_kind::Call || starts_with(fact.name, "torch._C"))
+    return false;
+  return starts_with(fact.name, "torch.ops.") || starts_with(fact.name, "_C.") ||
+         fact.name.find("._C.") != std::string::npos;
+}
+
+std::string op_stem(std::string_view name) {
+  static constexpr std::array<std::string_view, 19> kNotTheOp{
+      "cuda", "cpu",      "gpu", "mps", "metal", "kernel",   "kernels", "cu",  "impl", "forward",
+      "fwd",  "backward", "bwd", "op",  "ops",   "launcher", "hip",     "cpp", "cc"};
+  std::string stem;
+  for_each_word(name, [&](std::string_view word) {
+    const std::string lower = to_lower(word);
+    if (std::find(kNotTheOp.begin(), kNotTheOp.end(), lower) != kNotTheOp.end())
+      return;
+    for (const char c : lower)
+      if (std::isalnum(static_cast<unsigned char>(c)))
+        stem += c;
+  });
+  return stem;
+}
+
+std::vector<OptionGate> find_option_gated_files(const std::vector<ProjectFile> &files,
+                                                const ModuleIndex &index, const Reachability &reach) {
+  std::vector<OpWrapper> wrappers = find_op_wrappers(files);
+  if (wrappers.empty())
+    return {};
+  count_uses(files, index, reach, wrappers);
+  std::vector<OptionGate> gates;
+  const auto gate = [&](std::size_t file, const OpWrapper &wrapper) {
+    if (reach.files[file].status == ReachStatus::Reached)
+      gates.push_back({file, files[wrapper.file].path});
+  };
+  for (const OpWrapper &wrapper : wrappers)
+    if (wrapper.gated())
+      gate(wrapper.file, wrapper);
+  for (const auto &[native, claimants] : claim_natives(files, wrappers)) {
+    const bool all_gated =
+        std::all_of(claimants.begin(), claimants.end(), [&](std::size_t w) { return wrappers[w].gated(); });
+    if (all_gated)
+      gate(native, wrappers[*claimants.begin()]);
+  }
+  return gates;
+}
+
+void apply_option_gating(const std::vector<OptionGate> &gates, Reachability &reach) {
+  std::vector<bool> gated(reach.files.size(), false);
+  for (const OptionGate &gate : gates) {
+    reach.files[gate.file].status = ReachStatus::OptionOnly;
+    gated[gate.file] = true;
+  }
+  for (std::vector<std::uint32_t> &run : reach.runs)
+    run.erase(std::remove_if(run.begin(), run.end(), [&](std::uint32_t file) { return gated[file]; }),
+              run.end());
+}
+
+} // namespace mpsaudit

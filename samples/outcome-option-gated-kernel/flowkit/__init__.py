@@ -1,0 +1,1 @@
+"""flowkit: refine optical flow with an optional warping head."""

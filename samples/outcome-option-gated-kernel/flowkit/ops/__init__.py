@@ -1,0 +1,1 @@
+from .warp import FlowWarp, warp_flow
