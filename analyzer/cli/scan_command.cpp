@@ -324,7 +324,7 @@ int command_scan(const Invocation &invocation) {
       out = &file;
     }
     if (output_format == "github") {
-      write_github_report(*out, result, context, repository_prefix(result.root));
+      write_github_report(*out, result, context, repository_prefix(result.root_directory));
     } else if (output_format == "json") {
       write_json_report(*out, result, context);
     } else if (output_format == "sarif") {

@@ -329,9 +329,35 @@ std::size_t ScanResult::scanned_file_count() const {
   }));
 }
 
+std::string directory_of_root(const std::string &root) {
+  std::error_code error;
+  if (root.empty() || std::filesystem::is_directory(root, error))
+    return root.empty() ? "." : root;
+  const std::string parent = std::filesystem::path(root).parent_path().generic_string();
+  return parent.empty() ? "." : parent;
+}
+
+std::string path_for_display(const ScanResult &result, const std::string &path) {
+  return result.display_prefix + path;
+}
+
+namespace {
+
+// The prefix that makes a root-relative path read from the current
+// directory: none for ".", "./" or several roots.
+std::string display_prefix_of(const std::vector<std::string> &paths, const std::string &root_directory) {
+  if (paths.size() != 1 || root_directory == "." || root_directory == "./" || root_directory.empty())
+    return {};
+  return root_directory.back() == '/' ? root_directory : root_directory + "/";
+}
+
+} // namespace
+
 ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   ScanResult result;
   result.root = options.paths.empty() ? "." : options.paths.front();
+  result.root_directory = directory_of_root(result.root);
+  result.display_prefix = display_prefix_of(options.paths, result.root_directory);
   result.workflow.partial_scan = options.partial_scan;
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   // Phase timer for ScanProfile: each call records the time since the last.
