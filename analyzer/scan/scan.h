@@ -2,6 +2,7 @@
 // passes, evaluate rules, and return a deterministic result.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,6 +19,15 @@
 #include "workflow/workflow_summary.h"
 
 namespace mpsaudit {
+
+// Where a running scan is, for a progress line (`scan --progress`): the
+// scan's threads write it with relaxed atomic stores and increments (no
+// lock), a reporter thread reads it. `phase` points at a string literal.
+struct ScanProgress {
+  std::atomic<const char *> phase{"discovering files"};
+  std::atomic<std::size_t> done{0};
+  std::atomic<std::size_t> total{0}; // 0: the phase counts nothing
+};
 
 struct ScanOptions {
   std::vector<std::string> paths{"."};
@@ -43,6 +53,8 @@ struct ScanOptions {
   // Non-empty when keep_file limits the scan to changed files: the label the
   // report puts on decision and effort, e.g. "files changed since origin/main".
   std::string partial_scan;
+  // Updated as the scan goes when set; the caller owns it.
+  ScanProgress *progress = nullptr;
 };
 
 // What became of one discovered file.
