@@ -17,13 +17,15 @@ printf 'import torch\n' >"$work/tree/pkg/__init__.py"
 target=$(cd "$work/tree/pkg/eval" && pwd -P)/linear.py
 
 # check CWD ARG EXPECTED: scanning ARG from CWD names the finding EXPECTED:5.
+# GIT_OPTION is --no-git (walk the tree) or empty (list it as git does).
+GIT_OPTION=--no-git
 check() {
   local cwd=$1 arg=$2 expected=$3 out
-  out=$(cd "$cwd" && "$binary" scan --no-git --fail-on never "$arg" 2>/dev/null)
+  out=$(cd "$cwd" && "$binary" scan $GIT_OPTION --fail-on never "$arg" 2>/dev/null)
   grep -q "^$expected:5:" <<<"$out" || fail "text, '$arg' from $cwd: no '$expected:5:' in: $out"
   if grep -q "linear.py/linear.py" <<<"$out"; then fail "text, '$arg' from $cwd: a file path doubled"; fi
-  (cd "$cwd" && "$binary" scan --no-git --fail-on never "$arg" --format json 2>/dev/null) >"$work/report.json"
-  (cd "$cwd" && "$binary" scan --no-git --fail-on never "$arg" --format sarif 2>/dev/null) >"$work/report.sarif"
+  (cd "$cwd" && "$binary" scan $GIT_OPTION --fail-on never "$arg" --format json 2>/dev/null) >"$work/report.json"
+  (cd "$cwd" && "$binary" scan $GIT_OPTION --fail-on never "$arg" --format sarif 2>/dev/null) >"$work/report.sarif"
   python3 - "$work/report.json" "$work/report.sarif" "$cwd" "$expected" "$target" <<'PY' ||
 import json, os, sys
 from urllib.parse import unquote, urlparse
@@ -57,4 +59,13 @@ check "$work/tree/pkg/eval" . linear.py
 # From below it: the paths climb back up.
 check "$work/tree/pkg/eval" .. ../eval/linear.py
 check "$work/tree/pkg/eval" ../eval/linear.py ../eval/linear.py
+
+# Inside a git work tree, files named on the command line are scanned from the
+# current directory (as pre-commit names them): the same paths.
+git -C "$work/tree" init -q
+GIT_OPTION=
+check "$work/tree" pkg/eval/linear.py pkg/eval/linear.py
+check "$work/tree/pkg" eval/linear.py eval/linear.py
+check "$work/tree/pkg/eval" ../eval/linear.py ../eval/linear.py
+check "$work/tree" pkg pkg/eval/linear.py
 echo "relative paths: ok"
