@@ -68,4 +68,7 @@ check "$work/tree" pkg/eval/linear.py pkg/eval/linear.py
 check "$work/tree/pkg" eval/linear.py eval/linear.py
 check "$work/tree/pkg/eval" ../eval/linear.py ../eval/linear.py
 check "$work/tree" pkg pkg/eval/linear.py
+# GitHub annotations name files from the repository's top, wherever the scan ran.
+annotation=$(cd "$work/tree/pkg/eval" && "$binary" scan --fail-on never ../eval/linear.py --format github 2>/dev/null)
+grep -q "^::warning file=pkg/eval/linear.py,line=5," <<<"$annotation" || fail "github: $annotation"
 echo "relative paths: ok"
