@@ -303,7 +303,7 @@ EffortModel default_effort_model() {
        {1, 2},
        {"device", "torch-cuda", "dtype"},
        {},
-       "shared/HAZARDS.md section 8 (TRIVIAL: once per repo)"},
+       "docs/knowledge/effort.md#device-and-dtype-helper (once per repository)"},
   };
   return model;
 }

@@ -16,7 +16,8 @@
 // repository when their trigger families have findings.
 //
 // The numbers live in rules/effort.toml, each with its source; the defaults
-// below are HAZARDS.md section 8's proposal, used when no file is loaded.
+// below are the starting figures of docs/knowledge/effort.md, used when no
+// file is loaded.
 #pragma once
 
 #include <cstdint>
@@ -94,7 +95,7 @@ struct EffortModel {
   std::vector<OneOffCost> one_offs;
   // Where each number comes from: "trivial" -> citation, and so on.
   std::vector<std::pair<std::string, std::string>> sources;
-  std::string origin = "built-in defaults (shared/HAZARDS.md section 8)";
+  std::string origin = "built-in defaults (docs/knowledge/effort.md)";
 };
 
 EffortModel default_effort_model();

@@ -1,18 +1,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
 
 #include "cli/arguments.h"
 #include "cli/cli.h"
+#include "core/text.h"
 #include "report/report.h"
 #include "rules/rule.h"
-#include "core/text.h"
 #include "scan/scan.h"
 
 namespace mpsaudit::cli {
@@ -35,7 +35,6 @@ bool load_catalog(const Invocation &invocation, const std::string &override_dir,
               << terminal_safe(diagnostic.message) << "\n";
   return diagnostics.empty();
 }
-
 
 namespace {
 
@@ -104,9 +103,11 @@ void write_rules_markdown(std::ostream &out, const RuleCatalog &catalog) {
           if (!header)
             out << (flag ? "Flagged:\n\n" : "Not flagged:\n\n");
           header = true;
-          const std::string fence_language = example.kind == FileKind::Python || example.kind == FileKind::SetupPy
-                                                 ? "python"
-                                                 : std::string(example.kind == FileKind::Cxx || example.kind == FileKind::Cuda ? "cpp" : "text");
+          const std::string fence_language =
+              example.kind == FileKind::Python || example.kind == FileKind::SetupPy
+                  ? "python"
+                  : std::string(example.kind == FileKind::Cxx || example.kind == FileKind::Cuda ? "cpp"
+                                                                                                : "text");
           out << "```" << fence_language << "\n" << example.code;
           if (!example.code.empty() && example.code.back() != '\n')
             out << "\n";
@@ -149,7 +150,10 @@ int command_rules(const Invocation &invocation) {
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto &rule : catalog.rules())
-      out.push_back({{"id", rule.id}, {"name", rule.name}, {"family", rule.family}, {"summary", rule.summary},
+      out.push_back({{"id", rule.id},
+                     {"name", rule.name},
+                     {"family", rule.family},
+                     {"summary", rule.summary},
                      {"effort", std::string(to_string(rule.effort))},
                      {"severity", std::string(to_string(rule.severity))}});
     std::cout << out.dump(2) << "\n";
@@ -223,38 +227,45 @@ int command_help(const Invocation &) {
             << ": can this PyTorch repository run on an Apple-Silicon Mac (MPS)?\n\n"
                "Usage: mpsaudit <command> [options]\n\nCommands:\n";
   for (const auto &command : commands())
-    std::cout << "  " << command.name << std::string(12 - std::min<std::size_t>(11, std::strlen(command.name)), ' ')
+    std::cout << "  " << command.name
+              << std::string(12 - std::min<std::size_t>(11, std::strlen(command.name)), ' ')
               << command.summary << "\n";
-  std::cout << "\nscan options:\n"
-               "  --format FORMAT        text|json|md|html|sarif|github (default text; github: Actions annotations)\n"
-               "  -o, --output FILE      write a report to FILE (repeatable; format from .txt .json .md .html .sarif)\n"
-               "  --verdicts FILE        merge mpsaudit-probe's verdicts into the assessment\n"
-               "  --probe                run mpsaudit-probe on this scan and merge its verdicts\n"
-               "  --env FILE             include a record from `mpsaudit env` and its disagreements\n"
-               "  --probe-target DEVICE  the probe's live target: auto (default), mps, cuda, cpu\n"
-               "  -j, --jobs N           worker threads (default: number of cores)\n"
-               "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"
-               "  --max-parse-time MS    give up parsing one file after MS milliseconds (default 10000)\n"
-               "  --fail-on LEVEL        exit 1 on findings at or above error|warning|info, or never\n"
-               "  --no-git               walk the tree even inside a git work tree\n"
-               "  --profile              print the time per phase and per front end on standard error\n"
-               "  -p DIR                 directory holding compile_commands.json\n"
-               "  --rules-dir DIR        load rules from DIR\n"
-               "  --config FILE          use this mpsaudit.toml / pyproject.toml (default: found above the path)\n"
-               "  --no-config            ignore config files\n"
-               "  --select IDS           only these rules (IDs, prefixes, families; comma-separated)\n"
-               "  --ignore IDS           not these rules\n"
-               "  --baseline FILE        report only findings not recorded in FILE (docs/baseline.md)\n"
-               "  --changed-since REV    scan only files changed since REV (a partial scan)\n"
-               "  --staged               scan only files staged for commit (a partial scan)\n"
-               "  --color auto|always|never\n\n"
-               "Exit codes: 0 clean, 1 findings, 2 usage error, 3 some inputs could not be scanned.\n";
+  std::cout
+      << "\nscan options:\n"
+         "  --format FORMAT        text|json|md|html|sarif|github (default text; github: Actions "
+         "annotations)\n"
+         "  -o, --output FILE      write a report to FILE (repeatable; format from .txt .json .md .html "
+         ".sarif)\n"
+         "  --verdicts FILE        merge mpsaudit-probe's verdicts into the assessment\n"
+         "  --probe                run mpsaudit-probe on this scan and merge its verdicts\n"
+         "  --env FILE             include a record from `mpsaudit env` and its disagreements\n"
+         "  --probe-target DEVICE  the probe's live target: auto (default), mps, cuda, cpu\n"
+         "  -j, --jobs N           worker threads (default: number of cores)\n"
+         "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"
+         "  --max-parse-time MS    give up parsing one file after MS milliseconds (default 10000)\n"
+         "  --fail-on LEVEL        exit 1 on findings at or above error|warning|info, or never\n"
+         "  --no-git               walk the tree even inside a git work tree\n"
+         "  --profile              print the time per phase and per front end on standard error\n"
+         "  -p DIR                 directory holding compile_commands.json\n"
+         "  --rules-dir DIR        load rules from DIR\n"
+         "  --config FILE          use this mpsaudit.toml / pyproject.toml (default: found above the path)\n"
+         "  --no-config            ignore config files\n"
+         "  --select IDS           only these rules (IDs, prefixes, families; comma-separated)\n"
+         "  --ignore IDS           not these rules\n"
+         "  --baseline FILE        report only findings not recorded in FILE (docs/baseline.md)\n"
+         "  --changed-since REV    scan only files changed since REV (a partial scan)\n"
+         "  --staged               scan only files staged for commit (a partial scan)\n"
+         "  --color auto|always|never\n"
+         "  --progress auto|always|never  files done and phase on standard error (auto: a terminal only)\n\n"
+         "Exit codes: 0 clean, 1 findings, 2 usage error, 3 some inputs could not be scanned.\n";
   return kClean;
 }
 
 } // namespace
 
-std::string tool_version() { return "0.1.0"; }
+std::string tool_version() {
+  return "0.1.0";
+}
 
 std::string rules_directory(const Invocation &invocation, const std::string &override_dir) {
   if (!override_dir.empty())

@@ -13,6 +13,7 @@
 #include "cli/arguments.h"
 #include "cli/cli.h"
 #include "cli/probe_runner.h"
+#include "cli/progress.h"
 #include "cli/workflow_options.h"
 #include "core/temporary_directory.h"
 #include "core/text.h"
@@ -158,6 +159,33 @@ std::string effort_model_label(const std::string &model_path, bool bundled) {
   return bundled ? "rules/effort.toml" : model_path;
 }
 
+// Whether standard output gets a document a program reads, which a
+// progress line on the same terminal must not share.
+bool machine_output_on_stdout(const std::vector<std::pair<std::string, std::string>> &outputs) {
+  for (const auto &[format, path] : outputs)
+    if (path == "-" && (format == "json" || format == "sarif" || format == "github"))
+      return true;
+  return false;
+}
+
+// The scan, with a progress line on standard error while it runs when the
+// mode and the terminal want one (cli/progress.h); the line is cleared
+// before anything else is printed.
+ScanResult run_scan_with_progress(ScanOptions &options, const RuleCatalog &catalog, ProgressMode mode,
+                                  const std::vector<std::pair<std::string, std::string>> &outputs) {
+  if (!progress_wanted(mode, machine_output_on_stdout(outputs)))
+    return run_scan(options, catalog);
+  ScanProgress progress;
+  options.progress = &progress;
+  ScanResult result;
+  {
+    const ProgressLine line(progress, progress_delay(mode));
+    result = run_scan(options, catalog);
+  }
+  options.progress = nullptr;
+  return result;
+}
+
 std::optional<Severity> parse_fail_on(const std::string &text) {
   if (text == "never")
     return std::nullopt;
@@ -172,6 +200,7 @@ int command_scan(const Invocation &invocation) {
   options.retain_fact = assessment_retention;
   std::vector<std::pair<std::string, std::string>> outputs; // format, path ("-" = stdout)
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
+  std::string progress_text = "auto"; // --progress never|auto|always
   std::string verdicts_path;          // --verdicts: mpsaudit-probe's JSON, merged into the assessment
   bool run_probe = false;             // --probe: run mpsaudit-probe on this scan first
   std::vector<std::string> env_paths; // --env: records written by `mpsaudit env`
@@ -209,6 +238,8 @@ int command_scan(const Invocation &invocation) {
       verdicts_path = value;
     } else if (args.option("--color", value)) {
       color = value;
+    } else if (args.option("--progress", value)) {
+      progress_text = value;
     } else if (args.option("--fail-on", value)) {
       fail_on = value;
       workflow.fail_on_given = true;
@@ -236,6 +267,9 @@ int command_scan(const Invocation &invocation) {
     return usage_error("unknown format '" + format + "' (text, json, md, html, sarif, github)");
   if (fail_on != "never" && !parse_fail_on(fail_on))
     return usage_error("--fail-on takes error, warning, info or never");
+  const std::optional<ProgressMode> progress_mode = progress_mode_from_string(progress_text);
+  if (!progress_mode)
+    return usage_error("--progress takes never, auto or always");
   // An --output's format follows its extension; the rest use --format.
   for (auto &[output_format, path] : outputs) {
     output_format = format_for_extension(path);
@@ -251,7 +285,7 @@ int command_scan(const Invocation &invocation) {
   if (!prepare_workflow(invocation, workflow, options, catalog, fail_on))
     return kUsage;
   const double setup_seconds = seconds_since(started);
-  ScanResult result = run_scan(options, catalog);
+  ScanResult result = run_scan_with_progress(options, catalog, *progress_mode, outputs);
   result.profile.phases.insert(result.profile.phases.begin(), {"load rules and config", setup_seconds});
   auto phase_started = std::chrono::steady_clock::now();
   auto end_phase = [&](std::string name) {
@@ -324,7 +358,7 @@ int command_scan(const Invocation &invocation) {
       out = &file;
     }
     if (output_format == "github") {
-      write_github_report(*out, result, context, repository_prefix(result.root));
+      write_github_report(*out, result, context, repository_prefix(result.root_directory));
     } else if (output_format == "json") {
       write_json_report(*out, result, context);
     } else if (output_format == "sarif") {

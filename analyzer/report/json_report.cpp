@@ -416,7 +416,7 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
 
   if (!context.no_decision_reason.empty())
     json.member("no_decision_reason", context.no_decision_reason);
-  json.member("root", result.root);
+  json.member("root", result.root_directory.empty() ? result.root : result.root_directory);
   json.member("schema_version", kReportSchemaVersion);
   // What was found but not read, and why: with `files`, every entry of the
   // tree that git does not ignore.

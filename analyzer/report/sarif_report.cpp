@@ -49,8 +49,9 @@ std::string root_uri(const ScanResult &result, const ReportContext &context) {
   std::string absolute = context.root_uri;
   if (absolute.empty()) {
     std::error_code error;
-    const auto path = std::filesystem::absolute(result.root.empty() ? "." : result.root, error);
-    absolute = error ? result.root : path.lexically_normal().string();
+    const std::string &root = result.root_directory.empty() ? result.root : result.root_directory;
+    const auto path = std::filesystem::absolute(root.empty() ? "." : root, error);
+    absolute = error ? root : path.lexically_normal().string();
   }
   if (absolute.empty() || absolute.back() != '/')
     absolute += '/';

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "core/text.h"
 #include "report/report.h"
@@ -159,6 +161,19 @@ std::string entry_mac_text(const EntryAssessment &entry) {
   return text == "needs cuda" ? "needs CUDA" : text == "optional cuda path" ? "optional CUDA path" : text;
 }
 
+namespace {
+
+// The paths of the files the scan found, to tell them from other paths a
+// diagnostic can name.
+std::set<std::string_view> paths_of_files(const ScanResult &result) {
+  std::set<std::string_view> paths;
+  for (const auto &file : result.files)
+    paths.insert(file.path);
+  return paths;
+}
+
+} // namespace
+
 void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options) {
   const Palette palette{options.color};
@@ -168,12 +183,13 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
   for (const auto &finding : result.findings) {
     if (finding.suppressed)
       continue;
+    const std::string shown_path = terminal_safe(path_for_display(result, finding.path));
     if (finding.path != current_path) {
       current_path = finding.path;
-      out << "\n" << palette.paint(terminal_safe(finding.path), "1") << "\n";
+      out << "\n" << palette.paint(shown_path, "1") << "\n";
     }
     const std::string severity(to_string(static_cast<Severity>(finding.severity)));
-    out << terminal_safe(finding.path) << ":" << finding.span.line << ":" << finding.span.column << ": "
+    out << shown_path << ":" << finding.span.line << ":" << finding.span.column << ": "
         << palette.paint(terminal_safe(finding.rule_id), "1") << " "
         << palette.paint(severity, severity_colour(finding.severity)) << ": "
         << terminal_safe(finding.message);
@@ -193,10 +209,15 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
   }
   if (!result.diagnostics.empty()) {
     out << "\n";
+    const std::set<std::string_view> scanned_paths = paths_of_files(result);
     for (const auto &diagnostic : result.diagnostics) {
+      // A scanned file's path reads from the current directory; a config
+      // or baseline path is already shown as the user gave it.
+      const std::string path =
+          scanned_paths.count(diagnostic.path) ? path_for_display(result, diagnostic.path) : diagnostic.path;
       out << palette.paint(std::string(to_string(diagnostic.level)),
                            diagnostic.level == DiagnosticLevel::Error ? "1;31" : "2")
-          << ": " << terminal_safe(diagnostic.path);
+          << ": " << terminal_safe(path);
       if (diagnostic.line)
         out << ":" << diagnostic.line;
       out << ": " << terminal_safe(diagnostic.message) << " [" << terminal_safe(diagnostic.code) << "]\n";

@@ -329,9 +329,51 @@ std::size_t ScanResult::scanned_file_count() const {
   }));
 }
 
+std::string directory_of_root(const std::string &root) {
+  std::error_code error;
+  if (root.empty() || std::filesystem::is_directory(root, error))
+    return root.empty() ? "." : root;
+  const std::string parent = std::filesystem::path(root).parent_path().generic_string();
+  return parent.empty() ? "." : parent;
+}
+
+std::string path_for_display(const ScanResult &result, const std::string &path) {
+  return result.display_prefix + path;
+}
+
+namespace {
+
+// Starts a phase of the progress line: its name and how many files it counts.
+void enter_phase(ScanProgress *progress, const char *phase, std::size_t total) {
+  if (!progress)
+    return;
+  // The name first: a reader may briefly see the new name without its count,
+  // never a count under the wrong name.
+  progress->phase.store(phase, std::memory_order_relaxed);
+  progress->done.store(0, std::memory_order_relaxed);
+  progress->total.store(total, std::memory_order_relaxed);
+}
+
+void count_file_done(ScanProgress *progress) {
+  if (progress)
+    progress->done.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The prefix that makes a root-relative path read from the current
+// directory: none for ".", "./" or several roots.
+std::string display_prefix_of(const std::vector<std::string> &paths, const std::string &root_directory) {
+  if (paths.size() != 1 || root_directory == "." || root_directory == "./" || root_directory.empty())
+    return {};
+  return root_directory.back() == '/' ? root_directory : root_directory + "/";
+}
+
+} // namespace
+
 ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   ScanResult result;
   result.root = options.paths.empty() ? "." : options.paths.front();
+  result.root_directory = directory_of_root(result.root);
+  result.display_prefix = display_prefix_of(options.paths, result.root_directory);
   result.workflow.partial_scan = options.partial_scan;
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   // Phase timer for ScanProfile: each call records the time since the last.
@@ -385,7 +427,11 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       stage.pass_reads[kind].push_back(&pass.retention);
   }
   end_phase("discover");
-  parallel_for(work.size(), jobs, [&](std::size_t i) { load_and_extract(work[i], stage); });
+  enter_phase(options.progress, "reading files", work.size());
+  parallel_for(work.size(), jobs, [&](std::size_t i) {
+    load_and_extract(work[i], stage);
+    count_file_done(options.progress);
+  });
   end_phase("read, extract facts, first rules");
   for (const auto &item : work) {
     ScanProfile::FrontEnd &front_end = result.profile.front_ends[std::string(to_string(item.file.kind))];
@@ -402,12 +448,14 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   for (const auto &file : project)
     facts_before_passes.push_back(file.facts.facts.size());
   end_phase("prepare project passes");
+  enter_phase(options.progress, "project passes", 0);
   for (const auto &pass : project_passes()) {
     pass.run(project);
     end_phase("project pass " + pass.name);
   }
 
   // The deferred facts, and whatever the passes added, meet their rules now.
+  enter_phase(options.progress, "late rules", work.size());
   parallel_for(work.size(), jobs, [&](std::size_t i) {
     FileFacts late;
     const auto &facts = project[i].facts.facts;
@@ -437,9 +485,11 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     work[i].fact_lines.clear();
     work[i].suppression_counts =
         apply_suppressions(work[i].suppressions, all, engine, project[i].path, project[i].kind);
+    count_file_done(options.progress);
   });
 
   end_phase("late rules, suppressions");
+  enter_phase(options.progress, "merging", 0);
   std::size_t finding_count = 0;
   for (const auto &item : work)
     finding_count += item.findings.size();

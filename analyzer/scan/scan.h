@@ -2,6 +2,7 @@
 // passes, evaluate rules, and return a deterministic result.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,6 +19,15 @@
 #include "workflow/workflow_summary.h"
 
 namespace mpsaudit {
+
+// Where a running scan is, for a progress line (`scan --progress`): the
+// scan's threads write it with relaxed atomic stores and increments (no
+// lock), a reporter thread reads it. `phase` points at a string literal.
+struct ScanProgress {
+  std::atomic<const char *> phase{"discovering files"};
+  std::atomic<std::size_t> done{0};
+  std::atomic<std::size_t> total{0}; // 0: the phase counts nothing
+};
 
 struct ScanOptions {
   std::vector<std::string> paths{"."};
@@ -43,6 +53,8 @@ struct ScanOptions {
   // Non-empty when keep_file limits the scan to changed files: the label the
   // report puts on decision and effort, e.g. "files changed since origin/main".
   std::string partial_scan;
+  // Updated as the scan goes when set; the caller owns it.
+  ScanProgress *progress = nullptr;
 };
 
 // What became of one discovered file.
@@ -77,6 +89,14 @@ struct ScanProfile {
 
 struct ScanResult {
   std::string root; // the first scanned path, as given
+  // The directory the paths of findings, files and diagnostics are relative
+  // to, as given: the root itself, or a single file's directory ("." when
+  // the file was named without one). JSON's `root` and SARIF's SRCROOT.
+  std::string root_directory;
+  // What a report puts before a relative path so that it reads from the
+  // current directory, as ripgrep prints it: "pkg/" for `scan pkg`, "" for
+  // `scan .`. Empty with several roots, whose paths keep their own prefixes.
+  std::string display_prefix;
   std::vector<FileRecord> files;
   // Entries found but not read, with why (scan/discover.h): with `files`
   // and `not_selected`, every entry of the tree that git does not ignore.
@@ -102,5 +122,12 @@ struct ScanResult {
 };
 
 ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog);
+
+// The directory a scan root's relative paths start from: the root when it is
+// a directory, else the named file's directory ("." when it has none).
+std::string directory_of_root(const std::string &root);
+// `prefix + path` for a report shown to the user: a path the current
+// directory can open (ScanResult::display_prefix).
+std::string path_for_display(const ScanResult &result, const std::string &path);
 
 } // namespace mpsaudit

@@ -28,7 +28,8 @@ cat >"$tree/nb.ipynb" <<'NB'
 ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 NB
 run 3 scan --no-git "$tree"
-says 'error: nb.ipynb: cell 2: "source" is an object, not a string or a list of strings; the cell was not scanned [invalid-notebook]'
+# Paths read from the current directory: the scanned root as given, then the file.
+says "error: $tree/nb.ipynb: cell 2: \"source\" is an object, not a string or a list of strings; the cell was not scanned [invalid-notebook]"
 says "canary.py:2"
 rm "$tree/nb.ipynb"
 

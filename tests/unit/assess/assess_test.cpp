@@ -164,7 +164,7 @@ TEST_CASE("the effort model file loads with its calibrated numbers and their sou
   CHECK(model.one_offs.size() == 3);
   CHECK(model.sources.size() == 7);
   for (const auto &[section, source] : model.sources)
-    CHECK((source.find("HAZARDS.md") != std::string::npos || source.find("dev-set") != std::string::npos));
+    CHECK((source.rfind("docs/knowledge/effort.md#", 0) == 0 || source.find("dev-set") != std::string::npos));
 
   std::vector<Diagnostic> diagnostics;
   const std::string bad = std::string(MPSAUDIT_SOURCE_DIR) + "/tests/unit/assess/bad-effort.toml";

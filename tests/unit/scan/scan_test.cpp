@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,7 +30,8 @@ public:
   ~TempTree() {
     std::error_code error;
     // Restore permissions so removal can descend everywhere.
-    for (auto it = fs::recursive_directory_iterator(root_, fs::directory_options::skip_permission_denied, error);
+    for (auto it =
+             fs::recursive_directory_iterator(root_, fs::directory_options::skip_permission_denied, error);
          it != fs::recursive_directory_iterator(); it.increment(error))
       fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, error);
     fs::remove_all(root_, error);
@@ -143,7 +146,8 @@ TEST_CASE("results are identical whatever the thread count", "[scan][determinism
   const auto keys = [](const ScanResult &r) {
     std::vector<std::string> out;
     for (const auto &f : r.findings)
-      out.push_back(f.path + ":" + std::to_string(f.span.line) + ":" + std::to_string(f.span.column) + f.rule_id);
+      out.push_back(f.path + ":" + std::to_string(f.span.line) + ":" + std::to_string(f.span.column) +
+                    f.rule_id);
     return out;
   };
   REQUIRE(keys(one).size() == 120);
@@ -173,7 +177,9 @@ TEST_CASE("inside a git work tree, ignored files are not scanned", "[scan][disco
   tree.write("build/generated.py", kCudaCall);
   tree.write(".gitignore", "build/\n");
   const std::string root = tree.root().string();
-  REQUIRE(std::system(("git -C '" + root + "' init -q && git -C '" + root + "' add tracked.py .gitignore").c_str()) == 0);
+  REQUIRE(std::system(
+              ("git -C '" + root + "' init -q && git -C '" + root + "' add tracked.py .gitignore").c_str()) ==
+          0);
   const Discovery discovery = discover_files(root, true);
   CHECK(discovery.used_git);
   std::vector<std::string> paths;
@@ -190,4 +196,54 @@ TEST_CASE("a single file can be scanned by path", "[scan][discovery]") {
   const ScanResult result = scan_tree(file);
   REQUIRE(result.findings.size() == 1);
   CHECK(result.findings.front().path == "one.py");
+}
+
+TEST_CASE("a scan reports its phases and ends merging", "[scan][progress]") {
+  TempTree tree;
+  for (int i = 0; i < 25; ++i)
+    tree.write("pkg/m" + std::to_string(i) + ".py", kCudaCall);
+  ScanOptions options;
+  options.paths = {tree.root().string()};
+  options.jobs = 4;
+  options.use_git = false;
+  ScanProgress progress;
+  options.progress = &progress;
+  // What the progress says while the files' facts are filtered, which
+  // happens in the reading and in the late-rules phase.
+  std::mutex mutex;
+  std::set<std::pair<std::string, std::size_t>> seen; // phase, total
+  std::size_t most_done = 0;
+  options.retain_fact = [&](const Fact &) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    seen.emplace(progress.phase.load(), progress.total.load());
+    most_done = std::max(most_done, progress.done.load());
+    return FactRetention::Keep;
+  };
+  const ScanResult result = run_scan(options, testing::repository_catalog());
+  CHECK(result.files.size() == 25);
+  CHECK(seen.count({"reading files", 25}) == 1);
+  CHECK(seen.count({"late rules", 25}) == 1);
+  CHECK(most_done > 0);
+  CHECK(most_done < 25); // a file is counted after its facts are filtered
+  CHECK(std::string(progress.phase.load()) == "merging");
+  // Merging counts no files: the phase before it reset the count.
+  CHECK(progress.total.load() == 0);
+  CHECK(progress.done.load() == 0);
+}
+
+TEST_CASE("paths start from the scanned directory; a single file's directory, never the file",
+          "[scan][paths]") {
+  TempTree tree;
+  tree.write("pkg/eval/linear.py", kCudaCall);
+  const std::string directory = (tree.root() / "pkg" / "eval").string();
+  const ScanResult by_file = scan_tree(tree.root() / "pkg" / "eval" / "linear.py");
+  CHECK(by_file.root_directory == directory);
+  CHECK(path_for_display(by_file, "linear.py") == directory + "/linear.py");
+  const ScanResult by_directory = scan_tree(tree.root() / "pkg");
+  CHECK(by_directory.root_directory == (tree.root() / "pkg").string());
+  CHECK(has_finding(by_directory, "eval/linear.py", "MPS101"));
+  CHECK(path_for_display(by_directory, "eval/linear.py") ==
+        (tree.root() / "pkg").string() + "/eval/linear.py");
+  CHECK(directory_of_root("linear.py") == ".");
+  CHECK(directory_of_root("") == ".");
 }
