@@ -591,6 +591,38 @@ bool is_open_finding(const Finding &finding) {
          finding.severity >= static_cast<int>(Severity::Warning);
 }
 
+namespace {
+
+// A package's replacement is work in the code that uses it; the manifests
+// that name it follow with a one-line edit. The sites of each file outside
+// the dependencies family, by path.
+std::map<std::string, int> code_sites_by_path(const EffortItem &item, const std::vector<Finding> &findings) {
+  std::map<std::string, int> sites;
+  for (const std::size_t index : item.finding_indices) {
+    const Finding &finding = findings[index];
+    if (finding.rule && finding.rule->family != "dependencies")
+      ++sites[finding.path];
+  }
+  return sites;
+}
+
+// Shares the item's hours among its files by sites: by `code_sites` where
+// it names any (a package's code uses), else by all of them.
+void spread_over_files(EffortItem &item, int total_sites, const std::map<std::string, int> &code_sites) {
+  int code_total = 0;
+  for (const auto &[path, sites] : code_sites)
+    code_total += sites;
+  for (FileShare &share : item.files) {
+    const auto code = code_sites.find(share.path);
+    const double weight = code_total > 0
+                              ? (code == code_sites.end() ? 0.0 : double(code->second) / code_total)
+                              : static_cast<double>(share.sites) / total_sites;
+    share.hours = item.hours.scaled(weight);
+  }
+}
+
+} // namespace
+
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded,
                                std::string_view fix_target_torch) {
@@ -750,8 +782,8 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
           item.effort == Effort::Large && !package ? static_cast<int>(item.files.size()) - 1 : 0;
       item.hours = per_fix;
       item.hours += model.kernel_per_variant.scaled(variants);
-      for (auto &share : item.files)
-        share.hours = item.hours.scaled(static_cast<double>(share.sites) / total_sites);
+      spread_over_files(item, total_sites,
+                        package ? code_sites_by_path(item, scan.findings) : std::map<std::string, int>{});
       item.basis =
           std::string(package                         ? "once per package per repository"
                       : item.effort == Effort::Small  ? "once per hazard class per repository"

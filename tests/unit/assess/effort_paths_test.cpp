@@ -116,6 +116,26 @@ TEST_CASE("a package is priced once however many files name it", "[assess][effor
                       [](const EffortItem &item) { return item.kind == "finding"; }) == 1);
 }
 
+TEST_CASE("a package's hours sit in the code that uses it, not in the manifests",
+          "[assess][effort][packages]") {
+  const ScanResult scan = scan_of({{"requirements.txt", "torch\nxformers==0.0.20\n", FileKind::Requirements},
+                                   {"train.py", "from xformers.ops import fmha\n"},
+                                   {"model.py", "import xformers.ops\n"}});
+  const EffortEstimate effort = estimate_effort(scan, {}, repository_model());
+  const EffortItem *package = item_with_key(effort, "package:xformers");
+  REQUIRE(package != nullptr);
+  CHECK(package->effort == Effort::Medium); // the largest class of its findings: packed attention (MPS419)
+  REQUIRE(package->files.size() == 3);      // the manifest's line is part of the item
+  double code_high = 0;
+  for (const FileShare &share : package->files) {
+    if (share.path == "requirements.txt")
+      CHECK(share.hours.high == 0.0);
+    else
+      code_high += share.hours.high;
+  }
+  CHECK(code_high == Approx(package->hours.high));
+}
+
 TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess][effort][acceptance]") {
   const std::string script =
       "import torch\nx = torch.zeros(1).cuda()\nif __name__ == \"__main__\":\n    pass\n";
