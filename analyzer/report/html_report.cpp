@@ -9,6 +9,8 @@
 //   #effort-recommended[data-low][data-high]  the recommended path's hours
 //   #effort-native-port[data-low][data-high]  the native port of everything
 //   #effort-total[data-low][data-high]   the effort range in hours
+//   #reasons, #all-reasons               the grouped and the full "why"
+//   #findings details.file[data-path]    one per file with findings
 //   #findings tbody tr.finding           one row per unsuppressed finding
 #include <algorithm>
 #include <cstdio>

@@ -293,21 +293,37 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
   }
 }
 
-std::vector<std::string> why_lines(const Decision &decision) {
-  std::vector<std::string> lines;
-  const auto &groups = decision.deciding_groups;
+namespace {
+
+// The first `limit` groups' sentences, then one line for the rest;
+// secondary groups say which milder outcome they argue for.
+void append_groups(std::vector<std::string> &lines, const std::vector<ReasonGroup> &groups, std::size_t limit,
+                   bool secondary) {
+  const auto prefix = [&](const ReasonGroup &group) {
+    return secondary ? "Also (" + std::string(to_string(group.pushes_to)) + "): " : std::string();
+  };
   std::size_t hidden_factors = 0;
   for (std::size_t i = 0; i < groups.size(); ++i)
-    if (i < kShownReasonGroups)
-      lines.push_back(groups[i].summary);
+    if (i < limit)
+      lines.push_back(prefix(groups[i]) + groups[i].summary);
     else
       hidden_factors += groups[i].count;
-  if (groups.size() > kShownReasonGroups)
-    lines.push_back("And " + std::to_string(groups.size() - kShownReasonGroups) + " more causes (" +
-                    std::to_string(hidden_factors) + " findings) in the full list.");
-  for (std::size_t i = 0; i < decision.secondary_groups.size() && i < kShownReasonGroups; ++i)
-    lines.push_back("Also (" + std::string(to_string(decision.secondary_groups[i].pushes_to)) +
-                    "): " + decision.secondary_groups[i].summary);
+  if (groups.size() > limit)
+    lines.push_back((secondary ? "Also " : "And ") + std::to_string(groups.size() - limit) +
+                    (groups.size() - limit == 1 ? " more cause (" : " more causes (") +
+                    std::to_string(hidden_factors) + " reasons) in the full list.");
+}
+
+} // namespace
+
+std::vector<std::string> why_lines(const Decision &decision) {
+  std::vector<std::string> lines;
+  // About kShownReasonGroups groups in all: the deciding ones first, and at
+  // least two secondary ones when there are any.
+  const std::size_t deciding = std::min(decision.deciding_groups.size(), kShownReasonGroups);
+  append_groups(lines, decision.deciding_groups, deciding, false);
+  append_groups(lines, decision.secondary_groups, std::max<std::size_t>(2, kShownReasonGroups - deciding),
+                true);
   lines.insert(lines.end(), decision.context_reasons.begin(), decision.context_reasons.end());
   return lines;
 }
