@@ -50,7 +50,10 @@ if [[ ! -d $devset/repos ]]; then
   exit 0
 fi
 large=""
-for repo in "$devset"/repos/*/; do
+# Kernel libraries first (the most .cu/.cuh files): they have the most findings.
+for repo in $(for dir in "$devset"/repos/*/; do
+  echo "$(find "$dir" -type f \( -name '*.cu' -o -name '*.cuh' \) | wc -l) $dir"
+done | sort -rn | cut -d' ' -f2-); do
   status=0
   (cd "$repo" && "$binary" scan --no-git . --fail-on never -o "$work/d.json" -o "$work/d.md" -o "$work/d.txt" 2>/dev/null) ||
     status=$?

@@ -73,7 +73,10 @@ if [[ ! -d $devset/repos ]]; then
   echo "SKIP dev-set half: $devset/repos is absent"
 else
   large=""
-  for repo in "$devset"/repos/*/; do
+  # Kernel libraries first (the most .cu/.cuh files): they have the most findings.
+for repo in $(for dir in "$devset"/repos/*/; do
+  echo "$(find "$dir" -type f \( -name '*.cu' -o -name '*.cuh' \) | wc -l) $dir"
+done | sort -rn | cut -d' ' -f2-); do
     scan_html devset "$repo"
     if (($(findings_of "$work/devset.json") > 1000)); then large=$repo; break; fi
   done
