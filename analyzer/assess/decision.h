@@ -87,10 +87,11 @@ struct ReasonGroup {
   std::string summary; // one sentence with the count and one example location
   std::size_t count = 0;
   std::size_t files = 0;
-  std::vector<std::pair<std::string, std::size_t>> rules; // rule ID and count, most first
-  std::string example;                                    // path:line of the strongest member
-  std::vector<std::string> entries;                       // entry points that run members (at most 3)
-  std::vector<std::size_t> members;                       // indexes into the factor list, strongest first
+  std::vector<std::pair<std::string, std::size_t>> rules;       // rule ID and count, most first
+  std::vector<std::pair<std::string, std::size_t>> directories; // members' directories and counts, most first
+  std::string example;                                          // path:line of the strongest member
+  std::vector<std::string> entries;                             // entry points that run members (at most 3)
+  std::vector<std::size_t> members; // indexes into the factor list, strongest first
 };
 
 struct Decision {

@@ -80,6 +80,32 @@ std::string rules_text(const std::vector<std::pair<std::string, std::size_t>> &r
   return text;
 }
 
+// "csrc/megatron (120), csrc (80) and 5 more directories"
+std::string directories_text(const std::vector<std::pair<std::string, std::size_t>> &directories) {
+  std::string text;
+  for (std::size_t i = 0; i < directories.size() && i < 2; ++i)
+    text += (i ? ", " : "") + directories[i].first + " (" + std::to_string(directories[i].second) + ")";
+  if (directories.size() > 2)
+    text += " and " + std::to_string(directories.size() - 2) +
+            (directories.size() == 3 ? " more directory" : " more directories");
+  return text;
+}
+
+// The directory a path is in; "." for a file at the root.
+std::string directory_of(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+void add_count(std::vector<std::pair<std::string, std::size_t>> &counts, const std::string &key) {
+  auto found =
+      std::find_if(counts.begin(), counts.end(), [&](const auto &count) { return count.first == key; });
+  if (found == counts.end())
+    counts.emplace_back(key, 1);
+  else
+    ++found->second;
+}
+
 std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead) {
   if (group.count == 1)
     return lead.summary;
@@ -87,7 +113,10 @@ std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead) 
                      " in " + plural(group.files, "file");
   if (!group.rules.empty() && group.cause != "rule:" + group.rules.front().first)
     text += " (" + rules_text(group.rules) + ")";
-  text += ", " + kind_phrase(group.kind) + "; e.g. " + group.example;
+  text += ", " + kind_phrase(group.kind);
+  if (group.directories.size() > 1)
+    text += "; in " + directories_text(group.directories);
+  text += "; e.g. " + group.example;
   if (!group.entries.empty()) {
     text += "; run by ";
     for (std::size_t i = 0; i < group.entries.size(); ++i)
@@ -98,16 +127,12 @@ std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead) 
 
 void count_member(ReasonGroup &group, const DecisionFactor &factor, std::set<std::string> &paths) {
   ++group.count;
-  if (!factor.path.empty())
+  if (!factor.path.empty()) {
     paths.insert(factor.path);
-  if (!factor.rule_id.empty()) {
-    auto found = std::find_if(group.rules.begin(), group.rules.end(),
-                              [&](const auto &rule) { return rule.first == factor.rule_id; });
-    if (found == group.rules.end())
-      group.rules.emplace_back(factor.rule_id, 1);
-    else
-      ++found->second;
+    add_count(group.directories, directory_of(factor.path));
   }
+  if (!factor.rule_id.empty())
+    add_count(group.rules, factor.rule_id);
   for (const std::string &entry : factor.entries)
     if (group.entries.size() < 3 &&
         std::find(group.entries.begin(), group.entries.end(), entry) == group.entries.end())
@@ -141,8 +166,9 @@ std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &facto
   for (std::size_t g = 0; g < groups.size(); ++g) {
     ReasonGroup &group = groups[g];
     group.files = paths[g].size();
-    std::stable_sort(group.rules.begin(), group.rules.end(),
-                     [](const auto &a, const auto &b) { return a.second > b.second; });
+    const auto most_first = [](const auto &a, const auto &b) { return a.second > b.second; };
+    std::stable_sort(group.rules.begin(), group.rules.end(), most_first);
+    std::stable_sort(group.directories.begin(), group.directories.end(), most_first);
     group.summary = group_summary(group, factors[group.members.front()]);
   }
   std::stable_sort(groups.begin(), groups.end(), [&](const ReasonGroup &a, const ReasonGroup &b) {

@@ -81,6 +81,22 @@ TEST_CASE("every CUDA C++ rule is one cause, counted by rule, with one example",
   CHECK(group.summary.find("3 findings in 2 files") != std::string::npos);
   CHECK(group.summary.find("MPS830 x2, MPS801") != std::string::npos);
   CHECK(group.summary.find("e.g. csrc/a.cu:10") != std::string::npos);
+  CHECK(group.directories == std::vector<std::pair<std::string, std::size_t>>{{"csrc", 3}});
+  CHECK(group.summary.find("; in csrc") == std::string::npos); // one directory: the files say where
+}
+
+TEST_CASE("a group spread over directories names the two largest", "[assess][reasons]") {
+  const Rule kernel = rule_of("MPS801", "cxx", Effort::Large);
+  Factors factors;
+  factors.add(kernel, "a/k.cu", 1, "k1");
+  factors.add(kernel, "b/k.cu", 1, "k2");
+  factors.add(kernel, "b/l.cu", 1, "k3");
+  factors.add(kernel, "c/k.cu", 1, "k4");
+  factors.add(kernel, "k.cu", 1, "k5");
+  const auto groups = group_by_cause(factors.list, factors.scan);
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0].summary.find("; in b (2), a (1) and 2 more directories; e.g. a/k.cu:1") !=
+        std::string::npos);
 }
 
 TEST_CASE("a CUDA-only library rule groups by the top-level package it names", "[assess][reasons]") {
