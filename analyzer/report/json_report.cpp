@@ -51,6 +51,9 @@ nlohmann::json groups_json(const std::vector<ReasonGroup> &groups) {
     nlohmann::json rules = nlohmann::json::array();
     for (const auto &[rule, count] : group.rules)
       rules.push_back({{"rule", rule}, {"count", count}});
+    nlohmann::json directories = nlohmann::json::array();
+    for (const auto &[directory, count] : group.directories)
+      directories.push_back({{"directory", sanitize_utf8(directory)}, {"count", count}});
     std::vector<std::string> entries;
     for (const std::string &entry : group.entries)
       entries.push_back(sanitize_utf8(entry));
@@ -62,6 +65,7 @@ nlohmann::json groups_json(const std::vector<ReasonGroup> &groups) {
                     {"count", group.count},
                     {"files", group.files},
                     {"rules", rules},
+                    {"directories", directories},
                     {"example", sanitize_utf8(group.example)},
                     {"entries", entries},
                     {"members", group.members}});
