@@ -4,7 +4,8 @@
 # findings at 1280x2400 and 1920x2400. A script injected into a copy of each
 # report (layout/measure_layout.js) measures the page: no element may be
 # wider than the viewport (tables scroll inside their own box) and every
-# table cell must be at least 12 characters wide. Screenshots are kept as
+# table cell must be at least 12 characters wide. Screenshots of the whole
+# page and of the part from the entry points on (the findings) are kept as
 # artifacts in <build>/test-output/report_screenshot/.
 #
 # The dev-set half reads ../shared/devset/repos beside the source tree
@@ -40,12 +41,22 @@ report, script, out = sys.argv[1:]
 html = open(report, encoding="utf-8").read()
 assert html.count("</body>") == 1, "the report has no single </body>"
 open(out, "w", encoding="utf-8").write(html.replace("</body>", "<script>" + open(script).read() + "</script></body>"))
+# A copy that starts at the entry points, so that a screenshot shows the
+# findings tables of a long report too.
+body = html.index("<body>") + len("<body>")
+findings = out.replace(".measure.html", ".findings.html")
+start = html.find("<h2>Entry points</h2>")
+start = start if start >= 0 else html.index("<h2>Findings")
+open(findings, "w", encoding="utf-8").write(html[:body] + html[start:])
 PY
   for width in 1280 1920; do
     timeout 300 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
       --window-size=$width,2400 --screenshot="$shots/$name-$width.png" "file://$work/$name.html" >/dev/null 2>&1 ||
       fail "$name: chromium could not take a screenshot at $width px"
     [[ -s $shots/$name-$width.png ]] || fail "$name: empty screenshot at $width px"
+    timeout 300 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+      --window-size=$width,2400 --screenshot="$shots/$name-findings-$width.png" "file://$work/$name.findings.html" \
+      >/dev/null 2>&1 || fail "$name: chromium could not take a screenshot of the findings at $width px"
     timeout 300 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
       --window-size=$width,2400 --dump-dom "file://$work/$name.measure.html" >"$work/$name-$width.dom" 2>/dev/null ||
       fail "$name: chromium could not load the report at $width px"
