@@ -9,6 +9,7 @@
 #include "assess/entry_verdict.h"
 #include "assess/option_gating.h"
 #include "assess/reachability.h"
+#include "assess/reason_groups.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -70,28 +71,10 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
   return factor;
 }
 
-// The strongest reason first: the code that needs CUDA before the manifest
-// line that installs it; then by kind: a critical-path blocker, training
-// at scale (what keeps training on Linux), CUDA-only code confined to one
-// part, and last code whose fallback runs; then the largest porting work (a
-// kernel before the header it includes); otherwise in the order found.
+// The strongest reason first (reason_strength); otherwise in the order found.
 void lead_with_strongest(std::vector<DecisionFactor> &factors, const ScanResult &scan) {
-  const auto finding_of = [&](const DecisionFactor &factor) -> const Finding * {
-    return factor.finding_index < 0 ? nullptr
-                                    : &scan.findings[static_cast<std::size_t>(factor.finding_index)];
-  };
-  const auto strength = [&](const DecisionFactor &factor) {
-    const Finding *finding = finding_of(factor);
-    const bool code = !finding || !declares_dependencies(finding->file_kind);
-    const int kind = factor.kind == "critical-blocker" ? 3
-                     : factor.kind == "training-scale" ? 2
-                     : factor.kind == "fallback-item"  ? 0
-                                                       : 1;
-    const int effort = finding && finding->rule ? static_cast<int>(finding->rule->effort) : 0;
-    return std::tuple{code, kind, effort};
-  };
   std::stable_sort(factors.begin(), factors.end(), [&](const DecisionFactor &a, const DecisionFactor &b) {
-    return strength(a) > strength(b);
+    return reason_strength(a, scan) > reason_strength(b, scan);
   });
 }
 
@@ -606,6 +589,23 @@ std::string_view outcome_meaning(Outcome outcome) {
   return "";
 }
 
+// The code that needs CUDA before the manifest line that installs it; then
+// by kind: a critical-path blocker, training at scale (what keeps training
+// on Linux), CUDA-only code confined to one part, and last code whose
+// fallback runs; then the largest porting work (a kernel before the header
+// it includes).
+std::tuple<bool, int, int> reason_strength(const DecisionFactor &factor, const ScanResult &scan) {
+  const Finding *finding =
+      factor.finding_index < 0 ? nullptr : &scan.findings[static_cast<std::size_t>(factor.finding_index)];
+  const bool code = !finding || !declares_dependencies(finding->file_kind);
+  const int kind = factor.kind == "critical-blocker" ? 3
+                   : factor.kind == "training-scale" ? 2
+                   : factor.kind == "fallback-item"  ? 0
+                                                     : 1;
+  const int effort = finding && finding->rule ? static_cast<int>(finding->rule->effort) : 0;
+  return {code, kind, effort};
+}
+
 bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds) {
   if (!is_open_finding(finding) || !finding.rule)
     return false;
@@ -759,17 +759,21 @@ Assessment assess(const AssessmentInput &input) {
     if (decision.deciding.size() > 1)
       decision.headline += " (and " + std::to_string(decision.deciding.size() - 1) + " more)";
   }
+  std::vector<std::string> &context = decision.context_reasons;
+  if (const std::string entry_line = entry_points_reason(assessment.entry_points); !entry_line.empty())
+    context.push_back(entry_line);
+  context.push_back(effort_reason(assessment.effort));
+  if (const FixCredit &fix = assessment.effort.fix; fix.safe_sites + fix.unsafe_sites > 0)
+    context.push_back(fix_credit_sentence(fix));
+  if (assessment.memory.has_estimate)
+    context.push_back("Memory fit: " + assessment.memory.summary + ".");
   for (const auto &factor : decision.deciding)
     decision.reasons.push_back(factor.summary);
   for (const auto &factor : decision.secondary)
     decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
-  if (const std::string entry_line = entry_points_reason(assessment.entry_points); !entry_line.empty())
-    decision.reasons.push_back(entry_line);
-  decision.reasons.push_back(effort_reason(assessment.effort));
-  if (const FixCredit &fix = assessment.effort.fix; fix.safe_sites + fix.unsafe_sites > 0)
-    decision.reasons.push_back(fix_credit_sentence(fix));
-  if (assessment.memory.has_estimate)
-    decision.reasons.push_back("Memory fit: " + assessment.memory.summary + ".");
+  decision.reasons.insert(decision.reasons.end(), context.begin(), context.end());
+  decision.deciding_groups = group_by_cause(decision.deciding, scan);
+  decision.secondary_groups = group_by_cause(decision.secondary, scan);
 
   assessment.acceptance = acceptance_levels(scan, input.probe, assessment.effort);
   assessment.plan = action_plan(assessment.effort);

@@ -24,6 +24,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "assess/decision_probe.h"
@@ -72,12 +74,36 @@ struct DecisionFactor {
   std::vector<std::string> entries;
 };
 
+// Deciding (or secondary) factors with one cause: CUDA kernels and their C++
+// glue, one CUDA-only package, one hazard class (rule), or a finding-less
+// factor (effort, memory, a kernel with a fallback). Built by
+// group_by_cause (assess/reason_groups.h); the reports show a few of these
+// instead of every factor.
+struct ReasonGroup {
+  std::string kind;  // the members' DecisionFactor::kind
+  std::string cause; // "cuda-code", "package:triton", "rule:MPS216" or the kind
+  Outcome pushes_to = Outcome::Adapt;
+  std::string title;   // "CUDA kernels and CUDA C++ code", "package `triton`", ...
+  std::string summary; // one sentence with the count and one example location
+  std::size_t count = 0;
+  std::size_t files = 0;
+  std::vector<std::pair<std::string, std::size_t>> rules;       // rule ID and count, most first
+  std::vector<std::pair<std::string, std::size_t>> directories; // members' directories and counts, most first
+  std::string example;                                          // path:line of the strongest member
+  std::vector<std::string> entries;                             // entry points that run members (at most 3)
+  std::vector<std::size_t> members; // indexes into the factor list, strongest first
+};
+
 struct Decision {
   Outcome outcome = Outcome::Adapt;
   std::string headline; // "KEEP_LINUX_GPU: flash_attn sits in model/attn.py with no fallback"
   std::vector<std::string> reasons;
   std::vector<DecisionFactor> deciding;  // the factors that set the outcome
   std::vector<DecisionFactor> secondary; // factors for a milder outcome, also present
+  // The same factors grouped by cause, strongest group first.
+  std::vector<ReasonGroup> deciding_groups, secondary_groups;
+  // The reasons that are not factors: entry points, effort, fix, memory.
+  std::vector<std::string> context_reasons;
   // The outcome once every deciding finding is resolved (recomputed, not
   // guessed); absent when no finding decided (effort, memory).
   std::optional<Outcome> if_resolved;
@@ -148,6 +174,11 @@ Assessment assess(const AssessmentInput &input);
 // says why, so that `--fail-on error` and the error count mean "blocks the
 // port". Run after assess(), on the findings the reports print.
 void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessment &assessment);
+
+// How strongly a factor argues for its outcome, for ordering (greater is
+// stronger): code before manifests, then the factor's kind, then the size of
+// its porting work.
+std::tuple<bool, int, int> reason_strength(const DecisionFactor &factor, const ScanResult &scan);
 
 // Whether a finding is a blocker under `thresholds` (see the header comment).
 bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds);

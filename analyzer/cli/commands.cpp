@@ -246,6 +246,8 @@ int command_help(const Invocation &) {
          "  --fail-on LEVEL        exit 1 on findings at or above error|warning|info, or never\n"
          "  --no-git               walk the tree even inside a git work tree\n"
          "  --profile              print the time per phase and per front end on standard error\n"
+         "  --full                 list every finding and reason (above 200 findings the text report\n"
+         "                         prints a summary; Markdown caps its lists)\n"
          "  -p DIR                 directory holding compile_commands.json\n"
          "  --rules-dir DIR        load rules from DIR\n"
          "  --config FILE          use this mpsaudit.toml / pyproject.toml (default: found above the path)\n"

@@ -207,6 +207,7 @@ int command_scan(const Invocation &invocation) {
   std::optional<TemporaryDirectory> probe_directory; // --probe's report and verdicts, removed on return
   std::string probe_target = "auto";
   bool profile = false; // --profile: where the time went, on standard error
+  bool full = false;    // --full: every finding and reason, however large the report
   const auto started = std::chrono::steady_clock::now();
   Arguments args(invocation.arguments);
   std::string value;
@@ -252,6 +253,8 @@ int command_scan(const Invocation &invocation) {
       options.use_git = false;
     } else if (args.flag("--profile")) {
       profile = true;
+    } else if (args.flag("--full")) {
+      full = true;
     } else {
       return usage_error("unknown option for scan: " + args.current());
     }
@@ -336,6 +339,7 @@ int command_scan(const Invocation &invocation) {
   demote_errors_off_entry_paths(result.findings, assessment);
   label_partial_scan(assessment, result); // --changed-since, --staged, named files
   ReportContext context{tool_version(), &catalog};
+  context.full = full;
   if (nothing_scanned)
     context.no_decision_reason = nothing_to_scan_reason(result);
   else

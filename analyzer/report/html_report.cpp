@@ -9,6 +9,8 @@
 //   #effort-recommended[data-low][data-high]  the recommended path's hours
 //   #effort-native-port[data-low][data-high]  the native port of everything
 //   #effort-total[data-low][data-high]   the effort range in hours
+//   #reasons, #all-reasons               the grouped and the full "why"
+//   #findings details.file[data-path]    one per file with findings
 //   #findings tbody tr.finding           one row per unsuppressed finding
 #include <algorithm>
 #include <cstdio>
@@ -57,38 +59,49 @@ std::string number(double value) {
 
 constexpr const char *kStyle = R"CSS(
 :root{--ok:#1a7f37;--dual:#9a6700;--keep:#cf222e;--ink:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#f6f8fa}
-*{box-sizing:border-box}body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--ink);margin:0;padding:24px;max-width:1200px}
+*{box-sizing:border-box}body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--ink);margin:0 auto;padding:24px;max-width:1680px;overflow-wrap:break-word}
 h1{font-size:22px;margin:0 0 12px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
 .banner{border-radius:8px;padding:16px 20px;color:#fff;margin-bottom:16px}.banner .outcome{font-size:26px;font-weight:700;letter-spacing:.5px}
 .banner.ADAPT{background:var(--ok)}.banner.DUAL{background:var(--dual)}.banner.KEEP_LINUX_GPU{background:var(--keep)}
 .counts{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}.counts div{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 14px}
 .counts b{font-size:20px;display:block}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}
-.chart{border:1px solid var(--line);border-radius:6px;padding:10px}.chart h3{font-size:14px;margin:0 0 6px}
-table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top}
-th{background:var(--bg);cursor:pointer;user-select:none;white-space:nowrap}th.sorted-asc::after{content:" \25B2"}th.sorted-desc::after{content:" \25BC"}
-code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}pre{margin:0;white-space:pre-wrap;word-break:break-all;background:var(--bg);padding:4px 6px;border-radius:4px}
+.chart{border:1px solid var(--line);border-radius:6px;padding:10px;min-width:0}.chart h3{font-size:14px;margin:0 0 6px}
+.table-scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:5px 8px;text-align:left;vertical-align:top;min-width:12ch}
+th{background:var(--bg);cursor:pointer;user-select:none}th.sorted-asc::after{content:" \25B2"}th.sorted-desc::after{content:" \25BC"}
+table.findings{table-layout:fixed;min-width:960px}col.where{width:16ch}col.rule{width:14ch}col.message{width:25%}col.code{width:34%}
+code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);padding:4px 6px;border-radius:4px}
+details.file{border:1px solid var(--line);border-radius:6px;margin:8px 0}details.file>summary{cursor:pointer;padding:6px 10px;background:var(--bg);border-radius:6px}
+details.file[open]>summary{border-bottom:1px solid var(--line);border-radius:6px 6px 0 0}details.file .count{color:var(--muted);margin-left:8px}
+ul.groups li{margin:4px 0}details#all-reasons{margin:8px 0}details#all-reasons ul{font-size:13px}
 .sev-error{color:var(--keep);font-weight:600}.sev-warning{color:var(--dual);font-weight:600}.sev-info{color:#0969da}
 .status-confirmed{color:var(--ok)}.status-refuted{color:var(--keep)}.status-likely{color:var(--dual)}.status-not-yet-confirmed{color:var(--muted)}
-.filters{display:flex;gap:8px;margin:8px 0}.filters input{flex:1;padding:5px 8px}.muted{color:var(--muted)}
+.filters{display:flex;gap:8px;margin:8px 0}.filters input{flex:1;padding:5px 8px;min-width:0}.muted{color:var(--muted)}
 )CSS";
 
+// Filters every file's table (text, severity), opening the files with
+// matches while a filter is on; a header click sorts that file's rows.
 constexpr const char *kScript = R"JS(
 (function(){
-  var table=document.getElementById('findings');if(!table)return;
-  var body=table.tBodies[0],text=document.getElementById('filter'),sev=document.getElementById('severity-filter');
-  var shown=document.getElementById('shown-count');
+  var root=document.getElementById('findings');if(!root)return;
+  var text=document.getElementById('filter'),sev=document.getElementById('severity-filter');
+  var shown=document.getElementById('shown-count'),files=root.querySelectorAll('details.file');
+  Array.prototype.forEach.call(files,function(f){f.dataset.open=f.open?'1':'';});
   function apply(){var q=(text.value||'').toLowerCase(),s=sev.value,n=0;
-    Array.prototype.forEach.call(body.rows,function(r){var ok=(!s||r.dataset.severity===s)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);
-      r.style.display=ok?'':'none';if(ok)n++;});shown.textContent=n;}
+    Array.prototype.forEach.call(files,function(f){var m=0;
+      Array.prototype.forEach.call(f.querySelectorAll('tr.finding'),function(r){var ok=(!s||r.dataset.severity===s)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);
+        r.style.display=ok?'':'none';if(ok)m++;});
+      n+=m;f.style.display=m?'':'none';f.open=(q||s)?m>0:!!f.dataset.open;});
+    shown.textContent=n;}
   text.addEventListener('input',apply);sev.addEventListener('change',apply);
-  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.addEventListener('click',function(){
-    var asc=!th.classList.contains('sorted-asc');Array.prototype.forEach.call(th.parentNode.cells,function(c){c.classList.remove('sorted-asc','sorted-desc');});
-    th.classList.add(asc?'sorted-asc':'sorted-desc');var rows=Array.prototype.slice.call(body.rows);
-    rows.sort(function(a,b){var x=a.cells[i].dataset.key||a.cells[i].textContent,y=b.cells[i].dataset.key||b.cells[i].textContent;
-      var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
-    rows.forEach(function(r){body.appendChild(r);});});});
-  apply();
+  Array.prototype.forEach.call(root.querySelectorAll('table.findings'),function(table){var body=table.tBodies[0];
+    Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.addEventListener('click',function(){
+      var asc=!th.classList.contains('sorted-asc');Array.prototype.forEach.call(th.parentNode.cells,function(c){c.classList.remove('sorted-asc','sorted-desc');});
+      th.classList.add(asc?'sorted-asc':'sorted-desc');var rows=Array.prototype.slice.call(body.rows);
+      rows.sort(function(a,b){var x=a.cells[i].dataset.key||a.cells[i].textContent,y=b.cells[i].dataset.key||b.cells[i].textContent;
+        var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
+      rows.forEach(function(r){body.appendChild(r);});});});});
 })();
 )JS";
 
@@ -108,7 +121,7 @@ std::string bar_chart(const std::string &id, const std::vector<Bar> &bars) {
   for (const auto &bar : bars)
     maximum = std::max(maximum, bar.high);
   std::string svg = "<svg id=\"" + id + "\" role=\"img\" width=\"100%\" viewBox=\"0 0 " +
-                    std::to_string(label_width + bar_width + 90) + " " + std::to_string(height) +
+                    std::to_string(label_width + bar_width + 130) + " " + std::to_string(height) +
                     "\" xmlns=\"http://www.w3.org/2000/svg\">";
   if (bars.empty())
     svg += "<text x=\"0\" y=\"16\" font-size=\"12\" fill=\"#656d76\">nothing to show</text>";
@@ -143,6 +156,124 @@ std::vector<Bar> rollup_bars(const std::vector<RollUp> &rows, std::size_t limit)
 std::string count_box(const char *id, int count, const char *label) {
   return std::string("<div><b id=\"") + id + "\" data-count=\"" + std::to_string(count) + "\">" +
          std::to_string(count) + "</b>" + label + "</div>";
+}
+
+// "Why": the reasons grouped by cause; every reason one <details> away.
+void write_why(std::ostream &out, const Decision &decision) {
+  out << "<h2>Why</h2><ul id=\"reasons\" class=\"groups\">";
+  for (const std::string &line : why_lines(decision))
+    out << "<li>" << escape(line) << "</li>";
+  out << "</ul>\n";
+  out << "<details id=\"all-reasons\"><summary>All " << decision.reasons.size() << " reasons</summary><ul>";
+  for (const auto &reason : decision.reasons)
+    out << "<li>" << escape(reason) << "</li>";
+  out << "</ul></details>\n";
+}
+
+void write_plan_step(std::ostream &out, const ActionStep &step) {
+  out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << escape(step.title)
+      << "</strong>";
+  if (step.count)
+    out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
+        << (step.files == 1 ? " file" : " files");
+  out << " — " << escape(step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
+  if (step.fix.safe_sites)
+    out << " — <code>mpsaudit fix</code> edits " << step.fix.safe_sites << " of them";
+  if (!step.detail.empty())
+    out << "<br><span class=\"muted\">" << escape(step.detail) << "</span>";
+  out << "</li>";
+}
+
+// The plan's first steps, and the rest one <details> away.
+constexpr std::size_t kOpenPlanSteps = 30;
+
+void write_action_plan(std::ostream &out, const std::vector<ActionStep> &plan) {
+  out << "<h2>Action plan</h2><ol id=\"action-plan\">";
+  for (std::size_t i = 0; i < plan.size() && i < kOpenPlanSteps; ++i)
+    write_plan_step(out, plan[i]);
+  out << "</ol>\n";
+  if (plan.size() <= kOpenPlanSteps)
+    return;
+  out << "<details id=\"more-steps\"><summary>" << plan.size() - kOpenPlanSteps
+      << " more steps</summary><ol start=\"" << kOpenPlanSteps + 1 << "\">";
+  for (std::size_t i = kOpenPlanSteps; i < plan.size(); ++i)
+    write_plan_step(out, plan[i]);
+  out << "</ol></details>\n";
+}
+
+// One finding as a row of its file's table.
+void write_finding_row(std::ostream &out, const Finding &finding) {
+  const std::string severity(to_string(static_cast<Severity>(finding.severity)));
+  std::string where = "line " + std::to_string(finding.span.line);
+  if (finding.cell >= 0)
+    where = "cell " + std::to_string(finding.cell + 1) + ", " + where;
+  out << "<tr class=\"finding\" data-severity=\"" << severity << "\" data-rule=\"" << escape(finding.rule_id)
+      << "\" data-path=\"" << escape(finding.path) << "\" data-line=\"" << finding.span.line << "\">"
+      << "<td data-key=\"" << finding.span.line << "\" title=\"" << escape(finding.path) << ":"
+      << finding.span.line << "\"><code>" << escape(where) << "</code><br><span class=\"sev-" << severity
+      << "\">" << severity << "</span></td>"
+      << "<td>" << escape(finding.rule_id) << "</td><td>" << escape(finding.message);
+  if (finding.guard != Guard::None)
+    out << " <span class=\"muted\">[guarded: " << escape(to_string(finding.guard)) << "]</span>";
+  out << "</td><td><pre>" << escape(finding.snippet) << "</pre></td><td>"
+      << escape(finding.rule ? finding.rule->replacement : "") << "</td></tr>\n";
+}
+
+struct FileFindings {
+  std::string path;
+  std::vector<const Finding *> findings;
+  int errors = 0;
+};
+
+// Unsuppressed findings by file: files with the most errors first, then
+// the most findings, then by path.
+std::vector<FileFindings> findings_by_file(const ScanResult &result) {
+  std::vector<FileFindings> files;
+  std::map<std::string, std::size_t> index;
+  for (const Finding &finding : result.findings) {
+    if (finding.suppressed)
+      continue;
+    const auto [found, added] = index.emplace(finding.path, files.size());
+    if (added)
+      files.push_back({finding.path, {}, 0});
+    FileFindings &file = files[found->second];
+    file.findings.push_back(&finding);
+    file.errors += finding.severity == static_cast<int>(Severity::Error);
+  }
+  std::stable_sort(files.begin(), files.end(), [](const FileFindings &a, const FileFindings &b) {
+    return a.errors != b.errors ? a.errors > b.errors : a.findings.size() > b.findings.size();
+  });
+  return files;
+}
+
+// The first files open, the rest collapsed.
+constexpr std::size_t kOpenFiles = 10;
+
+// Every unsuppressed finding in one table per file (a <details> each), in a
+// scroll box so that a wide table never widens the page.
+void write_findings_by_file(std::ostream &out, const ScanResult &result) {
+  const auto files = findings_by_file(result);
+  out << "<div id=\"findings\">";
+  if (files.size() > kOpenFiles)
+    out << "<p class=\"muted\">" << files.size() << " files; the first " << kOpenFiles
+        << " (most errors first) are open, the rest collapsed.</p>";
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileFindings &file = files[i];
+    out << "<details class=\"file\" data-path=\"" << escape(file.path) << "\""
+        << (i < kOpenFiles ? " open" : "") << "><summary><code>" << escape(file.path)
+        << "</code><span class=\"count\">" << file.findings.size()
+        << (file.findings.size() == 1 ? " finding" : " findings");
+    if (file.errors)
+      out << ", " << file.errors << (file.errors == 1 ? " error" : " errors");
+    out << "</span></summary><div class=\"table-scroll\"><table class=\"findings\"><colgroup><col "
+           "class=\"where\"><col class=\"rule\"><col class=\"message\"><col class=\"code\"><col "
+           "class=\"fix\"></colgroup><thead><tr><th>Location</th><th>Rule</th><th>Finding</th><th>Code</th>"
+           "<th>Fix</th></tr></thead><tbody>\n";
+    for (const Finding *finding : file.findings)
+      write_finding_row(out, *finding);
+    out << "</tbody></table></div></details>\n";
+  }
+  out << "</div>\n";
 }
 
 } // namespace
@@ -205,10 +336,8 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
 
   if (assessment) {
     const Decision &decision = assessment->decision;
-    out << "<h2>Why</h2><ul id=\"reasons\">";
-    for (const auto &reason : decision.reasons)
-      out << "<li>" << escape(reason) << "</li>";
-    out << "</ul>\n<h2>What would change the decision</h2><ul id=\"what-would-change\">";
+    write_why(out, decision);
+    out << "<h2>What would change the decision</h2><ul id=\"what-would-change\">";
     for (const auto &change : decision.what_would_change)
       out << "<li>" << escape(change) << "</li>";
     out << "</ul>\n";
@@ -242,14 +371,15 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       out << " " << escape(fix_credit_sentence(effort.fix));
     out << "</p>\n";
 
-    out << "<h2>Acceptance levels</h2><table id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
+    out << "<h2>Acceptance levels</h2><div class=\"table-scroll\"><table "
+           "id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
         << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
     for (const auto &level : assessment->acceptance)
       out << "<tr data-status=\"" << escape(level.status) << "\"><td>" << level.level << ". "
           << escape(level.title) << "</td><td class=\"status-" << escape(level.status) << "\">"
           << escape(level.status) << "</td><td>" << escape(level.evidence) << "</td><td>"
           << escape(level.how_to_confirm) << "</td></tr>";
-    out << "</tbody></table>\n";
+    out << "</tbody></table></div>\n";
 
     out << "<h2>Memory fit</h2><p id=\"memory-fit\">"
         << escape(assessment->memory.has_estimate
@@ -264,48 +394,35 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       out << "<p class=\"muted\">No probe ran: every runtime claim is not yet confirmed. Run "
              "<code>mpsaudit-probe</code> on the Mac and pass its verdicts with <code>--verdicts</code>.</p>";
     } else {
-      out << "<table><tbody><tr><th>Target</th><td>" << escape(probe.target)
+      out << "<div class=\"table-scroll\"><table><tbody><tr><th>Target</th><td>" << escape(probe.target)
           << "</td></tr><tr><th>OS</th><td>" << escape(probe.environment.os + " " + probe.environment.arch)
           << "</td></tr><tr><th>LibTorch</th><td>" << escape(probe.environment.libtorch_version)
           << "</td></tr><tr><th>MPS built / available</th><td>"
           << (probe.environment.mps_built ? "yes" : "no") << " / "
           << (probe.environment.mps_available ? "yes" : "no") << "</td></tr><tr><th>Coverage table</th><td>"
-          << escape(probe.coverage_table) << "</td></tr></tbody></table>";
+          << escape(probe.coverage_table) << "</td></tr></tbody></table></div>";
       for (const auto &warning : probe.environment.warnings)
         out << "<p class=\"sev-warning\">" << escape(warning) << "</p>";
-      out << "<table "
+      out << "<div class=\"table-scroll\"><table "
              "id=\"probe-operators\"><thead><tr><th>Operator</th><th>MPS</th><th>Evidence</th><th>Reason</th>"
              "<th>First use</th></tr></thead><tbody>";
       for (const auto &op : probe.operators)
         out << "<tr><td><code>" << escape(op.name) << "</code></td><td>" << escape(op.outcome) << "</td><td>"
             << escape(op.evidence) << "</td><td>" << escape(op.reason) << "</td><td>"
             << escape(op.path + ":" + std::to_string(op.line)) << "</td></tr>";
-      out << "</tbody></table>";
+      out << "</tbody></table></div>";
     }
     out << "</section>\n";
 
-    out << "<h2>Action plan</h2><ol id=\"action-plan\">";
-    for (const auto &step : assessment->plan) {
-      out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << escape(step.title)
-          << "</strong>";
-      if (step.count)
-        out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
-            << (step.files == 1 ? " file" : " files");
-      out << " — " << escape(step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
-      if (step.fix.safe_sites)
-        out << " — <code>mpsaudit fix</code> edits " << step.fix.safe_sites << " of them";
-      if (!step.detail.empty())
-        out << "<br><span class=\"muted\">" << escape(step.detail) << "</span>";
-      out << "</li>";
-    }
-    out << "</ol>\n";
+    write_action_plan(out, assessment->plan);
   }
 
   if (assessment) {
     std::size_t hidden = 0;
     const auto shown = shown_entry_points(*assessment, 50, hidden);
     if (!shown.empty()) {
-      out << "<h2>Entry points</h2><table id=\"entry-points\"><thead><tr><th>Entry</th><th>Purpose</th>"
+      out << "<h2>Entry points</h2><div class=\"table-scroll\"><table "
+             "id=\"entry-points\"><thead><tr><th>Entry</th><th>Purpose</th>"
              "<th>Runs on a Mac?</th><th>Blocked by</th><th>Effort</th></tr></thead><tbody>";
       for (const EntryAssessment *entry : shown) {
         const std::string blockers = entry_blockers_text(*entry);
@@ -315,7 +432,7 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
             << escape(entry_mac_text(*entry)) << "</td><td>" << (blockers.empty() ? "—" : escape(blockers))
             << "</td><td>" << escape(format_hours(entry->hours)) << "</td></tr>";
       }
-      out << "</tbody></table>\n";
+      out << "</tbody></table></div>\n";
       if (hidden)
         out << "<p class=\"muted\">" << hidden
             << " more (tests, examples or beyond the first 50) in the JSON report.</p>\n";
@@ -327,29 +444,9 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
          "message…\">"
       << "<select id=\"severity-filter\"><option value=\"\">all severities</option><option "
          "value=\"error\">error</option>"
-      << "<option value=\"warning\">warning</option><option value=\"info\">info</option></select></div>\n"
-      << "<table id=\"findings\"><thead><tr><th>Severity</th><th>Rule</th><th>Location</th><th>Finding</th>"
-      << "<th>Code</th><th>Fix</th></tr></thead><tbody>\n";
-  for (const auto &finding : result.findings) {
-    if (finding.suppressed)
-      continue;
-    const std::string severity(to_string(static_cast<Severity>(finding.severity)));
-    std::string where = finding.path + ":" + std::to_string(finding.span.line);
-    if (finding.cell >= 0)
-      where += " (cell " + std::to_string(finding.cell + 1) + ")";
-    out << "<tr class=\"finding\" data-severity=\"" << severity << "\" data-rule=\""
-        << escape(finding.rule_id) << "\" data-path=\"" << escape(finding.path) << "\" data-line=\""
-        << finding.span.line << "\">"
-        << "<td class=\"sev-" << severity << "\" data-key=\"" << finding.severity << "\">" << severity
-        << "</td>"
-        << "<td>" << escape(finding.rule_id) << "</td><td><code>" << escape(where) << "</code></td><td>"
-        << escape(finding.message);
-    if (finding.guard != Guard::None)
-      out << " <span class=\"muted\">[guarded: " << escape(to_string(finding.guard)) << "]</span>";
-    out << "</td><td><pre>" << escape(finding.snippet) << "</pre></td><td>"
-        << escape(finding.rule ? finding.rule->replacement : "") << "</td></tr>\n";
-  }
-  out << "</tbody></table>\n<p class=\"muted\">" << escape(summary_line(result)) << " · mpsaudit "
+      << "<option value=\"warning\">warning</option><option value=\"info\">info</option></select></div>\n";
+  write_findings_by_file(out, result);
+  out << "<p class=\"muted\">" << escape(summary_line(result)) << " · mpsaudit "
       << escape(context.tool_version) << "</p>\n<script>" << kScript << "</script>\n</body></html>\n";
 }
 

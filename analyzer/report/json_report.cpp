@@ -43,6 +43,36 @@ FlatJsonObject finding_json(const Finding &finding) {
   return out;
 }
 
+// A cause group of factors (assess/reason_groups.h); `members` index the
+// matching `deciding` or `secondary` list.
+nlohmann::json groups_json(const std::vector<ReasonGroup> &groups) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const ReasonGroup &group : groups) {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto &[rule, count] : group.rules)
+      rules.push_back({{"rule", rule}, {"count", count}});
+    nlohmann::json directories = nlohmann::json::array();
+    for (const auto &[directory, count] : group.directories)
+      directories.push_back({{"directory", sanitize_utf8(directory)}, {"count", count}});
+    std::vector<std::string> entries;
+    for (const std::string &entry : group.entries)
+      entries.push_back(sanitize_utf8(entry));
+    list.push_back({{"kind", group.kind},
+                    {"cause", sanitize_utf8(group.cause)},
+                    {"pushes_to", std::string(to_string(group.pushes_to))},
+                    {"title", sanitize_utf8(group.title)},
+                    {"summary", sanitize_utf8(group.summary)},
+                    {"count", group.count},
+                    {"files", group.files},
+                    {"rules", rules},
+                    {"directories", directories},
+                    {"example", sanitize_utf8(group.example)},
+                    {"entries", entries},
+                    {"members", group.members}});
+  }
+  return list;
+}
+
 // Hours rounded to hundredths, so reports stay byte-stable.
 double rounded(double hours) {
   return std::round(hours * 100.0) / 100.0;
@@ -274,6 +304,8 @@ void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment)
       {"reasons", decision.reasons},
       {"deciding", deciding},
       {"secondary", secondary},
+      {"groups", groups_json(decision.deciding_groups)},
+      {"secondary_groups", groups_json(decision.secondary_groups)},
       {"if_resolved", decision.if_resolved ? nlohmann::json(std::string(to_string(*decision.if_resolved)))
                                            : nlohmann::json(nullptr)},
       {"what_would_change", decision.what_would_change},

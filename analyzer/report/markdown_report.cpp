@@ -60,6 +60,28 @@ const char *status_mark(const std::string &status) {
   return "⚪ not yet confirmed";
 }
 
+// Without --full: the longest reason list and action plan a comment shows.
+constexpr std::size_t kReasonList = 40;
+constexpr std::size_t kPlanSteps = 30;
+
+// "Why": the reasons grouped by cause, then every reason one <details> away
+// (the first kReasonList without --full).
+void write_why(std::ostream &out, const Decision &decision, bool full) {
+  out << "### Why\n\n";
+  const std::vector<std::string> lines = why_lines(decision);
+  for (const auto &line : lines)
+    out << "- " << cell(line) << "\n";
+  if (decision.reasons.size() <= lines.size())
+    return;
+  const std::size_t limit = full ? decision.reasons.size() : kReasonList;
+  out << "\n<details><summary>All " << decision.reasons.size() << " reasons</summary>\n\n";
+  for (std::size_t i = 0; i < decision.reasons.size() && i < limit; ++i)
+    out << "- " << cell(decision.reasons[i]) << "\n";
+  if (decision.reasons.size() > limit)
+    out << "\n" << decision.reasons.size() - limit << " more: `--full` or the JSON report lists them.\n";
+  out << "\n</details>\n";
+}
+
 } // namespace
 
 void write_markdown_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
@@ -72,9 +94,7 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "## Decision: **" << to_string(decision.outcome) << "**\n\n";
     out << "> " << outcome_meaning(decision.outcome) << "\n\n";
     out << terminal_safe(decision.headline) << "\n\n";
-    out << "### Why\n\n";
-    for (const auto &reason : decision.reasons)
-      out << "- " << cell(reason) << "\n";
+    write_why(out, decision, context.full);
     out << "\n### What would change the decision\n\n";
     for (const auto &change : decision.what_would_change)
       out << "- " << cell(change) << "\n";
@@ -164,7 +184,9 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "## Action plan\n\n";
     if (assessment->plan.empty())
       out << "Nothing to do.\n";
-    for (const auto &step : assessment->plan) {
+    const std::size_t plan_limit = context.full ? assessment->plan.size() : kPlanSteps;
+    for (std::size_t i = 0; i < assessment->plan.size() && i < plan_limit; ++i) {
+      const ActionStep &step = assessment->plan[i];
       out << step.order << ". **" << cell(step.title) << "**";
       if (step.count)
         out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
@@ -176,6 +198,9 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
         out << "  \n   " << cell(step.detail);
       out << "\n";
     }
+    if (assessment->plan.size() > plan_limit)
+      out << "\n"
+          << assessment->plan.size() - plan_limit << " more steps: `--full` or the JSON report lists them.\n";
     out << "\n";
   }
   out << "<sub>" << cell(summary_line(result)) << " · mpsaudit " << cell(context.tool_version) << "</sub>\n";

@@ -36,7 +36,26 @@ struct ReportContext {
   // `scan --env`: the user's interpreter records and the disagreements found
   // between them and the probe (docs/acceptance.md); null when not given.
   nlohmann::json environment;
+  // `--full`: every finding and every reason, however large the report. By
+  // default a text report above kSummaryFindings findings prints a summary,
+  // and Markdown caps its lists (docs/report-formats.md).
+  bool full = false;
 };
+
+// Above this many open findings the text report prints a summary: the
+// entry points, the top reasons and a count per directory.
+inline constexpr std::size_t kSummaryFindings = 200;
+
+// The "why" every report shows: the strongest cause groups of the deciding
+// factors (at most kShownReasonGroups, then how many more), the groups of
+// secondary factors, then the reasons that are not factors (entry points,
+// effort, fix, memory).
+std::vector<std::string> why_lines(const Decision &decision);
+// Unsuppressed findings per directory (the path's first two components),
+// most first.
+std::vector<std::pair<std::string, std::size_t>> findings_by_directory(const ScanResult &result);
+// Unsuppressed findings.
+std::size_t open_finding_count(const ScanResult &result);
 
 // `--format json`: the full report model (docs/report.schema.json), as
 // nlohmann's dump(2) would print it, plus a newline; streamed, so a large

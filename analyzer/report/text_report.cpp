@@ -3,6 +3,7 @@
 #include <set>
 #include <string_view>
 
+#include "assess/reason_groups.h"
 #include "core/text.h"
 #include "report/report.h"
 
@@ -56,6 +57,42 @@ std::string caret_line(const Finding &finding) {
   line.append(begin > snippet.size() ? begin - snippet.size() : 0, ' ');
   line.append(std::min<std::size_t>(std::max(marked, end - begin), 200), '^');
   return line;
+}
+
+// "a/b" for "a/b/c/d.py", "." for a file at the root.
+std::string directory_of(const std::string &path) {
+  const std::size_t first = path.find('/');
+  if (first == std::string::npos)
+    return ".";
+  const std::size_t second = path.find('/', first + 1);
+  return second == std::string::npos ? path.substr(0, first) : path.substr(0, second);
+}
+
+// A summary lists this many directories and diagnostics.
+constexpr std::size_t kSummaryDirectories = 15;
+constexpr std::size_t kSummaryDiagnostics = 20;
+
+// One finding: location, rule, severity and message, then its code line
+// with a caret under the finding and the rule's fix.
+void write_finding(std::ostream &out, const Finding &finding, const std::string &shown_path,
+                   const Palette &palette) {
+  const std::string severity(to_string(static_cast<Severity>(finding.severity)));
+  out << shown_path << ":" << finding.span.line << ":" << finding.span.column << ": "
+      << palette.paint(terminal_safe(finding.rule_id), "1") << " "
+      << palette.paint(severity, severity_colour(finding.severity)) << ": " << terminal_safe(finding.message);
+  if (finding.guard != Guard::None)
+    out << " [guarded: " << to_string(finding.guard) << "]";
+  out << "\n";
+  const std::string number =
+      finding.cell >= 0 ? "cell " + std::to_string(finding.cell + 1) + ":" + std::to_string(finding.cell_line)
+                        : std::to_string(finding.span.line);
+  const std::string gutter(number.size(), ' ');
+  out << "  " << gutter << " |\n";
+  out << "  " << palette.paint(number, "34") << " | " << shown_snippet(finding.snippet) << "\n";
+  out << "  " << gutter << " | " << palette.paint(caret_line(finding), severity_colour(finding.severity))
+      << "\n";
+  if (finding.rule && !finding.rule->replacement.empty())
+    out << "  " << gutter << " = fix: " << terminal_safe(finding.rule->replacement) << "\n";
 }
 
 } // namespace
@@ -133,6 +170,87 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
     out << "  (" << hidden << " more: tests, examples or beyond the first 20; the JSON report lists them)\n";
 }
 
+// "Why": the grouped reasons; with --full, every reason after them.
+void write_why(std::ostream &out, const Decision &decision, const Palette &palette, bool full) {
+  out << "\n" << palette.paint("Why", "1") << "\n";
+  for (const std::string &line : why_lines(decision))
+    out << "  - " << terminal_safe(line) << "\n";
+  if (!full) {
+    if (decision.reasons.size() > why_lines(decision).size())
+      out << "  (" << decision.reasons.size() << " reasons in all: --full lists them)\n";
+    return;
+  }
+  out << palette.paint("Every reason", "1") << "\n";
+  for (const std::string &reason : decision.reasons)
+    out << "  - " << terminal_safe(reason) << "\n";
+}
+
+// Every unsuppressed finding, grouped under its file, with its code line.
+void write_findings(std::ostream &out, const ScanResult &result, const Palette &palette) {
+  std::string current_path;
+  for (const auto &finding : result.findings) {
+    if (finding.suppressed)
+      continue;
+    const std::string shown_path = terminal_safe(path_for_display(result, finding.path));
+    if (finding.path != current_path) {
+      current_path = finding.path;
+      out << "\n" << palette.paint(shown_path, "1") << "\n";
+    }
+    write_finding(out, finding, shown_path, palette);
+  }
+}
+
+// The summary's table: open findings per directory, the largest first.
+void write_directory_counts(std::ostream &out, const ScanResult &result, const Palette &palette) {
+  const auto rows = findings_by_directory(result);
+  out << "\n" << palette.paint("Findings by directory", "1") << "\n";
+  std::size_t width = 9;
+  for (std::size_t i = 0; i < rows.size() && i < kSummaryDirectories; ++i)
+    width = std::max(width, terminal_safe(rows[i].first).size());
+  for (std::size_t i = 0; i < rows.size() && i < kSummaryDirectories; ++i) {
+    const std::string name = terminal_safe(rows[i].first);
+    out << "  " << name << std::string(width - name.size(), ' ') << "  " << rows[i].second << "\n";
+  }
+  if (rows.size() > kSummaryDirectories) {
+    std::size_t rest = 0;
+    for (std::size_t i = kSummaryDirectories; i < rows.size(); ++i)
+      rest += rows[i].second;
+    out << "  (" << rows.size() - kSummaryDirectories << " more directories, " << rest << " findings)\n";
+  }
+}
+
+// The paths of the files the scan found, to tell them from other paths a
+// diagnostic can name.
+std::set<std::string_view> paths_of_files(const ScanResult &result) {
+  std::set<std::string_view> paths;
+  for (const auto &file : result.files)
+    paths.insert(file.path);
+  return paths;
+}
+
+void write_diagnostics(std::ostream &out, const ScanResult &result, const Palette &palette,
+                       std::size_t limit) {
+  if (result.diagnostics.empty())
+    return;
+  out << "\n";
+  const std::set<std::string_view> scanned_paths = paths_of_files(result);
+  for (std::size_t i = 0; i < result.diagnostics.size() && i < limit; ++i) {
+    const Diagnostic &diagnostic = result.diagnostics[i];
+    // A scanned file's path reads from the current directory; a config or
+    // baseline path is already shown as the user gave it.
+    const std::string path =
+        scanned_paths.count(diagnostic.path) ? path_for_display(result, diagnostic.path) : diagnostic.path;
+    out << palette.paint(std::string(to_string(diagnostic.level)),
+                         diagnostic.level == DiagnosticLevel::Error ? "1;31" : "2")
+        << ": " << terminal_safe(path);
+    if (diagnostic.line)
+      out << ":" << diagnostic.line;
+    out << ": " << terminal_safe(diagnostic.message) << " [" << terminal_safe(diagnostic.code) << "]\n";
+  }
+  if (result.diagnostics.size() > limit)
+    out << "(" << result.diagnostics.size() - limit << " more diagnostics: --full lists them)\n";
+}
+
 } // namespace
 
 std::vector<const EntryAssessment *> shown_entry_points(const Assessment &assessment, std::size_t limit,
@@ -161,69 +279,23 @@ std::string entry_mac_text(const EntryAssessment &entry) {
   return text == "needs cuda" ? "needs CUDA" : text == "optional cuda path" ? "optional CUDA path" : text;
 }
 
-namespace {
-
-// The paths of the files the scan found, to tell them from other paths a
-// diagnostic can name.
-std::set<std::string_view> paths_of_files(const ScanResult &result) {
-  std::set<std::string_view> paths;
-  for (const auto &file : result.files)
-    paths.insert(file.path);
-  return paths;
-}
-
-} // namespace
-
 void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options) {
   const Palette palette{options.color};
-  if (context.assessment)
+  if (context.assessment) {
     write_entry_points(out, *context.assessment, palette);
-  std::string current_path;
-  for (const auto &finding : result.findings) {
-    if (finding.suppressed)
-      continue;
-    const std::string shown_path = terminal_safe(path_for_display(result, finding.path));
-    if (finding.path != current_path) {
-      current_path = finding.path;
-      out << "\n" << palette.paint(shown_path, "1") << "\n";
-    }
-    const std::string severity(to_string(static_cast<Severity>(finding.severity)));
-    out << shown_path << ":" << finding.span.line << ":" << finding.span.column << ": "
-        << palette.paint(terminal_safe(finding.rule_id), "1") << " "
-        << palette.paint(severity, severity_colour(finding.severity)) << ": "
-        << terminal_safe(finding.message);
-    if (finding.guard != Guard::None)
-      out << " [guarded: " << to_string(finding.guard) << "]";
-    out << "\n";
-    const std::string number = finding.cell >= 0 ? "cell " + std::to_string(finding.cell + 1) + ":" +
-                                                       std::to_string(finding.cell_line)
-                                                 : std::to_string(finding.span.line);
-    const std::string gutter(number.size(), ' ');
-    out << "  " << gutter << " |\n";
-    out << "  " << palette.paint(number, "34") << " | " << shown_snippet(finding.snippet) << "\n";
-    out << "  " << gutter << " | " << palette.paint(caret_line(finding), severity_colour(finding.severity))
-        << "\n";
-    if (finding.rule && !finding.rule->replacement.empty())
-      out << "  " << gutter << " = fix: " << terminal_safe(finding.rule->replacement) << "\n";
+    write_why(out, context.assessment->decision, palette, context.full);
   }
-  if (!result.diagnostics.empty()) {
-    out << "\n";
-    const std::set<std::string_view> scanned_paths = paths_of_files(result);
-    for (const auto &diagnostic : result.diagnostics) {
-      // A scanned file's path reads from the current directory; a config
-      // or baseline path is already shown as the user gave it.
-      const std::string path =
-          scanned_paths.count(diagnostic.path) ? path_for_display(result, diagnostic.path) : diagnostic.path;
-      out << palette.paint(std::string(to_string(diagnostic.level)),
-                           diagnostic.level == DiagnosticLevel::Error ? "1;31" : "2")
-          << ": " << terminal_safe(path);
-      if (diagnostic.line)
-        out << ":" << diagnostic.line;
-      out << ": " << terminal_safe(diagnostic.message) << " [" << terminal_safe(diagnostic.code) << "]\n";
-    }
-  }
+  const bool summary_only = !context.full && open_finding_count(result) > kSummaryFindings;
+  if (summary_only)
+    write_directory_counts(out, result, palette);
+  else
+    write_findings(out, result, palette);
+  write_diagnostics(out, result, palette, summary_only ? kSummaryDiagnostics : result.diagnostics.size());
   out << "\n" << summary_line(result) << "\n";
+  if (summary_only)
+    out << "Findings not listed (more than " << kSummaryFindings
+        << "): --full lists them; --format html or json carries them all\n";
   if (!result.skipped.empty())
     out << skipped_line(result) << "\n";
   if (!context.no_decision_reason.empty())
@@ -237,6 +309,57 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour)
         << summary.substr(space);
   }
+}
+
+namespace {
+
+// The first `limit` groups' sentences, then one line for the rest;
+// secondary groups say which milder outcome they argue for.
+void append_groups(std::vector<std::string> &lines, const std::vector<ReasonGroup> &groups, std::size_t limit,
+                   bool secondary) {
+  const auto prefix = [&](const ReasonGroup &group) {
+    return secondary ? "Also (" + std::string(to_string(group.pushes_to)) + "): " : std::string();
+  };
+  std::size_t hidden_factors = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (i < limit)
+      lines.push_back(prefix(groups[i]) + groups[i].summary);
+    else
+      hidden_factors += groups[i].count;
+  if (groups.size() > limit)
+    lines.push_back((secondary ? "Also " : "And ") + std::to_string(groups.size() - limit) +
+                    (groups.size() - limit == 1 ? " more cause (" : " more causes (") +
+                    std::to_string(hidden_factors) + " reasons) in the full list.");
+}
+
+} // namespace
+
+std::vector<std::string> why_lines(const Decision &decision) {
+  std::vector<std::string> lines;
+  // About kShownReasonGroups groups in all: the deciding ones first, and at
+  // least two secondary ones when there are any.
+  const std::size_t deciding = std::min(decision.deciding_groups.size(), kShownReasonGroups);
+  append_groups(lines, decision.deciding_groups, deciding, false);
+  append_groups(lines, decision.secondary_groups, std::max<std::size_t>(2, kShownReasonGroups - deciding),
+                true);
+  lines.insert(lines.end(), decision.context_reasons.begin(), decision.context_reasons.end());
+  return lines;
+}
+
+std::size_t open_finding_count(const ScanResult &result) {
+  return static_cast<std::size_t>(std::count_if(result.findings.begin(), result.findings.end(),
+                                                [](const Finding &finding) { return !finding.suppressed; }));
+}
+
+std::vector<std::pair<std::string, std::size_t>> findings_by_directory(const ScanResult &result) {
+  std::map<std::string, std::size_t> counts;
+  for (const Finding &finding : result.findings)
+    if (!finding.suppressed)
+      ++counts[directory_of(finding.path)];
+  std::vector<std::pair<std::string, std::size_t>> rows(counts.begin(), counts.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto &a, const auto &b) { return a.second > b.second; });
+  return rows;
 }
 
 std::string assessment_summary(const Assessment &assessment) {

@@ -19,10 +19,12 @@ struct Fixture {
 
   Fixture() {
     scan.root = ".";
-    const std::string model = "import torch.nn as nn\nfrom flash_attn import flash_attn_func  # <script>x|y</script>\n";
+    const std::string model =
+        "import torch.nn as nn\nfrom flash_attn import flash_attn_func  # <script>x|y</script>\n";
     const std::string train =
         "import torch\nx = torch.zeros(1).cuda()  # mpsaudit: ignore[MPS201] cluster only\ny = x.cuda()\n";
-    for (const auto &[path, text] : {std::pair<std::string, std::string>{"model/attn.py", model}, {"train.py", train}}) {
+    for (const auto &[path, text] :
+         {std::pair<std::string, std::string>{"model/attn.py", model}, {"train.py", train}}) {
       scan.files.push_back({path, FileKind::Python, "ast", text.size(), 2});
       scan.project_files.push_back({path, FileKind::Python, testing::extract(FileKind::Python, text, path)});
       for (auto &finding : testing::findings_for(FileKind::Python, text, path))
@@ -122,11 +124,53 @@ TEST_CASE("json carries the assessment; text ends with the decision summary", "[
   write_text_report(out, fixture.scan, fixture.context, TextOptions{});
   const std::string text = out.str();
   CHECK(text.find("Decision: KEEP_LINUX_GPU - ") != std::string::npos);
-  CHECK(text.find("Effort: " + format_hours(fixture.assessment.effort.total)) != std::string::npos);
+  // The effort line leads with the recommended path's figure.
+  CHECK(text.find("Effort: " + format_hours(fixture.assessment.effort.recommended)) != std::string::npos);
   CHECK(text.find("\033[") == std::string::npos); // no colour unless asked
   std::ostringstream coloured;
   write_text_report(coloured, fixture.scan, fixture.context, TextOptions{true});
   CHECK(coloured.str().find("\033[1;31mKEEP_LINUX_GPU\033[0m") != std::string::npos);
+}
+
+TEST_CASE("why: every writer shows the grouped reasons; the full list stays one step away", "[report][why]") {
+  Fixture fixture;
+  const Decision &decision = fixture.assessment.decision;
+  REQUIRE(!decision.deciding_groups.empty());
+  const std::vector<std::string> lines = why_lines(decision);
+  CHECK(lines.front() == decision.deciding_groups.front().summary); // the strongest cause leads
+  CHECK(lines.back() == decision.context_reasons.back());
+  std::ostringstream md, html, text, full_text;
+  write_markdown_report(md, fixture.scan, fixture.context);
+  write_html_report(html, fixture.scan, fixture.context);
+  write_text_report(text, fixture.scan, fixture.context, TextOptions{});
+  CHECK(md.str().find("- " + lines.front().substr(0, 20)) != std::string::npos);
+  CHECK(html.str().find("<details id=\"all-reasons\"><summary>All " +
+                        std::to_string(decision.reasons.size()) + " reasons</summary>") != std::string::npos);
+  CHECK(text.str().find("\nWhy\n  - ") != std::string::npos);
+  CHECK(text.str().find("Every reason") == std::string::npos);
+  fixture.context.full = true;
+  write_text_report(full_text, fixture.scan, fixture.context, TextOptions{});
+  CHECK(full_text.str().find("Every reason") != std::string::npos);
+  const nlohmann::json report = report_to_json(fixture.scan, fixture.context);
+  std::size_t grouped = 0;
+  for (const auto &group : report["assessment"]["decision"]["groups"])
+    grouped += group["count"].get<std::size_t>();
+  CHECK(grouped == report["assessment"]["decision"]["deciding"].size()); // every deciding factor, once
+}
+
+TEST_CASE("findings per directory: the first two path components, most first", "[report][text]") {
+  ScanResult scan;
+  for (const char *path : {"setup.py", "pkg/ops/a.py", "pkg/ops/b.py", "pkg/ops/deep/c.py", "tools/x.py"}) {
+    Finding finding;
+    finding.path = path;
+    scan.findings.push_back(finding);
+  }
+  scan.findings.back().suppressed = true; // not counted
+  const auto rows = findings_by_directory(scan);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == std::pair<std::string, std::size_t>{"pkg/ops", 3});
+  CHECK(rows[1] == std::pair<std::string, std::size_t>{".", 1});
+  CHECK(open_finding_count(scan) == 4);
 }
 
 TEST_CASE("output formats follow the file extension", "[report]") {

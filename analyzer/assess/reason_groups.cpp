@@ -1,0 +1,182 @@
+#include "assess/reason_groups.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/text.h"
+
+namespace mpsaudit {
+namespace {
+
+const Finding *finding_of(const DecisionFactor &factor, const ScanResult &scan) {
+  if (factor.finding_index < 0 || static_cast<std::size_t>(factor.finding_index) >= scan.findings.size())
+    return nullptr;
+  return &scan.findings[static_cast<std::size_t>(factor.finding_index)];
+}
+
+// "flash-attn>=2" and "flash_attn.ops.x" name the same package: flash_attn.
+std::string top_level_package(std::string_view name) {
+  const std::size_t end = name.find_first_of(".[<>=!~; /:");
+  std::string package = to_lower(name.substr(0, end));
+  std::replace(package.begin(), package.end(), '-', '_');
+  return package;
+}
+
+std::string cause_of(const DecisionFactor &factor, const Finding *finding) {
+  if (!finding || !finding->rule)
+    return factor.rule_id.empty() ? factor.kind : "rule:" + factor.rule_id;
+  const std::string &family = finding->rule->family;
+  if (family == "cxx")
+    return "cuda-code";
+  if ((family == "library" || family == "dependencies") && !factor.name.empty())
+    return "package:" + top_level_package(factor.name);
+  return "rule:" + factor.rule_id;
+}
+
+std::string title_of(const std::string &cause, const DecisionFactor &lead, const Finding *finding) {
+  if (cause == "cuda-code")
+    return "CUDA kernels and CUDA C++ code";
+  if (starts_with(cause, "package:"))
+    return "CUDA-only package `" + cause.substr(8) + "`";
+  if (starts_with(cause, "rule:"))
+    return (finding && finding->rule && !finding->rule->summary.empty() ? finding->rule->summary + " "
+                                                                        : std::string()) +
+           "(" + lead.rule_id + ")";
+  if (lead.kind == "fallback-item")
+    return "CUDA kernels with a CPU/Python fallback";
+  return lead.kind;
+}
+
+// What the members have in common, as the factor summaries say it.
+std::string kind_phrase(const std::string &kind) {
+  if (kind == "critical-blocker")
+    return "CUDA-only on the model's critical path with no fallback";
+  if (kind == "training-blocker")
+    return "CUDA-only, confined to code off the model's critical path";
+  if (kind == "training-scale")
+    return "training-at-scale machinery (multi-GPU or a CUDA-only speed library)";
+  if (kind == "fallback-item")
+    return "large CUDA-only items with a fallback: the Mac runs the slower fallback";
+  return kind;
+}
+
+std::string location_of(const DecisionFactor &factor) {
+  return factor.path + (factor.line ? ":" + std::to_string(factor.line) : "");
+}
+
+std::string plural(std::size_t count, const char *noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+// "MPS830 x191, MPS804 x116, MPS842 x41 and 5 more rules"
+std::string rules_text(const std::vector<std::pair<std::string, std::size_t>> &rules) {
+  std::string text;
+  for (std::size_t i = 0; i < rules.size() && i < 3; ++i)
+    text += (i ? ", " : "") + rules[i].first +
+            (rules[i].second > 1 ? " x" + std::to_string(rules[i].second) : "");
+  if (rules.size() > 3)
+    text += " and " + plural(rules.size() - 3, "more rule");
+  return text;
+}
+
+// "csrc/megatron (120), csrc (80) and 5 more directories"
+std::string directories_text(const std::vector<std::pair<std::string, std::size_t>> &directories) {
+  std::string text;
+  for (std::size_t i = 0; i < directories.size() && i < 2; ++i)
+    text += (i ? ", " : "") + directories[i].first + " (" + std::to_string(directories[i].second) + ")";
+  if (directories.size() > 2)
+    text += " and " + std::to_string(directories.size() - 2) +
+            (directories.size() == 3 ? " more directory" : " more directories");
+  return text;
+}
+
+// The directory a path is in; "." for a file at the root.
+std::string directory_of(const std::string &path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+void add_count(std::vector<std::pair<std::string, std::size_t>> &counts, const std::string &key) {
+  auto found =
+      std::find_if(counts.begin(), counts.end(), [&](const auto &count) { return count.first == key; });
+  if (found == counts.end())
+    counts.emplace_back(key, 1);
+  else
+    ++found->second;
+}
+
+std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead) {
+  if (group.count == 1)
+    return lead.summary;
+  std::string text = group.title + ": " + plural(group.count, lead.finding_index < 0 ? "item" : "finding") +
+                     " in " + plural(group.files, "file");
+  if (!group.rules.empty() && group.cause != "rule:" + group.rules.front().first)
+    text += " (" + rules_text(group.rules) + ")";
+  text += ", " + kind_phrase(group.kind);
+  if (group.directories.size() > 1)
+    text += "; in " + directories_text(group.directories);
+  text += "; e.g. " + group.example;
+  if (!group.entries.empty()) {
+    text += "; run by ";
+    for (std::size_t i = 0; i < group.entries.size(); ++i)
+      text += (i ? ", " : "") + group.entries[i];
+  }
+  return text;
+}
+
+void count_member(ReasonGroup &group, const DecisionFactor &factor, std::set<std::string> &paths) {
+  ++group.count;
+  if (!factor.path.empty()) {
+    paths.insert(factor.path);
+    add_count(group.directories, directory_of(factor.path));
+  }
+  if (!factor.rule_id.empty())
+    add_count(group.rules, factor.rule_id);
+  for (const std::string &entry : factor.entries)
+    if (group.entries.size() < 3 &&
+        std::find(group.entries.begin(), group.entries.end(), entry) == group.entries.end())
+      group.entries.push_back(entry);
+}
+
+} // namespace
+
+std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &factors, const ScanResult &scan) {
+  std::vector<ReasonGroup> groups;
+  std::map<std::string, std::size_t> index; // kind|cause -> group
+  std::vector<std::set<std::string>> paths;
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    const DecisionFactor &factor = factors[i];
+    const Finding *finding = finding_of(factor, scan);
+    const std::string cause = cause_of(factor, finding);
+    const auto [found, added] = index.emplace(factor.kind + "|" + cause, groups.size());
+    if (added) {
+      ReasonGroup group;
+      group.kind = factor.kind;
+      group.cause = cause;
+      group.pushes_to = factor.pushes_to;
+      group.title = title_of(cause, factor, finding);
+      group.example = location_of(factor);
+      groups.push_back(std::move(group));
+      paths.emplace_back();
+    }
+    groups[found->second].members.push_back(i);
+    count_member(groups[found->second], factor, paths[found->second]);
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    ReasonGroup &group = groups[g];
+    group.files = paths[g].size();
+    const auto most_first = [](const auto &a, const auto &b) { return a.second > b.second; };
+    std::stable_sort(group.rules.begin(), group.rules.end(), most_first);
+    std::stable_sort(group.directories.begin(), group.directories.end(), most_first);
+    group.summary = group_summary(group, factors[group.members.front()]);
+  }
+  std::stable_sort(groups.begin(), groups.end(), [&](const ReasonGroup &a, const ReasonGroup &b) {
+    const auto strength_a = reason_strength(factors[a.members.front()], scan);
+    const auto strength_b = reason_strength(factors[b.members.front()], scan);
+    return strength_a != strength_b ? strength_a > strength_b : a.count > b.count;
+  });
+  return groups;
+}
+
+} // namespace mpsaudit
