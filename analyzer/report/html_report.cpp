@@ -299,7 +299,8 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       << "<title>mpsaudit: " << escape(result.root) << "</title>\n<style>" << kStyle
       << "</style></head>\n<body>\n";
-  out << "<h1>mpsaudit: can <code>" << escape(result.root) << "</code> run on an Apple-Silicon Mac?</h1>\n";
+  out << "<h1>mpsaudit: can <code>" << escape(scanned_name(result))
+      << "</code> run on an Apple-Silicon Mac?</h1>\n";
 
   if (!context.no_decision_reason.empty())
     out << "<section id=\"decision\" class=\"banner\"><div class=\"outcome\">No decision</div><div>"

@@ -85,7 +85,7 @@ void write_why(std::ostream &out, const Decision &decision, bool full) {
 } // namespace
 
 void write_markdown_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
-  out << "# mpsaudit: can `" << cell(result.root) << "` run on an Apple-Silicon Mac?\n\n";
+  out << "# mpsaudit: can `" << cell(scanned_name(result)) << "` run on an Apple-Silicon Mac?\n\n";
   const Assessment *assessment = context.assessment;
   if (!context.no_decision_reason.empty())
     out << "## No decision\n\n" << cell(context.no_decision_reason) << "\n\n";

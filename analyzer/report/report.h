@@ -72,6 +72,9 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
 
 // One line of summary: counts by severity and files scanned.
 std::string summary_line(const ScanResult &result);
+// What the report's title names: the scanned path as given, or for `.` the
+// current directory's name (never an absolute path).
+std::string scanned_name(const ScanResult &result);
 // "N not read: A unknown-kind, B not-regular-file" when entries were skipped.
 std::string skipped_line(const ScanResult &result);
 // Two lines: the decision and the effort range (empty without an assessment).

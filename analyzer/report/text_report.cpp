@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string_view>
@@ -96,6 +97,14 @@ void write_finding(std::ostream &out, const Finding &finding, const std::string 
 }
 
 } // namespace
+
+std::string scanned_name(const ScanResult &result) {
+  if (!result.root.empty() && result.root != "." && result.root != "./")
+    return result.root;
+  std::error_code error;
+  const std::string name = std::filesystem::current_path(error).filename().string();
+  return error || name.empty() ? "." : name;
+}
 
 std::string summary_line(const ScanResult &result) {
   std::map<int, int> counts;
