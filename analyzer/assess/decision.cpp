@@ -258,6 +258,14 @@ struct Verdict {
   HourRange deciding_effort; // the estimate the effort criteria weighed
 };
 
+// What a large CUDA-only item with a working fallback asks for. In training
+// code, Linux GPUs keep the fast path for training at scale (DUAL); anywhere
+// else the Mac runs the fallback and the port may wait (ADAPT): a Triton
+// speed-up or a fused kernel with a reference path is no reason for Linux.
+Outcome fallback_outcome(Role role) {
+  return role == Role::Training ? Outcome::Dual : Outcome::Adapt;
+}
+
 Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
                const std::set<std::string> &non_deciding, const EffortEstimate &effort,
                const MemoryFit &memory, const DecisionThresholds &thresholds,
@@ -293,7 +301,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       if (finding.guard != Guard::OptionalPath &&
           rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
           !kernel_files.count(finding.path))
-        verdict.factors.push_back(finding_factor(scan, index, "fallback-item", Outcome::Dual, role));
+        verdict.factors.push_back(finding_factor(scan, index, "fallback-item", fallback_outcome(role), role));
       continue;
     }
     if (!is_open_finding(finding))
@@ -315,11 +323,13 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
         !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
       DecisionFactor factor;
       factor.kind = "fallback-item";
-      factor.pushes_to = Outcome::Dual;
       factor.path = item.files.empty() ? "" : item.files.front().path;
+      factor.pushes_to = fallback_outcome(role_for(factor.path));
       factor.name = item.key.substr(item.key.rfind(':') + 1);
       factor.summary = "CUDA kernel `" + factor.name + "` in " + factor.path +
-                       " has a CPU/Python fallback: the Mac runs the fallback, Linux keeps the fast kernel";
+                       " has a CPU/Python fallback: the Mac runs the fallback, " +
+                       (factor.pushes_to == Outcome::Dual ? "Linux keeps the fast kernel for training"
+                                                          : "its Metal port can wait");
       verdict.factors.push_back(std::move(factor));
     }
   // The effort criteria weigh what may decide: the shares of files only

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CUDA kernels of ops with a CPU path are fallback items, not blockers
 # (docs/cxx-frontend.md "Device dispatch and the cpu-fallback pass"):
-#   samples/cxx-cpu-fallback decides DUAL, its kernels guarded cpu-fallback;
+#   samples/cxx-cpu-fallback decides ADAPT, its kernels guarded cpu-fallback;
 #   samples/cuda-extension stays KEEP_LINUX_GPU, except the op with a CPU kernel;
 #   a copy whose CPU arm only raises turns that op's kernel into a blocker;
 #   a copy that always builds CUDAExtension keeps the dispatch's guard.
@@ -32,9 +32,9 @@ PY
 
 sample=$root/samples/cxx-cpu-fallback
 scan "$sample" >"$work/fallback.json"
-grep -q '\*\*DUAL\*\*' "$sample/README.md" || fail "the sample's README does not state DUAL"
+grep -q '\*\*ADAPT\*\*' "$sample/README.md" || fail "the sample's README does not state ADAPT"
 check "$work/fallback.json" \
-  'decision["outcome"] == "DUAL"' \
+  'decision["outcome"] == "ADAPT"' \
   'decision["deciding"] and all(f["kind"] == "fallback-item" for f in decision["deciding"])' \
   'sorted(f["summary"].split("`")[1] for f in decision["deciding"]) == ["box_area_kernel", "roi_mean_kernel"]' \
   'all(f["guard"] == "cpu-fallback" and f["severity"] == "info" for f in findings if f["path"] == "csrc/op_cuda.cu")' \
@@ -42,7 +42,7 @@ check "$work/fallback.json" \
   'all(f["severity"] == "warning" for f in findings if f["rule"] == "MPS843")' \
   'all(i["deferred"]["high"] > 0 for i in report["assessment"]["effort"]["items"] if i["kind"] == "kernel")' \
   'not [f for f in findings if f["rule"] == "MPS842"]'
-echo "cxx-cpu-fallback: DUAL, kernels guarded and deferred"
+echo "cxx-cpu-fallback: ADAPT, kernels guarded and deferred"
 
 scan "$root/samples/cuda-extension" >"$work/extension.json"
 check "$work/extension.json" \

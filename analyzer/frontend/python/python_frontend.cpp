@@ -12,6 +12,7 @@
 #include "frontend/python/python_frontend.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 #include <memory>
@@ -1564,6 +1565,51 @@ private:
     }
   }
 
+  // `torch.utils.cpp_extension.load(name, sources=[...])` builds its sources
+  // when the call runs. Behind a fallback (try/except, a CUDA check) the
+  // program goes on without them: their `build-source` facts say they are
+  // optional, as a setup.py that adds .cu files only with CUDA does, so the
+  // cpu-fallback pass credits the kernels (frontend/cxx/fallback_pass.h).
+  void record_jit_build_sources(const Fact &call) {
+    if (call.kind != fact_kind::Call || call.name != "torch.utils.cpp_extension.load")
+      return;
+    const Argument *sources = nullptr;
+    for (const Argument &argument : call.arguments)
+      if (argument.keyword == "sources")
+        sources = &argument;
+    if (!sources)
+      sources = call.positional_argument(1);
+    if (!sources)
+      return;
+    for (const std::string &file : quoted_native_sources(sources->text)) {
+      Fact source = fact_at(call, "build-source", file);
+      source.set_attribute("optional", call.guard == Guard::None ? "false" : "true");
+      out_.facts.push_back(std::move(source));
+    }
+  }
+
+  // The string literals naming C/C++/CUDA files in an argument's text
+  // (`[os.path.join(here, "csrc", "k.cu"), "b.cpp"]` -> k.cu, b.cpp).
+  static std::vector<std::string> quoted_native_sources(std::string_view text) {
+    static constexpr std::array<std::string_view, 6> kNative{".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c"};
+    std::vector<std::string> files;
+    std::size_t at = 0;
+    while ((at = text.find_first_of("\"'", at)) != std::string_view::npos) {
+      const char quote = text[at];
+      const std::size_t end = text.find(quote, at + 1);
+      if (end == std::string_view::npos)
+        break;
+      const std::string_view literal = text.substr(at + 1, end - at - 1);
+      for (std::string_view extension : kNative)
+        if (ends_with(literal, extension)) {
+          files.emplace_back(literal);
+          break;
+        }
+      at = end + 1;
+    }
+    return files;
+  }
+
   [[gnu::noinline]] void visit_call(TSNode node, int depth) {
     const TSNode function = field(node, g_.f_function);
     const TSNode arguments = field(node, g_.f_arguments);
@@ -1572,6 +1618,7 @@ private:
     check_numpy_float_to_device(node, name);
     note_empty_option(name, out_.facts.back());
     note_device_helper_call(arguments, name);
+    record_jit_build_sources(out_.facts.back());
     if (const std::string chain = dotted(function); !chain.empty())
       note_name_use(text(function).substr(0, std::min(chain.find('.'), chain.size())));
 

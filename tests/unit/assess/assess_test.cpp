@@ -419,7 +419,8 @@ TEST_CASE("the same blocker confined to training code is DUAL; in tests it does 
   CHECK(strict_result.decision.outcome == Outcome::Dual);
 }
 
-TEST_CASE("distributed training and kernels with a fallback make DUAL", "[assess][decision]") {
+TEST_CASE("distributed training, and kernels with a fallback in training code, make DUAL",
+          "[assess][decision]") {
   const std::string distributed =
       kTrain + "\nimport torch.distributed as dist\ndist.init_process_group(\"nccl\")\n";
   const Assessment dual =
@@ -429,12 +430,20 @@ TEST_CASE("distributed training and kernels with a fallback make DUAL", "[assess
   CHECK(dual.decision.if_resolved == Outcome::Adapt);
 
   const std::string fallback = "try:\n    import triton\nexcept ImportError:\n    triton = None\n";
+  // In the model, the Mac runs the fallback: listed, and ADAPT.
   const Assessment guarded = assess_scan(scan_of({{"model/kernels.py", fallback}}));
-  CHECK(guarded.decision.outcome == Outcome::Dual);
+  CHECK(guarded.decision.outcome == Outcome::Adapt);
+  REQUIRE_FALSE(guarded.decision.deciding.empty());
   CHECK(guarded.decision.deciding[0].kind == "fallback-item");
+  // In training code, Linux keeps the fast path.
+  DecisionThresholds training;
+  training.role_overrides.push_back({"model/*", Role::Training});
+  const Assessment in_training = assess_scan(scan_of({{"model/kernels.py", fallback}}), training);
+  CHECK(in_training.decision.outcome == Outcome::Dual);
+  CHECK(in_training.decision.deciding[0].kind == "fallback-item");
 }
 
-TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item, never KEEP_LINUX_GPU",
+TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in training code, else ADAPT",
           "[assess][decision][cpu-fallback]") {
   const std::string kernel = "__global__ void scale_kernel(float *x) {\n  x[threadIdx.x] *= 2.f;\n}\n";
   const ScanResult blocked = scan_of({{"csrc/scale.cu", kernel, FileKind::Cuda}});
@@ -453,8 +462,9 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item, never KEEP_
     finding.guard = Guard::CpuFallback;
     finding.severity = static_cast<int>(Severity::Info);
   }
+  // Outside training code the Mac runs the fallback and the port waits.
   const Assessment dual = assess_scan(guarded);
-  CHECK(dual.decision.outcome == Outcome::Dual);
+  CHECK(dual.decision.outcome == Outcome::Adapt);
   // One factor for the kernel, not one more for its MPS801 finding.
   REQUIRE(dual.decision.deciding.size() == 1);
   CHECK(dual.decision.deciding[0].kind == "fallback-item");
@@ -467,6 +477,14 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item, never KEEP_
   REQUIRE(item != dual.effort.items.end());
   CHECK(item->deferred.high > 0);
   CHECK(item->hours.high == Approx(repository_model().kernel_with_fallback.high));
+
+  // In training code Linux keeps the fast kernel for training at scale.
+  DecisionThresholds training;
+  training.role_overrides.push_back({"csrc/*", Role::Training});
+  const Assessment in_training = assess_scan(guarded, training);
+  CHECK(in_training.decision.outcome == Outcome::Dual);
+  REQUIRE(in_training.decision.deciding.size() == 1);
+  CHECK(in_training.decision.deciding[0].kind == "fallback-item");
 }
 
 TEST_CASE("effort thresholds decide when no finding does", "[assess][decision]") {

@@ -260,6 +260,25 @@ def build(cfg):
   CHECK(find_fact(facts, "import", "torch")->attribute("use") == nullptr);
 }
 
+TEST_CASE("a JIT build behind a fallback makes its sources optional builds", "[python][guards]") {
+  const FileFacts facts = extract_python_source(R"(import os
+from torch.utils.cpp_extension import load
+here = os.path.dirname(__file__)
+try:
+    fused = load(name="fused", sources=[os.path.join(here, "csrc", "fused.cpp"), "csrc/fused_kernel.cu"])
+except Exception:
+    fused = None
+always = load("always", ["always_kernel.cu"])
+)",
+                                                "pkg/ops.py");
+  std::vector<std::pair<std::string, std::string>> sources;
+  for (const Fact *fact : facts_of(facts, "build-source"))
+    sources.emplace_back(fact->name, *fact->attribute("optional"));
+  CHECK(sources == std::vector<std::pair<std::string, std::string>>{{"fused.cpp", "true"},
+                                                                    {"csrc/fused_kernel.cu", "true"},
+                                                                    {"always_kernel.cu", "false"}});
+}
+
 TEST_CASE("device selection records whether an MPS branch exists", "[python][guards]") {
   const auto selection = [](const std::string &code) -> std::string {
     const FileFacts facts = extract_python_source(code, "a.py");
