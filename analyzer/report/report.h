@@ -72,6 +72,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
 
 // One line of summary: counts by severity and files scanned.
 std::string summary_line(const ScanResult &result);
+// Diagnostics about headers the bundled shim does not provide (missing-include).
+std::size_t header_gap_count(const ScanResult &result);
 // What the report's title names: the scanned path as given, or for `.` the
 // current directory's name (never an absolute path).
 std::string scanned_name(const ScanResult &result);

@@ -106,6 +106,12 @@ std::string scanned_name(const ScanResult &result) {
   return error || name.empty() ? "." : name;
 }
 
+std::size_t header_gap_count(const ScanResult &result) {
+  return static_cast<std::size_t>(
+      std::count_if(result.diagnostics.begin(), result.diagnostics.end(),
+                    [](const Diagnostic &d) { return d.code == "missing-include"; }));
+}
+
 std::string summary_line(const ScanResult &result) {
   std::map<int, int> counts;
   int suppressed = 0;
@@ -124,10 +130,15 @@ std::string summary_line(const ScanResult &result) {
     line += ", " + std::to_string(suppressed) + " suppressed";
   line += " in " + std::to_string(result.scanned_file_count()) + " of " +
           std::to_string(result.files.size()) + " files";
-  const auto problems = std::count_if(result.diagnostics.begin(), result.diagnostics.end(),
-                                      [](const Diagnostic &d) { return d.level != DiagnosticLevel::Note; });
+  // Input problems are what the user can act on; headers the shim lacks are not.
+  const auto problems =
+      std::count_if(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic &d) {
+        return d.level != DiagnosticLevel::Note && d.code != "missing-include";
+      });
   if (problems)
     line += "; " + std::to_string(problems) + " input problem" + (problems == 1 ? "" : "s");
+  if (const std::size_t gaps = header_gap_count(result))
+    line += "; " + std::to_string(gaps) + " header" + (gaps == 1 ? "" : "s") + " not found";
   return line;
 }
 
@@ -237,27 +248,57 @@ std::set<std::string_view> paths_of_files(const ScanResult &result) {
   return paths;
 }
 
-void write_diagnostics(std::ostream &out, const ScanResult &result, const Palette &palette,
-                       std::size_t limit) {
+// A header the bundled shim does not provide (torch, CUDA, a vendored
+// library): the analysis went on without it, and the user has nothing to fix.
+bool is_header_gap(const Diagnostic &diagnostic) {
+  return diagnostic.code == "missing-include";
+}
+
+void write_diagnostic(std::ostream &out, const ScanResult &result, const Diagnostic &diagnostic,
+                      const std::set<std::string_view> &scanned_paths, const Palette &palette) {
+  // A scanned file's path reads from the current directory; a config or
+  // baseline path is already shown as the user gave it.
+  const std::string path =
+      scanned_paths.count(diagnostic.path) ? path_for_display(result, diagnostic.path) : diagnostic.path;
+  out << palette.paint(std::string(to_string(diagnostic.level)),
+                       diagnostic.level == DiagnosticLevel::Error ? "1;31" : "2")
+      << ": " << terminal_safe(path);
+  if (diagnostic.line)
+    out << ":" << diagnostic.line;
+  out << ": " << terminal_safe(diagnostic.message) << " [" << terminal_safe(diagnostic.code) << "]\n";
+}
+
+// Input problems one per line (at most `limit`); headers not found in one
+// line, unless `full`.
+void write_diagnostics(std::ostream &out, const ScanResult &result, const Palette &palette, std::size_t limit,
+                       bool full) {
   if (result.diagnostics.empty())
     return;
   out << "\n";
   const std::set<std::string_view> scanned_paths = paths_of_files(result);
-  for (std::size_t i = 0; i < result.diagnostics.size() && i < limit; ++i) {
-    const Diagnostic &diagnostic = result.diagnostics[i];
-    // A scanned file's path reads from the current directory; a config or
-    // baseline path is already shown as the user gave it.
-    const std::string path =
-        scanned_paths.count(diagnostic.path) ? path_for_display(result, diagnostic.path) : diagnostic.path;
-    out << palette.paint(std::string(to_string(diagnostic.level)),
-                         diagnostic.level == DiagnosticLevel::Error ? "1;31" : "2")
-        << ": " << terminal_safe(path);
-    if (diagnostic.line)
-      out << ":" << diagnostic.line;
-    out << ": " << terminal_safe(diagnostic.message) << " [" << terminal_safe(diagnostic.code) << "]\n";
+  std::size_t shown = 0, hidden = 0;
+  std::set<std::string_view> gap_files;
+  const Diagnostic *first_gap = nullptr;
+  for (const Diagnostic &diagnostic : result.diagnostics) {
+    if (!full && is_header_gap(diagnostic)) {
+      gap_files.insert(diagnostic.path);
+      first_gap = first_gap ? first_gap : &diagnostic;
+    } else if (shown < limit) {
+      write_diagnostic(out, result, diagnostic, scanned_paths, palette);
+      ++shown;
+    } else {
+      ++hidden;
+    }
   }
-  if (result.diagnostics.size() > limit)
-    out << "(" << result.diagnostics.size() - limit << " more diagnostics: --full lists them)\n";
+  if (hidden)
+    out << "(" << hidden << " more diagnostics: --full lists them)\n";
+  if (first_gap)
+    out << palette.paint("note", "2") << ": " << header_gap_count(result) << " #include"
+        << (header_gap_count(result) == 1 ? "" : "s") << " not found in " << gap_files.size() << " file"
+        << (gap_files.size() == 1 ? "" : "s")
+        << " (torch, CUDA or vendored headers; the analysis went on without them), e.g. "
+        << terminal_safe(path_for_display(result, first_gap->path)) << ":" << first_gap->line
+        << ". --full lists them.\n";
 }
 
 } // namespace
@@ -300,7 +341,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     write_directory_counts(out, result, palette);
   else
     write_findings(out, result, palette);
-  write_diagnostics(out, result, palette, summary_only ? kSummaryDiagnostics : result.diagnostics.size());
+  write_diagnostics(out, result, palette, summary_only ? kSummaryDiagnostics : result.diagnostics.size(),
+                    context.full);
   out << "\n" << summary_line(result) << "\n";
   if (summary_only)
     out << "Findings not listed (more than " << kSummaryFindings

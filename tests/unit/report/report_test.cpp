@@ -182,3 +182,30 @@ TEST_CASE("output formats follow the file extension", "[report]") {
   CHECK(format_for_extension("report") == "");
   CHECK(format_for_extension("dir.d/report") == "");
 }
+
+TEST_CASE("headers the shim lacks are one note, not input problems", "[report][text]") {
+  ScanResult scan;
+  scan.diagnostics.push_back(
+      {DiagnosticLevel::Warning, "csrc/a.cu", 1, "missing-include", "'torch/types.h' not found"});
+  scan.diagnostics.push_back(
+      {DiagnosticLevel::Warning, "csrc/a.cu", 2, "missing-include", "'c10/cuda/x.h' not found"});
+  scan.diagnostics.push_back(
+      {DiagnosticLevel::Warning, "csrc/b.cpp", 1, "missing-include", "'torch/extension.h'"});
+  scan.diagnostics.push_back({DiagnosticLevel::Error, "bad.py", 3, "invalid-utf8", "not UTF-8"});
+  CHECK(header_gap_count(scan) == 3);
+  const std::string summary = summary_line(scan);
+  CHECK(summary.find("1 input problem;") != std::string::npos);
+  CHECK(summary.find("3 headers not found") != std::string::npos);
+
+  std::ostringstream brief;
+  write_text_report(brief, scan, ReportContext{}, TextOptions{});
+  CHECK(brief.str().find("note: 3 #includes not found in 2 files") != std::string::npos);
+  CHECK(brief.str().find("[missing-include]") == std::string::npos);
+  CHECK(brief.str().find("bad.py:3: not UTF-8 [invalid-utf8]") != std::string::npos);
+
+  ReportContext full;
+  full.full = true;
+  std::ostringstream everything;
+  write_text_report(everything, scan, full, TextOptions{});
+  CHECK(everything.str().find("csrc/b.cpp:1: 'torch/extension.h' [missing-include]") != std::string::npos);
+}
