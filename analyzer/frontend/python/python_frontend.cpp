@@ -1581,11 +1581,15 @@ private:
       sources = call.positional_argument(1);
     if (!sources)
       return;
+    // Built apart and appended after: `call` lives in out_.facts, which
+    // appending may move.
+    std::vector<Fact> built;
     for (const std::string &file : quoted_native_sources(sources->text)) {
-      Fact source = fact_at(call, "build-source", file);
-      source.set_attribute("optional", call.guard == Guard::None ? "false" : "true");
-      out_.facts.push_back(std::move(source));
+      built.push_back(fact_at(call, "build-source", file));
+      built.back().set_attribute("optional", call.guard == Guard::None ? "false" : "true");
     }
+    for (Fact &source : built)
+      out_.facts.push_back(std::move(source));
   }
 
   // The string literals naming C/C++/CUDA files in an argument's text
