@@ -316,12 +316,15 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
     }
   // Main entries first; among them scripts nobody imports before modules
   // with a self-test __main__, then by purpose (training, inference,
-  // evaluation, export, benchmark, ...), then by path. Reachability traces
-  // them in this order and names them first.
+  // evaluation, export, benchmark, ...), then the shallower path (the
+  // repository's own tools/train.py before projects/x/train.py), then by
+  // path. Reachability traces them in this order and names them first.
   const auto rank = [&](const EntryPoint &entry) {
     const auto file = index.file_of_path(entry.path);
     const bool is_imported = file && imported[*file];
-    return std::make_tuple(static_cast<int>(entry.scope), is_imported, static_cast<int>(entry.purpose));
+    const auto depth = std::count(entry.path.begin(), entry.path.end(), '/');
+    return std::make_tuple(static_cast<int>(entry.scope), is_imported, static_cast<int>(entry.purpose),
+                           depth);
   };
   std::stable_sort(entries.begin(), entries.end(),
                    [&](const EntryPoint &a, const EntryPoint &b) { return rank(a) < rank(b); });
