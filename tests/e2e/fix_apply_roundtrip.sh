@@ -13,16 +13,7 @@
 #   - running fix again changes nothing (empty diff, exit 0).
 # Usage: fix_apply_roundtrip.sh MPSAUDIT REPO_ROOT
 set -u
-MPSAUDIT=$(realpath "$1")
-ROOT=$(realpath "$2")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export MPSAUDIT_RULES_DIR="$ROOT/rules"
-status=0
-fail() {
-  echo "FAIL $1"
-  status=1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/fix_common.bash" "$@"
 
 for sample_dir in "$ROOT"/samples/*/; do
   sample=$(basename "$sample_dir")

@@ -8,13 +8,8 @@
 # Usage: fix_expected_diff.sh MPSAUDIT REPO_ROOT
 # Set MPSAUDIT_UPDATE_EXPECTED=1 to rewrite the expected diffs (review them).
 set -u
-MPSAUDIT=$(realpath "$1")
-ROOT=$(realpath "$2")
+source "$(dirname "${BASH_SOURCE[0]}")/fix_common.bash" "$@"
 EXPECTED="$ROOT/tests/e2e/fix_expected"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export MPSAUDIT_RULES_DIR="$ROOT/rules"
-status=0
 
 check() { # name, fix arguments...
   local name=$1

@@ -7,16 +7,7 @@
 #   - --rule limits the fixes; unsafe fixes need --unsafe; exit codes.
 # Usage: fix_negative.sh MPSAUDIT REPO_ROOT
 set -u
-MPSAUDIT=$(realpath "$1")
-ROOT=$(realpath "$2")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export MPSAUDIT_RULES_DIR="$ROOT/rules"
-status=0
-fail() {
-  echo "FAIL $1"
-  status=1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/fix_common.bash" "$@"
 
 mkdir -p "$WORK/repo"
 cd "$WORK/repo" || exit 1

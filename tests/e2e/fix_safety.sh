@@ -12,16 +12,7 @@
 #     is neither read nor written.
 # Usage: fix_safety.sh MPSAUDIT REPO_ROOT
 set -u
-MPSAUDIT=$(realpath "$1")
-ROOT=$(realpath "$2")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export MPSAUDIT_RULES_DIR="$ROOT/rules"
-status=0
-fail() {
-  echo "FAIL $1"
-  status=1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/fix_common.bash" "$@"
 
 # --- a device comparison in a test -----------------------------------------
 mkdir -p "$WORK/compare/tests" && cd "$WORK/compare" || exit 1
