@@ -7,10 +7,7 @@ binary=$1 root=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-browser=$(command -v chromium || command -v chromium-browser || true)
-[[ -n $browser ]] || fail "chromium is missing (scripts/setup --test installs it)"
-shots=${MPSAUDIT_TEST_OUTPUT:-$(dirname "$binary")/test-output}/report_html
-mkdir -p "$shots"
+source "$(dirname "${BASH_SOURCE[0]}")/browser_common.bash" report_html
 
 for sample_dir in "$root"/samples/*/; do
   sample=$(basename "$sample_dir")

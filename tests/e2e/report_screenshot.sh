@@ -16,10 +16,7 @@ binary=$1 root=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-browser=$(command -v chromium || command -v chromium-browser || true)
-[[ -n $browser ]] || fail "chromium is missing (scripts/setup --test installs it)"
-shots=${MPSAUDIT_TEST_OUTPUT:-$(dirname "$binary")/test-output}/report_screenshot
-mkdir -p "$shots"
+source "$(dirname "${BASH_SOURCE[0]}")/browser_common.bash" report_screenshot
 devset=${MPSAUDIT_DEVSET_DIR:-$root/../shared/devset}
 
 # scan_html NAME DIR: the HTML and JSON reports of DIR in $work/NAME.*
