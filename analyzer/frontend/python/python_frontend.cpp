@@ -152,6 +152,16 @@ private:
     --cursor_depth_;
   }
 
+  // Whether `holds` is true of a named child of `node`; stops at the first.
+  template <typename Predicate> bool any_named_child(TSNode node, Predicate holds) const {
+    bool found = false;
+    for_each_child(node, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = holds(child);
+    });
+    return found;
+  }
+
   Fact make_fact(std::string_view kind, std::string name, TSNode node) const {
     Fact fact;
     fact.kind = std::string(kind);
@@ -508,12 +518,7 @@ private:
     }
     if (is_string(node) && is_device_literal(string_value(node)))
       return true;
-    bool found = false;
-    for_each_child(node, [&](TSNode child, TSFieldId) {
-      if (!found && ts_node_is_named(child))
-        found = mentions_cuda(child, depth + 1);
-    });
-    return found;
+    return any_named_child(node, [&](TSNode child) { return mentions_cuda(child, depth + 1); });
   }
 
   bool calls_cuda_availability(TSNode node, int depth = 0) const {
@@ -523,12 +528,7 @@ private:
       return true;
     if ((is(node, g_.identifier) || is(node, g_.attribute)) && cuda_flags_.count(std::string(text(node))))
       return true;
-    bool found = false;
-    for_each_child(node, [&](TSNode child, TSFieldId) {
-      if (!found && ts_node_is_named(child))
-        found = calls_cuda_availability(child, depth + 1);
-    });
-    return found;
+    return any_named_child(node, [&](TSNode child) { return calls_cuda_availability(child, depth + 1); });
   }
 
   // Whether the value of `node` is a CUDA availability test: the call, a
@@ -546,12 +546,7 @@ private:
     if (!is(node, g_.not_operator) && !is(node, g_.comparison_operator) && type != "boolean_operator" &&
         type != "parenthesized_expression")
       return false;
-    bool found = false;
-    for_each_child(node, [&](TSNode child, TSFieldId) {
-      if (!found && ts_node_is_named(child))
-        found = is_cuda_availability_value(child, depth + 1);
-    });
-    return found;
+    return any_named_child(node, [&](TSNode child) { return is_cuda_availability_value(child, depth + 1); });
   }
 
   // Whether `node` contains an MPS alternative or a device literal.
@@ -717,12 +712,7 @@ private:
     if (is(node, g_.call) &&
         starts_with(callee_name(field(node, g_.f_function)).first, "torch.backends.mps."))
       return true;
-    bool found = false;
-    for_each_child(node, [&](TSNode child, TSFieldId) {
-      if (!found && ts_node_is_named(child))
-        found = asks_mps_availability(child, depth + 1);
-    });
-    return found;
+    return any_named_child(node, [&](TSNode child) { return asks_mps_availability(child, depth + 1); });
   }
 
   // `use_cuda = not args.no_cuda and torch.cuda.is_available()` ... later
@@ -1236,12 +1226,7 @@ private:
       return false;
     if (is(node, g_.float_literal))
       return true;
-    bool found = false;
-    for_each_child(node, [&](TSNode child, TSFieldId) {
-      if (!found && ts_node_is_named(child))
-        found = contains_float_literal(child, depth + 1);
-    });
-    return found;
+    return any_named_child(node, [&](TSNode child) { return contains_float_literal(child, depth + 1); });
   }
 
   // The float64 NumPy origin of an expression, if it has one.
