@@ -106,10 +106,19 @@ std::string scanned_name(const ScanResult &result) {
   return error || name.empty() ? "." : name;
 }
 
+namespace {
+
+// A header the bundled shim does not provide (torch, CUDA, a vendored
+// library): the analysis went on without it, and the user has nothing to fix.
+bool is_header_gap(const Diagnostic &diagnostic) {
+  return diagnostic.code == "missing-include";
+}
+
+} // namespace
+
 std::size_t header_gap_count(const ScanResult &result) {
   return static_cast<std::size_t>(
-      std::count_if(result.diagnostics.begin(), result.diagnostics.end(),
-                    [](const Diagnostic &d) { return d.code == "missing-include"; }));
+      std::count_if(result.diagnostics.begin(), result.diagnostics.end(), is_header_gap));
 }
 
 std::string summary_line(const ScanResult &result) {
@@ -133,7 +142,7 @@ std::string summary_line(const ScanResult &result) {
   // Input problems are what the user can act on; headers the shim lacks are not.
   const auto problems =
       std::count_if(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic &d) {
-        return d.level != DiagnosticLevel::Note && d.code != "missing-include";
+        return d.level != DiagnosticLevel::Note && !is_header_gap(d);
       });
   if (problems)
     line += "; " + std::to_string(problems) + " input problem" + (problems == 1 ? "" : "s");
@@ -248,12 +257,6 @@ std::set<std::string_view> paths_of_files(const ScanResult &result) {
   return paths;
 }
 
-// A header the bundled shim does not provide (torch, CUDA, a vendored
-// library): the analysis went on without it, and the user has nothing to fix.
-bool is_header_gap(const Diagnostic &diagnostic) {
-  return diagnostic.code == "missing-include";
-}
-
 void write_diagnostic(std::ostream &out, const ScanResult &result, const Diagnostic &diagnostic,
                       const std::set<std::string_view> &scanned_paths, const Palette &palette) {
   // A scanned file's path reads from the current directory; a config or
@@ -292,10 +295,9 @@ void write_diagnostics(std::ostream &out, const ScanResult &result, const Palett
   }
   if (hidden)
     out << "(" << hidden << " more diagnostics: --full lists them)\n";
-  if (first_gap)
-    out << palette.paint("note", "2") << ": " << header_gap_count(result) << " #include"
-        << (header_gap_count(result) == 1 ? "" : "s") << " not found in " << gap_files.size() << " file"
-        << (gap_files.size() == 1 ? "" : "s")
+  if (const std::size_t gaps = header_gap_count(result); first_gap)
+    out << palette.paint("note", "2") << ": " << gaps << " #include" << (gaps == 1 ? "" : "s")
+        << " not found in " << gap_files.size() << " file" << (gap_files.size() == 1 ? "" : "s")
         << " (torch, CUDA or vendored headers; the analysis went on without them), e.g. "
         << terminal_safe(path_for_display(result, first_gap->path)) << ":" << first_gap->line
         << ". --full lists them.\n";
