@@ -253,7 +253,9 @@ private:
     bool changed = true;
     while (changed) {
       changed = false;
-      for (const auto &[name, uses] : uses_of) {
+      for (const auto &entry : uses_of) {
+        const std::string_view name = entry.first;
+        const std::vector<const NameUse *> &uses = entry.second;
         if (option_only_definitions_.count(name))
           continue;
         const bool optional = std::all_of(uses.begin(), uses.end(), [&](const NameUse *use) {
