@@ -16,6 +16,7 @@
 
 #include "core/confined_file.h"
 #include "core/temporary_directory.h"
+#include "core/text.h"
 #include "frontend/frontend.h"
 
 using namespace mpsaudit;
@@ -58,6 +59,13 @@ void check(bool condition) {
     __builtin_trap();
 }
 
+// The fuzzer learns the marker from the comparisons and writes it into the
+// input itself; a fact that merely repeats the input is no leak. Package
+// names are compared after normalisation, so the input is too.
+bool input_names_marker(const std::string &text) {
+  return normalize_package_name(text).find(kLeak) != std::string::npos;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
@@ -71,7 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     check(is_within(file.real_path, tree.roots));
     check(fs::is_regular_file(file.real_path));
     check(file.text.size() <= kLimit);
-    check(file.text.find(kLeak) == std::string::npos);
+    // requirements.txt holds the previous input, which may name the marker.
+    if (fs::path(file.real_path).filename() != "requirements.txt")
+      check(file.text.find(kLeak) == std::string::npos);
   } else {
     check(file.text.empty());
   }
@@ -90,6 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   const Extractor *extractor = find_extractor(FileKind::Requirements);
   check(extractor != nullptr);
   const FileFacts facts = (*extractor)(source, options);
+  if (input_names_marker(text))
+    return 0;
   for (const Fact &fact : facts.facts)
     check(fact.name.find(kLeak) == std::string::npos);
   return 0;
