@@ -671,7 +671,8 @@ Assessment assess(const AssessmentInput &input) {
   std::map<std::string, Role> role_of;
   for (const FileRole &role : assessment.roles)
     role_of[role.path] = role.role;
-  assessment.effort = estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch);
+  assessment.effort =
+      estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch, input.fixes);
   assessment.memory = estimate_memory_fit(scan.project_files);
 
   assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
@@ -704,7 +705,7 @@ Assessment assess(const AssessmentInput &input) {
     }
   if (!finding_factors.empty()) {
     const EffortEstimate effort_after =
-        estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch);
+        estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch, input.fixes);
     const Verdict after =
         decide(scan, role_of, non_deciding, effort_after, assessment.memory, input.thresholds, excluded);
     decision.if_resolved = after.outcome;

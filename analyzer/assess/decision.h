@@ -164,6 +164,9 @@ struct AssessmentInput {
   // The PyTorch release `mpsaudit fix` would target (config target-torch);
   // decides which fixes the effort model credits. "": fix's default.
   std::string fix_target_torch;
+  // rules/fixes.toml as the session loaded it; null: the one beside the
+  // rules' files.
+  const FixCatalog *fixes = nullptr;
 };
 
 Assessment assess(const AssessmentInput &input);

@@ -625,7 +625,7 @@ void spread_over_files(EffortItem &item, int total_sites, const std::map<std::st
 
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded,
-                               std::string_view fix_target_torch) {
+                               std::string_view fix_target_torch, const FixCatalog *fixes) {
   EffortEstimate estimate;
   std::map<std::string, Role> role_of;
   for (const FileRole &role : roles)
@@ -674,7 +674,10 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     const Effort effort = rule ? rule->effort : Effort::Small;
     const std::string family = rule ? rule->family : "other";
     open_families.insert(family);
-    const std::optional<FixSafety> fix = fix_available(finding, fix_target_torch);
+    const std::optional<FixSafety> fix =
+        fixes ? fix_available(finding, *fixes,
+                              fix_target_torch.empty() ? kDefaultFixTargetTorch : fix_target_torch)
+              : fix_available(finding, fix_target_torch);
     FamilyFixes &family_fix = family_fixes[family];
     ++family_fix.open;
     family_fix.safe += fix == FixSafety::Safe;

@@ -33,6 +33,8 @@
 
 namespace mpsaudit {
 
+class FixCatalog;
+
 struct HourRange {
   double low = 0;
   double high = 0;
@@ -202,11 +204,12 @@ bool is_open_finding(const Finding &finding);
 
 // The estimate. `excluded` (may be empty) marks findings to leave out, for
 // the decision's "what would change" question. Roles are by file path. The
-// fix credit asks rules/fixes.toml (beside each finding's rule file) which
-// findings `mpsaudit fix` edits for `fix_target_torch` ("": its default).
+// fix credit asks `fixes` (the session's rules/fixes.toml; null: the one
+// beside each finding's rule file) which findings `mpsaudit fix` edits for
+// `fix_target_torch` ("": its default).
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded = {},
-                               std::string_view fix_target_torch = {});
+                               std::string_view fix_target_torch = {}, const FixCatalog *fixes = nullptr);
 
 // Prices `path` over the estimate's items: sets recommended, recommended_fix,
 // recommended_goal and recommended_basis (docs/effort-model.md, "Two figures").

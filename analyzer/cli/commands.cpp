@@ -14,6 +14,7 @@
 #include "report/report.h"
 #include "rules/rule.h"
 #include "scan/scan.h"
+#include "session/session.h"
 
 namespace mpsaudit::cli {
 
@@ -23,17 +24,7 @@ int usage_error(const std::string &message) {
 }
 
 bool load_catalog(const Invocation &invocation, const std::string &override_dir, RuleCatalog &catalog) {
-  const std::string directory = rules_directory(invocation, override_dir);
-  if (directory.empty()) {
-    std::cerr << "mpsaudit: cannot find the rules directory; pass --rules-dir or set MPSAUDIT_RULES_DIR\n";
-    return false;
-  }
-  std::vector<Diagnostic> diagnostics;
-  catalog = RuleCatalog::load_directory(directory, diagnostics);
-  for (const auto &diagnostic : diagnostics)
-    std::cerr << terminal_safe(diagnostic.path) << ":" << diagnostic.line << ": "
-              << terminal_safe(diagnostic.message) << "\n";
-  return diagnostics.empty();
+  return load_rule_catalog(rules_directory(invocation, override_dir), catalog, std::cerr);
 }
 
 namespace {

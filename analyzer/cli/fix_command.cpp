@@ -1,7 +1,7 @@
 // `mpsaudit fix [PATH...]`: the mechanical part of a port, done for you.
 // Scans, plans the fixes of rules/fixes.toml, and prints a unified diff, or
 // writes the files with --apply (docs/fix.md).
-#include <filesystem>
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "fix/fix.h"
 #include "scan/scan.h"
+#include "session/session.h"
 
 namespace mpsaudit::cli {
 namespace {
@@ -53,13 +54,32 @@ std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResu
   return tests;
 }
 
+// `--rule ID`: every ID names a rule (else a usage error); one without an
+// automatic fix gets a note.
+bool rules_have_fixes(const std::set<std::string> &rules, const RuleCatalog &catalog,
+                      const FixCatalog &fixes) {
+  for (const auto &id : rules)
+    if (!catalog.find(id)) {
+      usage_error("no rule " + id + " (see `mpsaudit rules`)");
+      return false;
+    }
+  for (const auto &id : rules) {
+    const bool has_fix =
+        std::any_of(fixes.definitions().begin(), fixes.definitions().end(),
+                    [&](const FixDefinition &definition) { return definition.rule_id == id; });
+    if (!has_fix)
+      std::cerr << "mpsaudit: note: " << terminal_safe(id) << " has no automatic fix\n";
+  }
+  return true;
+}
+
 } // namespace
 
 int command_fix(const Invocation &invocation) {
   ScanOptions options;
   options.paths.clear();
   FixOptions fix_options;
-  std::string rules_dir, value, workflow_error, fail_on = "never";
+  std::string rules_dir, value, workflow_error;
   bool apply = false, show_skipped = false;
   WorkflowOptions workflow;
   Arguments args(invocation.arguments);
@@ -112,43 +132,29 @@ int command_fix(const Invocation &invocation) {
   if (options.paths.empty())
     options.paths.push_back(".");
 
-  RuleCatalog catalog;
-  if (!load_catalog(invocation, rules_dir, catalog))
+  SessionRequest request;
+  request.goal = SessionGoal::Fix;
+  request.executable = invocation.executable;
+  request.tool_version = tool_version();
+  request.rules_dir = rules_directory(invocation, rules_dir);
+  request.bundled_rules = rules_dir.empty();
+  request.scan = std::move(options);
+  request.workflow = std::move(workflow);
+  request.fail_on = "never";
+  request.fixes_required = true;
+  request.check_catalogs = [&fix_options](const RuleCatalog &catalog, const FixCatalog &fixes) {
+    return rules_have_fixes(fix_options.rules, catalog, fixes);
+  };
+  Session session;
+  if (run_session(std::move(request), session) != SessionStatus::Ok)
     return kUsage;
-  for (const auto &id : fix_options.rules)
-    if (!catalog.find(id))
-      return usage_error("no rule " + id + " (see `mpsaudit rules`)");
-  const std::string fixes_path = rules_directory(invocation, rules_dir) + "/fixes.toml";
-  std::vector<Diagnostic> problems;
-  const FixCatalog fixes = FixCatalog::load_file(fixes_path, problems);
-  for (const auto &problem : problems)
-    std::cerr << terminal_safe(problem.path) << ":" << problem.line << ": " << terminal_safe(problem.message)
-              << "\n";
-  if (!problems.empty())
-    return kUsage;
-  for (const auto &id : fix_options.rules) {
-    const bool has_fix =
-        std::any_of(fixes.definitions().begin(), fixes.definitions().end(),
-                    [&](const FixDefinition &definition) { return definition.rule_id == id; });
-    if (!has_fix)
-      std::cerr << "mpsaudit: note: " << terminal_safe(id) << " has no automatic fix\n";
-  }
-
-  if (!prepare_workflow(invocation, workflow, options, catalog, fail_on))
-    return kUsage;
+  const ScanResult &result = session.result;
   if (fix_options.target_torch.empty())
-    fix_options.target_torch = workflow.config.target_torch.value;
-  ScanResult result = run_scan(options, catalog);
-  // A baseline hides known findings from reports; fix still fixes them.
-  workflow.baseline_path.clear();
-  workflow.baseline_from_config = false;
-  if (!finish_workflow(workflow, result, catalog))
-    return kUsage;
-
+    fix_options.target_torch = session.workflow.config.target_torch.value;
   if (fix_options.target_torch.empty())
     fix_options.target_torch = manifest_torch_release(result);
-  fix_options.test_files = test_files(workflow, result);
-  FixRun run = plan_fixes(result, fixes, fix_options, options.paths);
+  fix_options.test_files = test_files(session.workflow, result);
+  FixRun run = plan_fixes(result, session.fixes, fix_options, session.options.paths);
   const std::string target =
       fix_options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : fix_options.target_torch;
   bool failed = false;

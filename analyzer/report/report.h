@@ -106,7 +106,6 @@ nlohmann::json report_to_sarif(const ScanResult &result, const ReportContext &co
 // the whitespace-normalised line, with ":<n>" for the n-th equal line of a file.
 std::string line_hash(std::string_view rule_id, std::string_view line_text);
 
-// Output formats by name and by file extension ("" when unknown).
-std::string format_for_extension(const std::string &path);
+// The formats by name and by file extension: report/report_writers.h.
 
 } // namespace mpsaudit

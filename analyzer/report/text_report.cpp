@@ -444,22 +444,4 @@ std::string assessment_summary(const Assessment &assessment) {
   return text;
 }
 
-std::string format_for_extension(const std::string &path) {
-  const std::size_t dot = path.rfind('.');
-  if (dot == std::string::npos || path.find('/', dot) != std::string::npos)
-    return "";
-  const std::string extension = to_lower(std::string_view(path).substr(dot + 1));
-  if (extension == "json")
-    return "json";
-  if (extension == "md" || extension == "markdown")
-    return "md";
-  if (extension == "html" || extension == "htm")
-    return "html";
-  if (extension == "sarif")
-    return "sarif";
-  if (extension == "txt")
-    return "text";
-  return "";
-}
-
 } // namespace mpsaudit

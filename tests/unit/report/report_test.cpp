@@ -7,6 +7,7 @@
 
 #include "../test_support.h"
 #include "report/report.h"
+#include "report/report_writers.h"
 
 using namespace mpsaudit;
 

@@ -6,15 +6,14 @@
 #include <string>
 #include <vector>
 
-namespace mpsaudit::cli {
+namespace mpsaudit {
 
-struct Invocation;
-
-// mpsaudit-probe beside this executable, else on PATH; "" when neither.
-std::string find_probe_binary(const Invocation &invocation);
+// mpsaudit-probe beside this executable (`executable` is argv[0]), else on
+// PATH; "" when neither.
+std::string find_probe_binary(const std::string &executable);
 
 // Runs `binary` with `arguments`, standard output going to ours; returns its
 // exit status, or -1 when it could not be started.
 int run_program(const std::string &binary, const std::vector<std::string> &arguments);
 
-} // namespace mpsaudit::cli
+} // namespace mpsaudit
