@@ -10,6 +10,7 @@
 
 #include "cli/arguments.h"
 #include "cli/cli.h"
+#include "cli/scan_options.h"
 #include "core/text.h"
 #include "report/report.h"
 #include "rules/rule.h"
@@ -213,7 +214,12 @@ int command_version(const Invocation &) {
   return kClean;
 }
 
-int command_help(const Invocation &) {
+int command_help(const Invocation &invocation) {
+  const std::vector<OptionHelp> scan_options = scan_options_help();
+  if (invocation.arguments == std::vector<std::string>{"--markdown"}) {
+    write_options_markdown(std::cout, scan_options); // docs/cli.md's `scan` table
+    return kClean;
+  }
   std::cout << "mpsaudit " << tool_version()
             << ": can this PyTorch repository run on an Apple-Silicon Mac (MPS)?\n\n"
                "Usage: mpsaudit <command> [options]\n\nCommands:\n";
@@ -221,36 +227,9 @@ int command_help(const Invocation &) {
     std::cout << "  " << command.name
               << std::string(12 - std::min<std::size_t>(11, std::strlen(command.name)), ' ')
               << command.summary << "\n";
-  std::cout
-      << "\nscan options:\n"
-         "  --format FORMAT        text|json|md|html|sarif|github (default text; github: Actions "
-         "annotations)\n"
-         "  -o, --output FILE      write a report to FILE (repeatable; format from .txt .json .md .html "
-         ".sarif)\n"
-         "  --verdicts FILE        merge mpsaudit-probe's verdicts into the assessment\n"
-         "  --probe                run mpsaudit-probe on this scan and merge its verdicts\n"
-         "  --env FILE             include a record from `mpsaudit env` and its disagreements\n"
-         "  --probe-target DEVICE  the probe's live target: auto (default), mps, cuda, cpu\n"
-         "  -j, --jobs N           worker threads (default: number of cores)\n"
-         "  --max-file-size BYTES  skip larger files with a diagnostic (default 10485760)\n"
-         "  --max-parse-time MS    give up parsing one file after MS milliseconds (default 10000)\n"
-         "  --fail-on LEVEL        exit 1 on findings at or above error|warning|info, or never\n"
-         "  --no-git               walk the tree even inside a git work tree\n"
-         "  --profile              print the time per phase and per front end on standard error\n"
-         "  --full                 list every finding and reason (above 200 findings the text report\n"
-         "                         prints a summary; Markdown caps its lists)\n"
-         "  -p DIR                 directory holding compile_commands.json\n"
-         "  --rules-dir DIR        load rules from DIR\n"
-         "  --config FILE          use this mpsaudit.toml / pyproject.toml (default: found above the path)\n"
-         "  --no-config            ignore config files\n"
-         "  --select IDS           only these rules (IDs, prefixes, families; comma-separated)\n"
-         "  --ignore IDS           not these rules\n"
-         "  --baseline FILE        report only findings not recorded in FILE (docs/baseline.md)\n"
-         "  --changed-since REV    scan only files changed since REV (a partial scan)\n"
-         "  --staged               scan only files staged for commit (a partial scan)\n"
-         "  --color auto|always|never\n"
-         "  --progress auto|always|never  files done and phase on standard error (auto: a terminal only)\n\n"
-         "Exit codes: 0 clean, 1 findings, 2 usage error, 3 some inputs could not be scanned.\n";
+  std::cout << "\nscan options:\n";
+  write_options_text(std::cout, scan_options);
+  std::cout << "\nExit codes: 0 clean, 1 findings, 2 usage error, 3 some inputs could not be scanned.\n";
   return kClean;
 }
 
@@ -288,7 +267,7 @@ const std::vector<Command> &commands() {
       {"rules", "list the rule catalog (--markdown for docs/rules.md)", command_rules},
       {"explain", "print one rule's documentation", command_explain},
       {"version", "print the version", command_version},
-      {"help", "print this help", command_help},
+      {"help", "print this help (--markdown: the option table of docs/cli.md)", command_help},
   };
   return table;
 }

@@ -1,0 +1,120 @@
+#include "cli/scan_options.h"
+
+#include "report/report_writers.h"
+
+namespace mpsaudit::cli {
+
+std::vector<OptionHelp> scan_options_help() {
+  return {
+      {"--format FORMAT", report_format_names("|") + " (default text; github: Actions annotations)",
+       "output format for standard output: " + report_format_names(", ") +
+           " (default `text`; `github`: Actions annotations)"},
+      {"-o, --output FILE",
+       "write a report to FILE (repeatable; format from " + report_extension_list() + ")",
+       "write a report to FILE; repeatable; the format follows the extension (" + report_extension_list() +
+           "; `--format` otherwise)"},
+      {"--verdicts FILE", "merge mpsaudit-probe's verdicts into the assessment",
+       "merge the verdicts JSON of `mpsaudit-probe` into the assessment (docs/runtime-probe.md)"},
+      {"--probe", "run mpsaudit-probe on this scan and merge its verdicts",
+       "run `mpsaudit-probe` on this scan and merge its verdicts; not with `--verdicts`"},
+      {"--env FILE", "include a record from `mpsaudit env` and its disagreements",
+       "include an interpreter record written by `mpsaudit env` in the report, with what it and the probe "
+       "disagree on (docs/acceptance.md); repeatable"},
+      {"--probe-target DEVICE", "the probe's live target: auto (default), mps, cuda, cpu",
+       "the probe's live target: `auto` (the default), `mps`, `cuda` or `cpu`; implies `--probe`"},
+      {"-j, --jobs N", "worker threads (default: number of cores)",
+       "worker threads (default: the number of cores)"},
+      {"--max-file-size BYTES", "skip larger files with a diagnostic (default 10485760)",
+       "larger text files are skipped with a diagnostic (default 10 MiB); also the limit on a requirements "
+       "include, on the whole include graph of one requirements file, and on a file a config from the tree "
+       "names"},
+      {"--max-parse-time MS", "give up parsing one file after MS milliseconds (default 10000)",
+       "a file whose parse takes longer gets a `parse-timeout` error diagnostic (default 10000; 0: no "
+       "limit)"},
+      {"--fail-on LEVEL", "exit 1 on findings at or above error|warning|info, or never",
+       "the lowest severity that makes the exit code 1: `error`, `warning` (the default), `info` or `never`"},
+      {"--no-git", "walk the tree even inside a git work tree", ""},
+      {"--profile", "print the time per phase and per front end on standard error",
+       "print where the time went on standard error: wall seconds per phase (rules and config, discovery, "
+       "extraction with the first rules, each project pass, late rules, merge, assessment, each report) and, "
+       "per file kind, the files its front end read and the seconds it took summed over threads"},
+      {"--full",
+       "list every finding and reason (above 200 findings the text report\nprints a summary; Markdown caps "
+       "its "
+       "lists)",
+       "list everything, however large the report: above 200 open findings the text report prints a summary "
+       "(the entry points, the decision's reasons grouped by cause, and open findings per directory; at most "
+       "20 diagnostics), and the Markdown report caps its reason list and action plan; `--full` lifts both "
+       "(docs/report-formats.md). JSON, SARIF and HTML always carry every finding"},
+      {"-p DIR", "directory holding compile_commands.json",
+       "directory holding `compile_commands.json` for C++/CUDA files (also `--compile-commands DIR`)"},
+      {"--rules-dir DIR", "load rules from DIR", "load rules from DIR instead of the installed catalog"},
+      {"--config FILE", "use this mpsaudit.toml / pyproject.toml (default: found above the path)",
+       "use this `mpsaudit.toml` or `pyproject.toml` (default: the nearest one above the scanned path; "
+       "docs/configuration.md)"},
+      {"--no-config", "ignore config files", ""},
+      {"--select IDS", "only these rules (IDs, prefixes, families; comma-separated)",
+       "only these rules: IDs, prefixes or family names, comma-separated; replaces the config's "
+       "`rules.enable`"},
+      {"--ignore IDS", "not these rules", "not these rules; adds to the config's `rules.disable`"},
+      {"--baseline FILE", "report only findings not recorded in FILE (docs/baseline.md)",
+       "report only findings not recorded in FILE by `mpsaudit baseline write`; the decision and effort "
+       "still "
+       "count the known ones (docs/baseline.md)"},
+      {"--changed-since REV", "scan only files changed since REV (a partial scan)",
+       "scan only files changed since the git revision REV (a partial scan: the decision says so)"},
+      {"--staged", "scan only files staged for commit (a partial scan)",
+       "scan only files staged for commit (a partial scan)"},
+      {"--color auto|always|never", "", "colour in the text report (auto: only on a terminal)"},
+      {"--progress auto|always|never", "files done and phase on standard error (auto: a terminal only)",
+       "a line on standard error with the phase and the files done (`mpsaudit: reading files 1200/4000 "
+       "files`), rewritten in place and cleared before the report. `auto` (the default) shows it only when "
+       "standard error is a terminal, the scan has run for about a second, `CI` is not set, `TERM` is not "
+       "`dumb` and standard output does not get JSON, SARIF or GitHub annotations; `always` shows it at "
+       "once, "
+       "anywhere; `never` never. The scan's threads only bump atomic counters; one thread redraws the line "
+       "ten "
+       "times a second. `MPSAUDIT_PROGRESS_DELAY_MS` replaces auto's one-second wait "
+       "(tests/e2e/progress_line.sh)"},
+  };
+}
+
+void write_options_text(std::ostream &out, const std::vector<OptionHelp> &options) {
+  constexpr std::size_t kFlagsColumn = 23;
+  for (const auto &option : options) {
+    out << "  " << option.flags;
+    if (option.summary.empty()) {
+      out << "\n";
+      continue;
+    }
+    out << (option.flags.size() < kFlagsColumn ? std::string(kFlagsColumn - option.flags.size(), ' ')
+                                               : std::string("  "));
+    for (const char c : option.summary)
+      out << c << (c == '\n' ? std::string(2 + kFlagsColumn, ' ') : std::string());
+    out << "\n";
+  }
+}
+
+namespace {
+
+// A Markdown table cell: '|' would end it.
+std::string table_cell(const std::string &text) {
+  std::string cell;
+  for (const char c : text)
+    cell += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return cell;
+}
+
+} // namespace
+
+void write_options_markdown(std::ostream &out, const std::vector<OptionHelp> &options) {
+  out << "<!-- Generated by `mpsaudit help --markdown` from analyzer/cli/scan_options.cpp; "
+         "tests/e2e/cli_doc_current.sh checks it. -->\n"
+      << "| option | meaning |\n| --- | --- |\n";
+  for (const auto &option : options)
+    out << "| `" << table_cell(option.flags) << "` | "
+        << table_cell(option.details.empty() ? option.summary : option.details) << " |\n";
+  out << "<!-- End of the generated table. -->\n";
+}
+
+} // namespace mpsaudit::cli
