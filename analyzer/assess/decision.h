@@ -164,8 +164,8 @@ struct AssessmentInput {
   // The PyTorch release `mpsaudit fix` would target (config target-torch);
   // decides which fixes the effort model credits. "": fix's default.
   std::string fix_target_torch;
-  // rules/fixes.toml as the session loaded it; null: the one beside the
-  // rules' files.
+  // rules/fixes.toml as the session loaded it (session/session.h); null:
+  // the effort model credits no fix.
   const FixCatalog *fixes = nullptr;
 };
 

@@ -674,10 +674,10 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     const Effort effort = rule ? rule->effort : Effort::Small;
     const std::string family = rule ? rule->family : "other";
     open_families.insert(family);
-    const std::optional<FixSafety> fix =
-        fixes ? fix_available(finding, *fixes,
-                              fix_target_torch.empty() ? kDefaultFixTargetTorch : fix_target_torch)
-              : fix_available(finding, fix_target_torch);
+    std::optional<FixSafety> fix;
+    if (fixes)
+      fix = fix_available(finding, *fixes,
+                          fix_target_torch.empty() ? kDefaultFixTargetTorch : fix_target_torch);
     FamilyFixes &family_fix = family_fixes[family];
     ++family_fix.open;
     family_fix.safe += fix == FixSafety::Safe;

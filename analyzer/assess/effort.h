@@ -204,9 +204,9 @@ bool is_open_finding(const Finding &finding);
 
 // The estimate. `excluded` (may be empty) marks findings to leave out, for
 // the decision's "what would change" question. Roles are by file path. The
-// fix credit asks `fixes` (the session's rules/fixes.toml; null: the one
-// beside each finding's rule file) which findings `mpsaudit fix` edits for
-// `fix_target_torch` ("": its default).
+// fix credit asks `fixes` (rules/fixes.toml as the session loaded it; null:
+// no credit) which findings `mpsaudit fix` edits for `fix_target_torch`
+// ("": its default).
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded = {},
                                std::string_view fix_target_torch = {}, const FixCatalog *fixes = nullptr);

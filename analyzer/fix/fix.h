@@ -111,10 +111,6 @@ std::string manifest_torch_release(const ScanResult &result);
 // answers run plan_fixes().
 std::optional<FixSafety> fix_available(const Finding &finding, const FixCatalog &catalog,
                                        std::string_view target_torch = kDefaultFixTargetTorch);
-// The same with rules/fixes.toml read from beside the finding's rule file
-// (Rule::origin), cached per directory; none when that file is missing.
-// An empty `target_torch` means kDefaultFixTargetTorch.
-std::optional<FixSafety> fix_available(const Finding &finding, std::string_view target_torch = {});
 
 // The file kinds fix can edit.
 bool fix_edits_file_kind(FileKind kind);

@@ -1,9 +1,6 @@
 // rules/fixes.toml: which findings `mpsaudit fix` can fix, and how safely.
 #include <cctype>
-#include <filesystem>
 #include <fstream>
-#include <map>
-#include <mutex>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -15,7 +12,6 @@
 #include "rules/toml_reader.h"
 
 namespace mpsaudit {
-namespace fs = std::filesystem;
 
 std::string_view to_string(FixSafety safety) {
   return safety == FixSafety::Safe ? "safe" : "unsafe";
@@ -263,29 +259,6 @@ std::optional<FixSafety> fix_available(const Finding &finding, const FixCatalog 
   if (const FixDefinition *definition = catalog.find(finding, target_torch))
     return definition->safety;
   return std::nullopt;
-}
-
-std::optional<FixSafety> fix_available(const Finding &finding, std::string_view target_torch) {
-  if (!finding.rule || finding.rule->origin.empty())
-    return std::nullopt;
-  const std::string directory = fs::path(finding.rule->origin).parent_path().string();
-  static std::mutex mutex;
-  static std::map<std::string, FixCatalog> catalogs;
-  const FixCatalog *catalog = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = catalogs.find(directory);
-    if (found == catalogs.end()) {
-      std::vector<Diagnostic> ignored; // a missing or broken file means: no fixes
-      const std::string path = (fs::path(directory) / "fixes.toml").string();
-      std::error_code error;
-      FixCatalog loaded =
-          fs::is_regular_file(path, error) ? FixCatalog::load_file(path, ignored) : FixCatalog{};
-      found = catalogs.emplace(directory, std::move(loaded)).first;
-    }
-    catalog = &found->second; // std::map nodes are stable
-  }
-  return fix_available(finding, *catalog, target_torch.empty() ? kDefaultFixTargetTorch : target_torch);
 }
 
 } // namespace mpsaudit

@@ -11,6 +11,7 @@
 #include "assess/decision.h"
 #include "core/text.h"
 #include "coverage/operator_coverage_pass.h"
+#include "fix/fix.h"
 
 using namespace mpsaudit;
 
@@ -26,10 +27,23 @@ EffortModel repository_model() {
   return model;
 }
 
+// rules/fixes.toml, passed explicitly as the session does.
+const FixCatalog &repository_fixes() {
+  static const FixCatalog catalog = [] {
+    std::vector<Diagnostic> diagnostics;
+    FixCatalog loaded =
+        FixCatalog::load_file(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/fixes.toml", diagnostics);
+    REQUIRE(diagnostics.empty());
+    return loaded;
+  }();
+  return catalog;
+}
+
 Assessment assess_scan(const ScanResult &scan, DecisionThresholds thresholds = {}) {
   AssessmentInput input;
   input.scan = &scan;
   input.model = repository_model();
+  input.fixes = &repository_fixes();
   input.thresholds = std::move(thresholds);
   return assess(input);
 }
@@ -236,7 +250,8 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
                                "    torch.cuda.synchronize()\n"; // guarded: no work, no credit
   const ScanResult scan = scan_of({{"train.py", training}});
   const auto roles = classify_roles(scan.project_files, {});
-  const EffortEstimate effort = estimate_effort(scan, roles, repository_model(), {}, "2.8");
+  const EffortEstimate effort =
+      estimate_effort(scan, roles, repository_model(), {}, "2.8", &repository_fixes());
   auto item = [&](const EffortEstimate &estimate, const std::string &key) {
     const auto found = std::find_if(estimate.items.begin(), estimate.items.end(),
                                     [&](const EffortItem &i) { return i.key == key; });
@@ -273,11 +288,19 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
   REQUIRE(!effort.by_directory.empty());
 
   // The target release decides which fixes exist: GradScaler on MPS needs 2.8.
-  const EffortEstimate old_torch = estimate_effort(scan, roles, repository_model(), {}, "2.4");
+  const EffortEstimate old_torch =
+      estimate_effort(scan, roles, repository_model(), {}, "2.4", &repository_fixes());
   CHECK(item(old_torch, "MPS109").fix.unsafe_sites == 0);
   CHECK(old_torch.fix.safe_sites == 2);
   CHECK(old_torch.fix.unsafe_sites == 1);
   CHECK(old_torch.total.high == Approx(effort.total.high)); // the estimate itself does not move
+
+  // The credit comes from the catalog passed in, never from a cache: none
+  // given, none credited.
+  const EffortEstimate no_catalog = estimate_effort(scan, roles, repository_model(), {}, "2.8");
+  CHECK(no_catalog.fix.safe_sites == 0);
+  CHECK(no_catalog.fix.unsafe_sites == 0);
+  CHECK(no_catalog.total.high == Approx(effort.total.high));
 
   // The reasons carry the credit in one sentence.
   const Assessment assessment = assess_scan(scan);
