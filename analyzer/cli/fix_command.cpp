@@ -5,8 +5,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "assess/decision.h"
-#include "assess/roles.h"
 #include "cli/arguments.h"
 #include "cli/cli.h"
 #include "cli/workflow_options.h"
@@ -41,17 +39,6 @@ void print_fix_help() {
                "  --rules-dir DIR, --no-git, -j N\n\n"
                "Exit codes: 0 nothing to change or changes written, 1 a diff was printed,\n"
                "2 usage error, 3 a file could not be read or written.\n";
-}
-
-// Files the assessment gives the test role (by path, or by the config's
-// [roles]): fix leaves them alone unless --include-tests.
-std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResult &result) {
-  std::set<std::string> tests;
-  const auto overrides = decision_thresholds(workflow, result).role_overrides;
-  for (const FileRole &role : classify_roles(result.project_files, overrides))
-    if (role.role == Role::Tests)
-      tests.insert(role.path);
-  return tests;
 }
 
 // `--rule ID`: every ID names a rule (else a usage error); one without an
@@ -153,7 +140,7 @@ int command_fix(const Invocation &invocation) {
     fix_options.target_torch = session.workflow.config.target_torch.value;
   if (fix_options.target_torch.empty())
     fix_options.target_torch = manifest_torch_release(result);
-  fix_options.test_files = test_files(session.workflow, result);
+  fix_options.test_files = session.test_files;
   FixRun run = plan_fixes(result, session.fixes, fix_options, session.options.paths);
   const std::string target =
       fix_options.target_torch.empty() ? std::string(kDefaultFixTargetTorch) : fix_options.target_torch;

@@ -3,7 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <unistd.h>
 
@@ -63,22 +65,16 @@ bool machine_output_on_stdout(const std::vector<std::pair<std::string, std::stri
   return false;
 }
 
-// The scan, with a progress line on standard error while it runs when the
-// mode and the terminal want one (cli/progress.h); the line is cleared
-// before anything else is printed.
-ScanResult run_scan_with_progress(ScanOptions &options, const RuleCatalog &catalog, ProgressMode mode,
-                                  const std::vector<std::pair<std::string, std::string>> &outputs) {
+// A progress line on standard error while the scan runs, when the mode and
+// the terminal want one (cli/progress.h); the line is cleared before
+// anything else is printed.
+std::function<std::shared_ptr<void>(const ScanProgress &)>
+progress_display(ProgressMode mode, const std::vector<std::pair<std::string, std::string>> &outputs) {
   if (!progress_wanted(mode, machine_output_on_stdout(outputs)))
-    return run_scan(options, catalog);
-  ScanProgress progress;
-  options.progress = &progress;
-  ScanResult result;
-  {
-    const ProgressLine line(progress, progress_delay(mode));
-    result = run_scan(options, catalog);
-  }
-  options.progress = nullptr;
-  return result;
+    return {};
+  return [mode](const ScanProgress &progress) {
+    return std::make_shared<ProgressLine>(progress, progress_delay(mode));
+  };
 }
 
 std::optional<Severity> parse_fail_on(const std::string &text) {
@@ -221,10 +217,7 @@ int command_scan(const Invocation &invocation) {
   request.rules_dir = rules_directory(invocation, rules_dir);
   request.bundled_rules = rules_dir.empty();
   request.goal = workflow.write_baseline_path.empty() ? SessionGoal::Assess : SessionGoal::WriteBaseline;
-  const ProgressMode mode = *progress_mode;
-  request.run_scan = [mode, &outputs](ScanOptions &scan_options, const RuleCatalog &catalog) {
-    return run_scan_with_progress(scan_options, catalog, mode, outputs);
-  };
+  request.show_progress = progress_display(*progress_mode, outputs);
   Session session;
   const SessionStatus status = run_session(std::move(request), session);
   if (status == SessionStatus::Refused)

@@ -10,6 +10,7 @@
 #include "acceptance/disagreements.h"
 #include "acceptance/env_record.h"
 #include "assess/assessment_inputs.h"
+#include "assess/roles.h"
 #include "core/confined_file.h"
 #include "core/text.h"
 #include "coverage/operator_coverage_pass.h"
@@ -500,6 +501,33 @@ bool assessment_input(const SessionRequest &request, Session &session, const Sca
   return true;
 }
 
+// The scan, its progress shown while it runs when the caller asks.
+ScanResult scan_with_progress(const SessionRequest &request, ScanOptions &options,
+                              const RuleCatalog &catalog) {
+  if (!request.show_progress)
+    return run_scan(options, catalog);
+  ScanProgress progress;
+  options.progress = &progress;
+  ScanResult result;
+  {
+    const std::shared_ptr<void> shown = request.show_progress(progress);
+    result = run_scan(options, catalog);
+  }
+  options.progress = nullptr;
+  return result;
+}
+
+// Files the assessment gives the test role (by path, or by the config's
+// [roles]).
+std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResult &result) {
+  std::set<std::string> tests;
+  const auto overrides = decision_thresholds(workflow, result).role_overrides;
+  for (const FileRole &role : classify_roles(result.project_files, overrides))
+    if (role.role == Role::Tests)
+      tests.insert(role.path);
+  return tests;
+}
+
 } // namespace
 
 SessionStatus run_session(SessionRequest request, Session &session) {
@@ -520,8 +548,7 @@ SessionStatus run_session(SessionRequest request, Session &session) {
     return SessionStatus::Refused;
   const double setup_seconds = seconds_since(request.started);
   ScanResult &result = session.result;
-  result = request.run_scan ? request.run_scan(session.options, session.catalog)
-                            : run_scan(session.options, session.catalog);
+  result = scan_with_progress(request, session.options, session.catalog);
   result.profile.phases.insert(result.profile.phases.begin(), {"load rules and config", setup_seconds});
   auto phase_started = std::chrono::steady_clock::now();
   if (request.goal == SessionGoal::Fix) {
@@ -533,8 +560,10 @@ SessionStatus run_session(SessionRequest request, Session &session) {
     return SessionStatus::Refused;
   if (request.goal == SessionGoal::WriteBaseline)
     return SessionStatus::BaselineWritten;
-  if (request.goal == SessionGoal::Fix)
+  if (request.goal == SessionGoal::Fix) {
+    session.test_files = test_files(session.workflow, result);
     return SessionStatus::Ok;
+  }
   // A scan that read nothing has nothing to decide: no decision is better
   // than "ADAPT, 0 h". A partial scan with no changed file is normal.
   session.nothing_scanned = result.scanned_file_count() == 0;

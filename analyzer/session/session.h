@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -77,8 +78,10 @@ struct SessionRequest {
   // The command's own checks of its arguments against the loaded catalogs
   // (fix --rule IDs); false ends the session as Refused.
   std::function<bool(const RuleCatalog &, const FixCatalog &)> check_catalogs;
-  // Runs the scan (the CLI wraps it in a progress line); run_scan when empty.
-  std::function<ScanResult(ScanOptions &, const RuleCatalog &)> run_scan;
+  // Shows the scan's progress (the CLI's progress line): called before the
+  // scan with the counters it bumps; what it returns is released when the
+  // scan ends. No progress is counted when empty.
+  std::function<std::shared_ptr<void>(const ScanProgress &)> show_progress;
   // SessionGoal::Assess only.
   std::string verdicts_path; // --verdicts: mpsaudit-probe's JSON
   bool run_probe = false;    // --probe: run mpsaudit-probe on this scan first
@@ -108,6 +111,9 @@ struct Session {
   bool nothing_scanned = false;
   std::string no_decision_reason;
   Assessment assessment;
+  // SessionGoal::Fix: the files the assessment gives the test role (by path
+  // or the config's [roles]), which fix leaves alone unless asked.
+  std::set<std::string> test_files;
   // `--env`: the report's environment section; null without --env.
   nlohmann::json environment;
   // --probe's report and verdicts, removed with the session.
