@@ -551,6 +551,15 @@ private:
     return any_named_child(node, [&](TSNode child) { return is_cuda_availability_value(child, depth + 1); });
   }
 
+  // `"cuda" if args.cuda else "cpu"`: a user option that can only ask for
+  // CUDA. On a Mac the option stays off and the work lands on the CPU, the
+  // same outcome as a choice keyed on torch.cuda.is_available().
+  bool chooses_cuda_or_cpu_by_option(const std::vector<TSNode> &arms_and_condition, TSNode condition) const {
+    const TSNode chosen = arms_and_condition[0], otherwise = arms_and_condition[2];
+    return mentions_cuda(condition) && is_string(chosen) && is_device_literal(string_value(chosen)) &&
+           is_string(otherwise) && string_value(otherwise) == "cpu";
+  }
+
   // Whether `node` contains an MPS alternative or a device literal.
   void scan_selection(TSNode node, bool &has_mps, bool &has_device, bool &has_accelerator,
                       int depth = 0) const {
@@ -1102,7 +1111,8 @@ private:
     const TSNode condition = parts[1];
     const bool cuda_test = mentions_cuda(condition);
     const bool negated = negated_cuda_test(condition);
-    if (calls_cuda_availability(condition) && !inside_selection_) {
+    if ((calls_cuda_availability(condition) || chooses_cuda_or_cpu_by_option(parts, condition)) &&
+        !inside_selection_) {
       record_device_selection(node, condition);
     }
     const bool outer_selection = inside_selection_;
