@@ -1285,6 +1285,60 @@ private:
     return &call_origin_;
   }
 
+  // The value of `keyword=` in a call's argument list; null when absent.
+  TSNode keyword_value(TSNode arguments, std::string_view keyword) const {
+    TSNode value{};
+    for_each_child(arguments, [&](TSNode child, TSFieldId) {
+      if (is(child, g_.keyword_argument) && text(field(child, g_.f_name)) == keyword)
+        value = field(child, g_.f_value);
+    });
+    return value;
+  }
+
+  // `"cpu"` or `torch.device("cpu")`.
+  bool names_the_cpu(TSNode value) const {
+    if (ts_node_is_null(value))
+      return false;
+    if (is_string(value))
+      return string_value(value) == "cpu";
+    if (!is(value, g_.call) || callee_name(field(value, g_.f_function)).first != "torch.device")
+      return false;
+    const TSNode first = ts_node_named_child(field(value, g_.f_arguments), 0);
+    return !ts_node_is_null(first) && is_string(first) && string_value(first) == "cpu";
+  }
+
+  // Where a float64 dtype is used. "host" when the value cannot reach the
+  // device as float64: an entry of a lookup table or a comparison
+  // (`x.dtype == torch.float64`), a tensor built with device="cpu", or one
+  // cast to another dtype at once (`torch.tensor(a, dtype=torch.float64).float()`).
+  // "unknown" otherwise: a device move may follow anywhere.
+  std::string_view float64_placement(TSNode dtype) const {
+    const TSNode parent = ts_node_parent(dtype);
+    if (ts_node_is_null(parent))
+      return "unknown";
+    const std::string_view type = ts_node_type(parent);
+    if (type == "pair" || type == "dictionary" || type == "list" || type == "tuple" || type == "set" ||
+        is(parent, g_.comparison_operator))
+      return "host";
+    if (!is(parent, g_.keyword_argument))
+      return "unknown";
+    const TSNode arguments = ts_node_parent(parent);
+    const TSNode call = ts_node_is_null(arguments) ? TSNode{} : ts_node_parent(arguments);
+    if (ts_node_is_null(call) || !is(call, g_.call))
+      return "unknown";
+    if (names_the_cpu(keyword_value(arguments, "device")))
+      return "host";
+    const TSNode cast = ts_node_parent(call);
+    if (!ts_node_is_null(cast) && is(cast, g_.attribute) && ts_node_eq(field(cast, g_.f_object), call)) {
+      const std::string_view method = text(field(cast, g_.f_attribute));
+      const TSNode cast_call = ts_node_parent(cast);
+      if ((method == "float" || method == "half" || method == "bfloat16") && !ts_node_is_null(cast_call) &&
+          is(cast_call, g_.call))
+        return "host";
+    }
+    return "unknown";
+  }
+
   bool has_keyword(TSNode arguments, std::string_view keyword) const {
     bool found = false;
     for_each_child(arguments, [&](TSNode child, TSFieldId) {
@@ -1703,7 +1757,10 @@ private:
     // A bare module name (`torch`) is no use to any rule.
     if (canonical.find('.') == std::string::npos)
       return;
-    out_.facts.push_back(make_fact(fact_kind::Attribute, canonical, node));
+    Fact fact = make_fact(fact_kind::Attribute, canonical, node);
+    if (canonical == "torch.float64" || canonical == "torch.double")
+      fact.set_attribute("placement", std::string(float64_placement(node)));
+    out_.facts.push_back(std::move(fact));
   }
 
   [[gnu::noinline]] void visit_assignment(TSNode node, int depth) {
