@@ -46,6 +46,9 @@ struct Argument {
   std::string canonical;
   std::string value;
   bool is_string = false;
+  // Where the argument was written when that is not in the call itself: an
+  // entry of a dict passed as `**kwargs`. Line 0: in the call.
+  Span written_at{};
 };
 
 // The fact kinds front ends emit. Rules name them in their `kind` field.

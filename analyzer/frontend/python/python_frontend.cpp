@@ -68,7 +68,8 @@ struct Grammar {
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
             f_superclasses = field("superclasses"), f_condition = field("condition"),
             f_consequence = field("consequence"), f_alternative = field("alternative"),
-            f_left = field("left"), f_right = field("right"), f_definition = field("definition");
+            f_left = field("left"), f_right = field("right"), f_definition = field("definition"),
+            f_key = field("key");
 };
 
 const Grammar &grammar() {
@@ -1177,6 +1178,8 @@ private:
           const std::string keyword(text(field(child, g_.f_name)));
           const TSNode value = field(child, g_.f_value);
           fact.arguments.push_back(make_argument(value, keyword));
+        } else if (std::string_view(ts_node_type(child)) == "dictionary_splat") {
+          add_splatted_keywords(child, fact);
         } else {
           fact.arguments.push_back(make_argument(child, ""));
         }
@@ -1763,11 +1766,59 @@ private:
     out_.facts.push_back(std::move(fact));
   }
 
+  // `params = {"gpus": n, ...}` starts a keyword dict; `params["key"] = v`
+  // adds to it; any other assignment to the name forgets it.
+  void track_keyword_dict(TSNode left, TSNode right) {
+    if (ts_node_is_null(left) || ts_node_is_null(right))
+      return;
+    if (is(left, g_.identifier)) {
+      const std::string key = scope_ + "::" + std::string(text(left));
+      if (std::string_view(ts_node_type(right)) != "dictionary") {
+        keyword_dicts_.erase(key);
+        return;
+      }
+      auto &entries = keyword_dicts_[key];
+      entries.clear();
+      for_each_child(right, [&](TSNode pair, TSFieldId) {
+        const TSNode name = field(pair, g_.f_key);
+        if (std::string_view(ts_node_type(pair)) == "pair" && is_string(name))
+          entries.emplace_back(string_value(name), field(pair, g_.f_value));
+      });
+      return;
+    }
+    if (std::string_view(ts_node_type(left)) != "subscript")
+      return;
+    const TSNode dict = field(left, g_.f_value);
+    const TSNode name = ts_node_child_by_field_name(left, "subscript", 9);
+    if (!is(dict, g_.identifier) || ts_node_is_null(name) || !is_string(name))
+      return;
+    const auto found = keyword_dicts_.find(scope_ + "::" + std::string(text(dict)));
+    if (found != keyword_dicts_.end())
+      found->second.emplace_back(string_value(name), right);
+  }
+
+  // The keyword arguments a `**name` argument passes, each placed where its
+  // entry was written, so that a finding about one points at it.
+  void add_splatted_keywords(TSNode splat, Fact &call) const {
+    const TSNode name = ts_node_named_child(splat, 0);
+    if (ts_node_is_null(name) || !is(name, g_.identifier))
+      return;
+    const auto found = keyword_dicts_.find(scope_ + "::" + std::string(text(name)));
+    if (found == keyword_dicts_.end())
+      return;
+    for (const auto &[keyword, value] : found->second) {
+      Argument argument = make_argument(value, keyword);
+      argument.written_at = span_of(value);
+      call.arguments.push_back(std::move(argument));
+    }
+  }
+
   [[gnu::noinline]] void visit_assignment(TSNode node, int depth) {
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
     track_numpy_floats(target, right);
+    track_keyword_dict(left, right);
     if (!target.empty() && is(right, g_.comparison_operator) && compares_with_mps_literal(right))
       mps_request_flags_.insert(target); // `mps = device == "mps"`
     if (!target.empty() && !ts_node_is_null(right) && is_cuda_availability_value(right)) {
@@ -1869,6 +1920,10 @@ private:
   std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
   std::unordered_set<std::string> reported_flags_;
   std::unordered_set<std::string> mps_request_flags_; // names assigned `x == "mps"`
+  // Keyword arguments gathered in a dict before a `f(**name)` call: the
+  // string-keyed entries of `name = {...}` and `name["key"] = value` (scope
+  // + name -> (key, value) in source order).
+  std::unordered_map<std::string, std::vector<std::pair<std::string, TSNode>>> keyword_dicts_;
   // Names bound to float64 NumPy arrays in the current function, and
   // `self.x` arrays by class (Class::self.x), seen by every later method.
   std::unordered_map<std::string, NumpyOrigin> numpy_float_names_;
