@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "core/confined_file.h"
 #include "frontend/checkpoint/byte_source.h"
 
 namespace mpsaudit::acceptance {
@@ -166,16 +167,6 @@ void flatten_yaml(const YAML::Node &node, const std::string &prefix, std::map<st
 void note_truncated(RunDirectory &run, const std::string &name, std::uint32_t line) {
   note(run, DiagnosticLevel::Warning, name, line, "nesting-limit",
        "values nested deeper than " + std::to_string(kMaxConfigDepth) + " levels are not compared");
-}
-
-bool read_text(const fs::path &file, std::string &text) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return true;
 }
 
 // A metrics object of a JSON line or a JSON array element: the step, then
@@ -501,11 +492,12 @@ RunDirectory read_run_directory(const std::string &path) {
       note(run, DiagnosticLevel::Note, relative, 0, "too-large", "larger than 64 MB; not read");
       continue;
     }
-    std::string text;
-    if (!read_text(file, text)) {
+    const std::optional<std::string> contents = read_whole_file(file);
+    if (!contents) {
       note(run, DiagnosticLevel::Error, relative, 0, "unreadable", "cannot read the file");
       continue;
     }
+    const std::string &text = *contents;
     switch (role) {
     case FileRole::Json: {
       json parsed = json::parse(text, nullptr, false);
