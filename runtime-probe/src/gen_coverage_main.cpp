@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "coverage_table.h"
+#include "text_util.h"
 
 namespace fs = std::filesystem;
 using namespace mpsaudit::probe;
@@ -25,16 +26,6 @@ namespace {
 int usage() {
   std::cerr << "usage: mpsaudit-gen-coverage --ops DIR --data DIR --out DIR [--check]\n";
   return 2;
-}
-
-bool read_file(const fs::path &path, std::string &text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return true;
 }
 
 void print_problems(const std::vector<TableProblem> &problems) {
@@ -88,24 +79,24 @@ int main(int argc, char **argv) {
   for (const fs::path &version_dir : versions) {
     std::string version = version_dir.filename().string();
     fs::path input = version_dir / "native_functions.yaml";
-    std::string yaml;
-    if (!read_file(input, yaml)) {
+    const std::optional<std::string> yaml = read_whole_file(input);
+    if (!yaml) {
       std::cerr << input.string() << ": cannot read\n";
       return 2;
     }
     std::vector<TableProblem> derive_problems;
-    CoverageTable table = derive_table(yaml, version, input.string(), data, derive_problems);
+    CoverageTable table = derive_table(*yaml, version, input.string(), data, derive_problems);
     print_problems(derive_problems);
     if (table.operators.empty())
       return 2;
     std::string text = write_table(table);
     fs::path output = fs::path(out_dir) / (version + ".tsv");
     if (check) {
-      std::string committed;
-      if (!read_file(output, committed)) {
+      const std::optional<std::string> committed = read_whole_file(output);
+      if (!committed) {
         std::cerr << output.string() << ": missing; run mpsaudit-gen-coverage\n";
         ++stale;
-      } else if (committed != text) {
+      } else if (*committed != text) {
         std::cerr << output.string() << ": differs from what the generator derives from " << input.string()
                   << "; run mpsaudit-gen-coverage\n";
         ++stale;
