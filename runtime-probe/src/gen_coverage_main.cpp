@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "coverage_table.h"
 #include "text_util.h"
 
@@ -38,22 +39,11 @@ void print_problems(const std::vector<TableProblem> &problems) {
 int main(int argc, char **argv) {
   std::string ops_dir, data_dir, out_dir;
   bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc)
-        return false;
-      into = argv[++i];
-      return true;
-    };
-    if (arg == "--check")
-      check = true;
-    else if ((arg == "--ops" && value(ops_dir)) || (arg == "--data" && value(data_dir)) ||
-             (arg == "--out" && value(out_dir)))
-      continue;
-    else
-      return usage();
-  }
+  CommandLine line;
+  line.flags = {{"--check", [&] { check = true; }}};
+  line.options = {{"--ops", &ops_dir}, {"--data", &data_dir}, {"--out", &out_dir}};
+  if (!parse_command_line(argc, argv, line))
+    return usage();
   if (ops_dir.empty() || data_dir.empty() || out_dir.empty())
     return usage();
 
