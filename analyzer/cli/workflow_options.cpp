@@ -317,16 +317,14 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
   }
   if (workflow.baseline_path.empty())
     return true;
-  std::ifstream in(workflow.baseline_path, std::ios::binary);
-  if (!in) {
+  const std::optional<std::string> text = read_whole_file(workflow.baseline_path);
+  if (!text) {
     std::cerr << "mpsaudit: cannot read the baseline " << terminal_safe(workflow.baseline_path) << "\n";
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   std::vector<Diagnostic> problems;
   const Baseline baseline =
-      parse_baseline(text.str(), workflow.baseline_path, problems, [&](std::string_view rule) {
+      parse_baseline(*text, workflow.baseline_path, problems, [&](std::string_view rule) {
         return workflow.catalog_rule_ids.count(std::string(rule)) > 0;
       });
   print(problems);

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/confined_file.h"
 #include "rules/toml_reader.h"
 
 namespace mpsaudit {
@@ -284,10 +285,8 @@ RuleCatalog RuleCatalog::load_directory(const std::string &directory,
   }
   std::sort(files.begin(), files.end());
   for (const auto &file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    catalog.load_text(buffer.str(), file.string(), diagnostics);
+    // An unreadable file loads as an empty one, as it always has.
+    catalog.load_text(read_whole_file(file).value_or(""), file.string(), diagnostics);
   }
   catalog.reindex();
   return catalog;
