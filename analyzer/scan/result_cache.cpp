@@ -612,8 +612,11 @@ void ResultCache::trim() {
           ::unlink(path.c_str());
         continue;
       }
-      entries.push_back({info.st_mtim.tv_sec, static_cast<std::uint64_t>(info.st_size), path});
-      total += static_cast<std::uint64_t>(info.st_size);
+      // What the entry takes on disk: a small file still fills a block.
+      const auto bytes = std::max<std::uint64_t>(static_cast<std::uint64_t>(info.st_size),
+                                                 static_cast<std::uint64_t>(info.st_blocks) * 512);
+      entries.push_back({info.st_mtim.tv_sec, bytes, path});
+      total += bytes;
     }
   }
   if (total <= max_bytes_)
