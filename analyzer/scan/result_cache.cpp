@@ -12,6 +12,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "frontend/cxx/cxx_plugin.h"
 #include "frontend/frontend.h"
 
 namespace mpsaudit {
@@ -278,14 +279,31 @@ std::optional<std::string> read_regular_file(const std::string &path, std::uint6
   return data;
 }
 
-// The running binary's size and modification time: a rebuilt tool (a
-// developer's build keeps its version number) does not trust old entries.
-std::string executable_identity() {
+// A file's size and modification time, or "none".
+std::string file_identity(const std::string &path) {
   struct stat info {};
-  if (::stat("/proc/self/exe", &info) != 0)
-    return "unknown";
+  if (path.empty() || ::stat(path.c_str(), &info) != 0)
+    return "none";
   return std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
          std::to_string(info.st_mtim.tv_nsec);
+}
+
+// The running binary: a rebuilt tool (a developer's build keeps its version
+// number) does not trust old entries.
+std::string executable_identity() {
+  return file_identity("/proc/self/exe");
+}
+
+// The C/C++/CUDA front end is a plugin beside the binary, or where
+// MPSAUDIT_CXX_PLUGIN points (frontend/cxx/cxx_lazy_frontend.cpp): a
+// rebuilt or another plugin parses differently.
+std::string cxx_plugin_identity() {
+  const char *explicit_path = std::getenv("MPSAUDIT_CXX_PLUGIN");
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  const std::string beside = error ? std::string() : (self.parent_path() / kCxxPluginFileName).string();
+  return std::string(explicit_path ? explicit_path : "") + "|" +
+         file_identity(explicit_path ? explicit_path : "") + "|" + file_identity(beside);
 }
 
 std::uint64_t cache_max_bytes() {
@@ -494,6 +512,7 @@ void ResultCache::set_cxx_inputs(std::vector<std::string> absolute_paths) {
 const std::string &ResultCache::cxx_digest() {
   std::call_once(cxx_once_, [this] {
     KeyBuilder digest;
+    digest.add(cxx_plugin_identity());
     for (const auto &path : cxx_inputs_) {
       const auto text = read_regular_file(path, kMaxEntryBytes);
       digest.add(path).add(text ? sha256_raw(*text) : std::string("unreadable"));

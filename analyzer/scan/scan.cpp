@@ -197,8 +197,9 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
 }
 
 // The front end's facts for `source`, from the result cache when it holds
-// them; a fresh result is stored unless a parse timeout, which another run
-// may not hit, shaped it. An empty file costs its front end less than an entry.
+// them. A fresh result is stored unless it holds an error, which may be the
+// run's rather than the file's (a parse timeout, a missing C++ front end).
+// An empty file costs its front end less than an entry.
 FileFacts extract_cached(const Extractor &extractor, const SourceFile &source, const ExtractOptions &options,
                          ResultCache *cache) {
   if (!cache || !cache->caches_kind(source.kind) || source.text.empty())
@@ -207,9 +208,9 @@ FileFacts extract_cached(const Extractor &extractor, const SourceFile &source, c
   if (std::optional<FileFacts> cached = cache->load(key))
     return std::move(*cached);
   FileFacts facts = extractor(source, options);
-  const bool timed_out = std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
-                                     [](const Diagnostic &d) { return d.code == "parse-timeout"; });
-  if (!timed_out)
+  const bool failed = std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                                  [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
+  if (!failed)
     cache->store(key, facts);
   return facts;
 }
