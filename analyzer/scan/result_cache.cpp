@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -465,10 +466,18 @@ ResultCache::ResultCache(std::string entries_directory, std::string context, std
 std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, const RuleCatalog &catalog,
                                                const ExtractOptions &extract, std::string &note) {
   const std::string entries = directory + "/v" + std::to_string(kResultCacheFormat);
+  // The directory itself may be one the user shares (`--cache-dir /tmp`):
+  // leave its mode alone, and keep what mpsaudit creates inside private.
   std::error_code error;
-  fs::create_directories(entries, error);
-  if (!error)
-    fs::permissions(directory, fs::perms::owner_all, fs::perm_options::replace, error);
+  fs::create_directories(directory, error);
+  if (!error && ::mkdir(entries.c_str(), 0700) != 0 && errno != EEXIST)
+    error.assign(errno, std::generic_category());
+  // In a shared directory another user could have made the entries folder,
+  // or a link to elsewhere: use only a real folder of our own.
+  struct stat owner {};
+  if (!error &&
+      (::lstat(entries.c_str(), &owner) != 0 || !S_ISDIR(owner.st_mode) || owner.st_uid != ::geteuid()))
+    error = std::make_error_code(std::errc::permission_denied);
   // Writable? A probe file, created and removed, answers for this run.
   const std::string probe = entries + "/.probe." + unique_suffix();
   const int fd =

@@ -275,3 +275,32 @@ TEST_CASE("an unwritable cache directory is a note, and the scan runs without it
     CHECK(serialized(read_only) == serialized(result));
   }
 }
+
+TEST_CASE("an entries folder that is a link or another user's is not used", "[result-cache]") {
+  TempDirectory cache, elsewhere;
+  fs::create_directory_symlink(elsewhere.path(), cache.path() / "v1");
+  std::string note;
+  CHECK_FALSE(
+      ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, note));
+  CHECK(note.find("cannot be written") != std::string::npos);
+  CHECK(fs::is_empty(elsewhere.path()));
+  if (::geteuid() == 0) {
+    fs::remove(cache.path() / "v1");
+    fs::create_directory(cache.path() / "v1");
+    REQUIRE(::chown((cache.path() / "v1").c_str(), 65534, 65534) == 0);
+    note.clear();
+    CHECK_FALSE(
+        ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, note));
+    CHECK_FALSE(note.empty());
+  }
+}
+
+TEST_CASE("a shared cache directory keeps its own mode", "[result-cache]") {
+  TempDirectory shared;
+  fs::permissions(shared.path(), fs::perms::all | fs::perms::sticky_bit);
+  std::string note;
+  REQUIRE(ResultCache::open(shared.path().string(), testing::repository_catalog(), ExtractOptions{}, note));
+  CHECK(fs::status(shared.path()).permissions() == (fs::perms::all | fs::perms::sticky_bit));
+  CHECK((fs::status(shared.path() / "v1").permissions() & (fs::perms::group_all | fs::perms::others_all)) ==
+        fs::perms::none);
+}
