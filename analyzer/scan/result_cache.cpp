@@ -193,6 +193,18 @@ private:
 constexpr auto kMaxGuard = static_cast<std::uint8_t>(Guard::CpuFallback);
 constexpr auto kMaxLevel = static_cast<std::uint8_t>(DiagnosticLevel::Error);
 
+// Stops compiling when a field is added to or removed from what an entry
+// holds: write_fact and read_fact must learn it, and kResultCacheFormat go up,
+// or warm scans would silently lose the new field.
+[[maybe_unused]] void entry_fields_are_all_written(const FileFacts &facts, const Fact &fact,
+                                                   const Argument &argument, const Diagnostic &diagnostic) {
+  [[maybe_unused]] const auto &[f1, f2, f3] = facts;
+  [[maybe_unused]] const auto &[g1, g2, g3, g4, g5, g6, g7, g8, g9, g10] = fact;
+  [[maybe_unused]] const auto &[s1, s2, s3, s4] = fact.span;
+  [[maybe_unused]] const auto &[a1, a2, a3, a4, a5] = argument;
+  [[maybe_unused]] const auto &[d1, d2, d3, d4, d5] = diagnostic;
+}
+
 void write_fact(Writer &writer, const Fact &fact) {
   writer.str(fact.kind);
   writer.str(fact.name);
