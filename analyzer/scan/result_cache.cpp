@@ -112,6 +112,8 @@ constexpr std::size_t kKeyBytes = 32;
 constexpr std::size_t kHeaderBytes = sizeof kMagic + 4 + kKeyBytes + 8 + 8;
 // How often a run that wrote entries checks the cache's size.
 constexpr std::int64_t kTrimIntervalSeconds = 3600;
+// C/C++/CUDA files up to this size enter the C-family key by content.
+constexpr std::uint64_t kMaxHashedHeaderBytes = 16ull << 20;
 // No front end's facts for one file come near this; a larger entry is junk.
 constexpr std::uint64_t kMaxEntryBytes = 256ull << 20;
 
@@ -537,8 +539,10 @@ const std::string &ResultCache::cxx_digest() {
     KeyBuilder digest;
     digest.add(cxx_plugin_identity());
     for (const auto &path : cxx_inputs_) {
-      const auto text = read_regular_file(path, kMaxEntryBytes);
-      digest.add(path).add(text ? sha256_raw(*text) : std::string("unreadable"));
+      // A huge file (a generated header, a planted sparse file) is known by
+      // its size and time rather than read whole.
+      const auto text = read_regular_file(path, kMaxHashedHeaderBytes);
+      digest.add(path).add(text ? sha256_raw(*text) : file_identity(path));
     }
     cxx_digest_ = digest.digest();
   });
