@@ -246,6 +246,8 @@ int command_help(const Invocation &) {
          "  --fail-on LEVEL        exit 1 on findings at or above error|warning|info, or never\n"
          "  --no-git               walk the tree even inside a git work tree\n"
          "  --profile              print the time per phase and per front end on standard error\n"
+         "  --cache-dir DIR        keep the per-file result cache in DIR (default $XDG_CACHE_HOME/mpsaudit)\n"
+         "  --no-cache             neither read nor write the result cache\n"
          "  --full                 list every finding and reason (above 200 findings the text report\n"
          "                         prints a summary; Markdown caps its lists)\n"
          "  -p DIR                 directory holding compile_commands.json\n"

@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "report/github_report.h"
 #include "report/report.h"
+#include "scan/result_cache.h"
 #include "scan/scan.h"
 
 namespace mpsaudit::cli {
@@ -43,6 +44,11 @@ void print_profile(std::ostream &out, const ScanProfile &profile, double total_s
                       front_end.files, front_end.seconds);
         out << line;
       }
+  }
+  if (profile.cache_hits + profile.cache_misses > 0) {
+    std::snprintf(line, sizeof line, "  result cache: %zu files from the cache, %zu parsed\n",
+                  profile.cache_hits, profile.cache_misses);
+    out << line;
   }
   std::snprintf(line, sizeof line, "  %-44s %9.3f\n", "total", total_seconds);
   out << line;
@@ -206,8 +212,10 @@ int command_scan(const Invocation &invocation) {
   std::vector<std::string> env_paths; // --env: records written by `mpsaudit env`
   std::optional<TemporaryDirectory> probe_directory; // --probe's report and verdicts, removed on return
   std::string probe_target = "auto";
-  bool profile = false; // --profile: where the time went, on standard error
-  bool full = false;    // --full: every finding and reason, however large the report
+  bool profile = false;  // --profile: where the time went, on standard error
+  bool full = false;     // --full: every finding and reason, however large the report
+  std::string cache_dir; // --cache-dir; empty: the default (docs/cache.md)
+  bool use_cache = true; // --no-cache turns the result cache off
   const auto started = std::chrono::steady_clock::now();
   Arguments args(invocation.arguments);
   std::string value;
@@ -255,6 +263,10 @@ int command_scan(const Invocation &invocation) {
       profile = true;
     } else if (args.flag("--full")) {
       full = true;
+    } else if (args.option("--cache-dir", value)) {
+      cache_dir = value;
+    } else if (args.flag("--no-cache")) {
+      use_cache = false;
     } else {
       return usage_error("unknown option for scan: " + args.current());
     }
@@ -287,8 +299,12 @@ int command_scan(const Invocation &invocation) {
     return kUsage;
   if (!prepare_workflow(invocation, workflow, options, catalog, fail_on))
     return kUsage;
+  if (use_cache)
+    options.cache_directory = cache_dir.empty() ? default_cache_directory() : cache_dir;
   const double setup_seconds = seconds_since(started);
   ScanResult result = run_scan_with_progress(options, catalog, *progress_mode, outputs);
+  if (!result.cache_note.empty())
+    std::cerr << terminal_safe(result.cache_note) << "\n";
   result.profile.phases.insert(result.profile.phases.begin(), {"load rules and config", setup_seconds});
   auto phase_started = std::chrono::steady_clock::now();
   auto end_phase = [&](std::string name) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "rules/engine.h"
 #include "scan/discover.h"
 #include "scan/project_pass.h"
+#include "scan/result_cache.h"
 
 namespace mpsaudit {
 namespace {
@@ -118,6 +120,7 @@ struct Stage {
   // What the assessment keeps; null keeps every fact.
   const std::function<FactRetention(const Fact &)> *retain = nullptr;
   ApiUseTable *api_uses = nullptr;
+  ResultCache *cache = nullptr; // null: every file goes through its front end
 
   FactRetention retention(const Fact &fact) const {
     FactRetention result = retain ? (*retain)(fact) : FactRetention::Keep;
@@ -191,6 +194,25 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
     return index ? snippet_of(index->line_text(line)) : std::string();
   });
   stage.api_uses->merge(work);
+}
+
+// The front end's facts for `source`, from the result cache when it holds
+// them. A fresh result is stored unless it holds an error, which may be the
+// run's rather than the file's (a parse timeout, a missing C++ front end).
+// An empty file costs its front end less than an entry.
+FileFacts extract_cached(const Extractor &extractor, const SourceFile &source, const ExtractOptions &options,
+                         ResultCache *cache) {
+  if (!cache || !cache->caches_kind(source.kind) || source.text.empty())
+    return extractor(source, options);
+  const std::string key = cache->key_for(source);
+  if (std::optional<FileFacts> cached = cache->load(key))
+    return std::move(*cached);
+  FileFacts facts = extractor(source, options);
+  const bool failed = std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                                  [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
+  if (!failed)
+    cache->store(key, facts);
+  return facts;
 }
 
 void load_and_extract(Work &work, const Stage &stage) {
@@ -272,7 +294,7 @@ void load_and_extract(Work &work, const Stage &stage) {
   }
   try {
     const auto started = std::chrono::steady_clock::now();
-    work.facts = (*extractor)(source, extract_options);
+    work.facts = extract_cached(*extractor, source, extract_options, stage.cache);
     work.extract_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } catch (const std::exception &exception) {
     work.record.mode = "error";
@@ -359,6 +381,12 @@ void count_file_done(ScanProgress *progress) {
     progress->done.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Files whose content enters every C/C++/CUDA cache key: those Clang may
+// include (scan/result_cache.h).
+bool is_cxx_input(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
+}
+
 // The prefix that makes a root-relative path read from the current
 // directory: none for ".", "./" or several roots.
 std::string display_prefix_of(const std::vector<std::string> &paths, const std::string &root_directory) {
@@ -386,6 +414,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   };
 
   std::vector<Work> work;
+  std::vector<std::string> cxx_inputs; // every C/C++/CUDA file found, selected or not
   for (const auto &path : options.paths) {
     // only_paths names paths under a single root; with several it is unused.
     const bool narrowed = options.only_paths && options.paths.size() == 1;
@@ -403,6 +432,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     }
     for (auto &file : discovery.files) {
       file.path = prefix + file.path;
+      if (is_cxx_input(file.kind))
+        cxx_inputs.push_back(file.absolute_path);
       if (options.keep_file && !options.keep_file(file.path)) {
         ++result.not_selected;
         continue;
@@ -421,6 +452,15 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   stage.extract.roots = options.paths;
   stage.extract.max_file_bytes = options.max_file_bytes;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
+  std::unique_ptr<ResultCache> cache;
+  if (!options.cache_directory.empty()) {
+    cache = ResultCache::open(options.cache_directory, catalog, stage.extract, result.cache_note);
+    // Discovery that looked only at named files (a partial scan) did not see
+    // the headers those files include: their C/C++/CUDA files bypass the cache.
+    if (cache && !(options.only_paths && options.paths.size() == 1))
+      cache->set_cxx_inputs(std::move(cxx_inputs));
+    stage.cache = cache.get();
+  }
   for (const auto &pass : project_passes()) {
     stage.deferred.insert(pass.writes.begin(), pass.writes.end());
     for (const auto &kind : pass.reads)
@@ -432,6 +472,11 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     load_and_extract(work[i], stage);
     count_file_done(options.progress);
   });
+  if (cache) {
+    cache->finish();
+    result.profile.cache_hits = cache->hits();
+    result.profile.cache_misses = cache->misses();
+  }
   end_phase("read, extract facts, first rules");
   for (const auto &item : work) {
     ScanProfile::FrontEnd &front_end = result.profile.front_ends[std::string(to_string(item.file.kind))];

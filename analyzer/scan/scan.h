@@ -55,6 +55,8 @@ struct ScanOptions {
   std::string partial_scan;
   // Updated as the scan goes when set; the caller owns it.
   ScanProgress *progress = nullptr;
+  // The per-file result cache's directory (scan/result_cache.h); empty: no cache.
+  std::string cache_directory;
 };
 
 // What became of one discovered file.
@@ -85,6 +87,8 @@ struct ScanProfile {
   };
   std::vector<std::pair<std::string, double>> phases;
   std::map<std::string, FrontEnd> front_ends; // by file kind
+  // Files whose facts came from the result cache, and files it had no entry for.
+  std::size_t cache_hits = 0, cache_misses = 0;
 };
 
 struct ScanResult {
@@ -116,6 +120,9 @@ struct ScanResult {
   // Findings a baseline already records: not reported as new, but the
   // assessment still counts them (a baseline must not hide the port).
   std::vector<Finding> baseline_findings;
+  // Why the result cache was not used (e.g. a read-only directory), for one
+  // note on standard error; empty when it was used or not asked for.
+  std::string cache_note;
   bool has_errors() const;
   // Files a front end read (not skipped, not failed).
   std::size_t scanned_file_count() const;
