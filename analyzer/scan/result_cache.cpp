@@ -203,17 +203,30 @@ constexpr auto kMaxLevel = static_cast<std::uint8_t>(DiagnosticLevel::Error);
   [[maybe_unused]] const auto &[f1, f2, f3] = facts;
   [[maybe_unused]] const auto &[g1, g2, g3, g4, g5, g6, g7, g8, g9, g10] = fact;
   [[maybe_unused]] const auto &[s1, s2, s3, s4] = fact.span;
-  [[maybe_unused]] const auto &[a1, a2, a3, a4, a5] = argument;
+  [[maybe_unused]] const auto &[a1, a2, a3, a4, a5, a6] = argument;
   [[maybe_unused]] const auto &[d1, d2, d3, d4, d5] = diagnostic;
+}
+
+void write_span(Writer &writer, const Span &span) {
+  writer.u32(span.line);
+  writer.u32(span.column);
+  writer.u32(span.end_line);
+  writer.u32(span.end_column);
+}
+
+Span read_span(Reader &reader) {
+  Span span;
+  span.line = reader.u32();
+  span.column = reader.u32();
+  span.end_line = reader.u32();
+  span.end_column = reader.u32();
+  return span;
 }
 
 void write_fact(Writer &writer, const Fact &fact) {
   writer.str(fact.kind);
   writer.str(fact.name);
-  writer.u32(fact.span.line);
-  writer.u32(fact.span.column);
-  writer.u32(fact.span.end_line);
-  writer.u32(fact.span.end_column);
+  write_span(writer, fact.span);
   writer.u32(static_cast<std::uint32_t>(fact.arguments.size()));
   for (const Argument &argument : fact.arguments) {
     writer.str(argument.keyword);
@@ -221,6 +234,7 @@ void write_fact(Writer &writer, const Fact &fact) {
     writer.str(argument.canonical);
     writer.str(argument.value);
     writer.u8(argument.is_string ? 1 : 0);
+    write_span(writer, argument.written_at);
   }
   writer.u32(static_cast<std::uint32_t>(fact.attributes.size()));
   for (const auto &[key, value] : fact.attributes) {
@@ -238,17 +252,15 @@ Fact read_fact(Reader &reader) {
   Fact fact;
   fact.kind = reader.str();
   fact.name = reader.str();
-  fact.span.line = reader.u32();
-  fact.span.column = reader.u32();
-  fact.span.end_line = reader.u32();
-  fact.span.end_column = reader.u32();
-  fact.arguments.resize(reader.count(17));
+  fact.span = read_span(reader);
+  fact.arguments.resize(reader.count(33));
   for (Argument &argument : fact.arguments) {
     argument.keyword = reader.str();
     argument.text = reader.str();
     argument.canonical = reader.str();
     argument.value = reader.str();
     argument.is_string = reader.u8() != 0;
+    argument.written_at = read_span(reader);
   }
   const std::size_t attributes = reader.count(8);
   fact.attributes.reserve(attributes);

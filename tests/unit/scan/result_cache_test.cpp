@@ -46,6 +46,7 @@ FileFacts sample_facts() {
   call.span = {3, 5, 3, 29};
   call.arguments.push_back({"device", "dev", "dev", "", false});
   call.arguments.push_back({"", "'cuda:0'", "", "cuda:0", true});
+  call.arguments.push_back({"gpus", "n", "n", "", false, {1, 9, 1, 10}});
   call.set_attribute("snippet", "torch.cuda.synchronize()");
   call.guard = Guard::CudaCheck;
   call.scope = "Model.forward";
@@ -64,7 +65,9 @@ std::string serialized(const Fact &fact) {
       << fact.scope << '|' << fact.in_forward << '|' << fact.cell << '|' << fact.cell_line;
   for (const auto &argument : fact.arguments)
     out << "|arg:" << argument.keyword << ',' << argument.text << ',' << argument.canonical << ','
-        << argument.value << ',' << argument.is_string;
+        << argument.value << ',' << argument.is_string << ',' << argument.written_at.line << ':'
+        << argument.written_at.column << '-' << argument.written_at.end_line << ':'
+        << argument.written_at.end_column;
   for (const auto &[key, value] : fact.attributes)
     out << "|attr:" << key << '=' << value;
   return out.str();
