@@ -8,23 +8,10 @@ binary=$1
 source_dir=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-compare() { # tree label
-  local tree=$1 label=$2 status=0
-  "$binary" scan --no-git --format json -o "$work/prefiltered.json" --profile "$tree" 2>"$work/profile" ||
-    status=$?
-  [[ $status -le 3 ]] || fail "$label: scan exited $status: $(cat "$work/profile")"
-  status=0
-  MPSAUDIT_NO_PREFILTER=1 "$binary" scan --no-git --format json -o "$work/full.json" "$tree" 2>/dev/null ||
-    status=$?
-  [[ $status -le 3 ]] || fail "$label: full scan exited $status"
-  cmp -s "$work/prefiltered.json" "$work/full.json" ||
-    fail "$label: the prefiltered report differs from the full one: $(diff <(python3 -m json.tool "$work/full.json") <(python3 -m json.tool "$work/prefiltered.json") | head -20)"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/prefilter_common.bash"
 
 for sample in "$source_dir"/samples/*/; do
-  compare "$sample" "$(basename "$sample")"
+  compare_reports "$sample" "$(basename "$sample")"
 done
 
 # Files the prefilter must spare, beside files it must not.
@@ -34,7 +21,7 @@ printf 'VERSION = "1.0"\nNAMES = ["a", "b"]\n' >"$tree/pkg/constants.py"
 printf 'x = (1,\n' >"$tree/pkg/broken_syntax.py"
 printf '' >"$tree/pkg/empty.py"
 printf 'import torch\ntorch.cuda.synchronize()\n' >"$tree/train.py"
-compare "$tree" "generated tree"
+compare_reports "$tree" "generated tree"
 grep -q 'python prefilter: .* parsed only 3 of 4 files' "$work/profile" ||
   fail "the prefilter did not spare the three files without trigger words: $(grep prefilter "$work/profile")"
 python3 -c "

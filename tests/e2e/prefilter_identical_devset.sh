@@ -13,20 +13,12 @@ if [[ ! -d $devset/repos && ! -d $devset/ports/trees ]]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/prefilter_common.bash"
 
 trees=0
 for tree in "$devset"/repos/*/ "$devset"/ports/trees/*/; do
   [[ -d $tree ]] || continue
-  status=0
-  "$binary" scan --no-git --format json -o "$work/prefiltered.json" "$tree" 2>/dev/null || status=$?
-  [[ $status -le 3 ]] || fail "$tree: scan exited $status"
-  status=0
-  MPSAUDIT_NO_PREFILTER=1 "$binary" scan --no-git --format json -o "$work/full.json" "$tree" 2>/dev/null ||
-    status=$?
-  [[ $status -le 3 ]] || fail "$tree: full scan exited $status"
-  cmp -s "$work/prefiltered.json" "$work/full.json" ||
-    fail "$tree: the prefiltered report differs from the full one: $(diff <(python3 -m json.tool "$work/full.json") <(python3 -m json.tool "$work/prefiltered.json") | head -20)"
+  compare_reports "$tree" "$tree"
   trees=$((trees + 1))
 done
 echo "$trees dev-set trees: prefiltered and full reports are identical"
