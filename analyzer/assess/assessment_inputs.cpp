@@ -48,4 +48,27 @@ FactRetention assessment_retention(const Fact &fact) {
   return FactRetention::Drop;
 }
 
+// Keep in step with assessment_retention above and role_signal (roles.cpp).
+// Module-level definitions are only read in files that call compiled ops
+// (option_gating.cpp, find_op_wrappers), hence "_c" and "ops", not "def".
+std::vector<std::string> assessment_python_triggers() {
+  return {"import",             // imports, importlib.import_module, Dataset imports
+          "argparse",           // argparse.ArgumentParser and its calls
+          "add_argument",       // *.add_argument
+          "module",             // nn.Module / LightningModule classes
+          "forward",            // def forward
+          "optim",              // torch.optim.*
+          "backward",           // *.backward
+          "step",               // *.step
+          "zero_grad",          // *.zero_grad
+          "dataloader",         // *DataLoader
+          "distributedsampler", // *.DistributedSampler
+          "no_grad",            // torch.no_grad
+          "inference_mode",     // torch.inference_mode
+          "eval",               // *.eval
+          "__main__",           // the main guard
+          "_c",                 // _C.op, pkg._C.op
+          "ops"};               // torch.ops.ns.op
+}
+
 } // namespace mpsaudit

@@ -29,6 +29,22 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// How much of the Python code the prefilter spared the full extraction.
+void print_prefilter(std::ostream &out, const ScanProfile::Prefilter &prefilter) {
+  if (prefilter.words == 0) {
+    out << "  python prefilter: off (" << prefilter.off_because << ")\n";
+    return;
+  }
+  char line[200];
+  const auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  std::snprintf(line, sizeof line,
+                "  python prefilter: %zu words; parsed only %zu of %zu files (%.1f%%), %.1f%% of the bytes\n",
+                prefilter.words, prefilter.skipped_files, prefilter.files,
+                share(static_cast<double>(prefilter.skipped_files), static_cast<double>(prefilter.files)),
+                share(static_cast<double>(prefilter.skipped_bytes), static_cast<double>(prefilter.bytes)));
+  out << line;
+}
+
 // `scan --profile`: wall time per phase, and per file kind the time its
 // front end took (summed over threads, so it can exceed the wall time of
 // the phase that runs them) — to find where a slow scan spends its time.
@@ -50,6 +66,7 @@ void print_profile(std::ostream &out, const ScanProfile &profile, double total_s
                   profile.cache_hits, profile.cache_misses);
     out << line;
   }
+  print_prefilter(out, profile.python_prefilter);
   std::snprintf(line, sizeof line, "  %-44s %9.3f\n", "total", total_seconds);
   out << line;
 }
@@ -204,6 +221,7 @@ int command_scan(const Invocation &invocation) {
   ScanOptions options;
   options.paths.clear();
   options.retain_fact = assessment_retention;
+  options.retain_fact_python_triggers = assessment_python_triggers();
   std::vector<std::pair<std::string, std::string>> outputs; // format, path ("-" = stdout)
   std::string format = "text", rules_dir, color = "auto", fail_on = "warning";
   std::string progress_text = "auto"; // --progress never|auto|always

@@ -59,37 +59,49 @@ const std::vector<ProjectPass> &frontend_project_passes() {
                      "device-dispatch"},
                     {"op-registration", "cuda-kernel"},
                     resolve_op_registrations,
-                    op_registrations_retention});
+                    op_registrations_retention,
+                    // Every module-level def (a Python fallback of an op), fallback
+                    // imports, and calls of compiled ops inside functions.
+                    {"def", "import"}});
     // After op-registrations: it reads which CUDA ops have fallbacks.
     list.push_back({"cpu-fallback",
                     {"device-dispatch", "cxx-function", "op-registration", "cuda-kernel", "device-function",
                      "build-source"},
                     cpu_fallback_guarded_kinds(),
                     resolve_cpu_fallbacks,
-                    cpu_fallback_retention});
+                    cpu_fallback_retention,
+                    {}});
 #endif
 #if MPSAUDIT_HAVE_MANIFEST
     list.push_back({"dependency-cross-check",
                     {"dependency", "import"},
                     {"dependency", "unused-dependency", "undeclared-import"},
                     cross_check_dependencies,
-                    dependency_pass_retention});
+                    dependency_pass_retention,
+                    {"import"}});
     list.push_back({"cuda-extension-imports",
                     {"cxx-extension", "import", "required-import", "call"},
                     {std::string(kCudaExtensionImportFact)},
                     find_cuda_extension_imports,
-                    extension_import_retention});
+                    extension_import_retention,
+                    // Imports (and importlib.import_module), CUDAExtension builds and
+                    // torch.utils.cpp_extension.load calls.
+                    {"import", "extension", "load"}});
 #endif
     list.push_back({"mps-by-name-callers",
                     {std::string(fact_kind::DeviceSelection), "device-helper-call"},
                     {std::string(kMpsByNameCallerFact)},
                     find_mps_by_name_callers,
-                    device_helper_retention});
+                    device_helper_retention,
+                    // CUDA availability tests and calls of helpers named *device*.
+                    {"cuda", "device"}});
     list.push_back({"mps-operator-coverage",
                     {"call", "attribute", "dependency"},
                     {std::string(kMpsMissingOpFact)},
                     find_missing_mps_operators,
-                    operator_coverage_retention});
+                    operator_coverage_retention,
+                    // torch.* calls and attributes.
+                    {"torch"}});
     return list;
   }();
   return passes;

@@ -44,6 +44,11 @@ struct ProjectPass {
   // it. The scan keeps only that, so a pass that reads a few calls does not
   // keep every call of a large tree.
   std::function<FactRetention(const Fact &fact)> retention;
+  // Words (any case) a Python file must contain for this pass to read or
+  // write anything of it; empty when it reads no Python facts. The Python
+  // prefilter (scan/python_prefilter.h) extracts only files that contain a
+  // word some rule, pass or the assessment needs.
+  std::vector<std::string> python_triggers;
 };
 
 const std::vector<ProjectPass> &project_passes();

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,10 +17,12 @@
 
 #include "core/text.h"
 #include "frontend/frontend.h"
+#include "frontend/python/python_frontend.h"
 #include "rules/engine.h"
 #include "scan/discover.h"
 #include "scan/project_pass.h"
 #include "scan/result_cache.h"
+#include "scan/python_prefilter.h"
 
 namespace mpsaudit {
 namespace {
@@ -54,6 +57,7 @@ struct Work {
   std::size_t order = 0; // position in the scan, for deterministic merges
   DiscoveredFile file;
   double extract_seconds = 0; // in the front end (ScanProfile)
+  bool prefiltered = false;   // a Python file the prefilter spared the full extraction
   FileRecord record;
   FileFacts facts;
   // The text of every line a fact sits on, kept so that findings can quote
@@ -121,6 +125,8 @@ struct Stage {
   const std::function<FactRetention(const Fact &)> *retain = nullptr;
   ApiUseTable *api_uses = nullptr;
   ResultCache *cache = nullptr; // null: every file goes through its front end
+  // Set when the Python prefilter is on (scan/python_prefilter.h).
+  std::optional<LiteralFilter> python_prefilter;
 
   FactRetention retention(const Fact &fact) const {
     FactRetention result = retain ? (*retain)(fact) : FactRetention::Keep;
@@ -294,7 +300,11 @@ void load_and_extract(Work &work, const Stage &stage) {
   }
   try {
     const auto started = std::chrono::steady_clock::now();
-    work.facts = extract_cached(*extractor, source, extract_options, stage.cache);
+    work.prefiltered = stage.python_prefilter && work.file.kind == FileKind::Python &&
+                       !stage.python_prefilter->may_match(source.text);
+    work.facts = work.prefiltered
+                     ? extract_python_syntax_only(source.text, source.path, extract_options.parse_timeout_ms)
+                     : extract_cached(*extractor, source, extract_options, stage.cache);
     work.extract_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } catch (const std::exception &exception) {
     work.record.mode = "error";
@@ -316,6 +326,27 @@ void load_and_extract(Work &work, const Stage &stage) {
   work.suppressions = find_suppressions(file.path, file.kind, source.text);
   const LineIndex index(source.text);
   evaluate_early_and_prune(work, stage, &index);
+}
+
+// The words a Python file must contain to be worth a full extraction: the
+// rules', the passes', the retained facts' and those of the torch API table
+// (evaluate_early_and_prune records every torch.* call and attribute).
+void set_up_python_prefilter(const ScanOptions &options, const RuleCatalog &catalog, Stage &stage,
+                             ScanProfile::Prefilter &profile) {
+  const char *disabled = std::getenv("MPSAUDIT_NO_PREFILTER");
+  if (!options.python_prefilter || (disabled && *disabled && std::string_view(disabled) != "0")) {
+    profile.off_because = "turned off";
+    return;
+  }
+  if (options.retain_fact && options.retain_fact_python_triggers.empty()) {
+    profile.off_because = "the retained facts name no words";
+    return;
+  }
+  std::vector<std::string> words = options.retain_fact_python_triggers;
+  words.push_back("torch");
+  stage.python_prefilter = python_prefilter(catalog.rules(), project_passes(), words, profile.off_because);
+  if (stage.python_prefilter)
+    profile.words = stage.python_prefilter->words().size();
 }
 
 template <typename Fn> void parallel_for(std::size_t count, unsigned jobs, Fn &&body) {
@@ -446,7 +477,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
 
   const RuleEngine engine(catalog);
   ApiUseTable api_uses;
-  Stage stage{options, {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr, &api_uses};
+  Stage stage{options,   {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr,
+              &api_uses, {}};
   stage.extract.compile_commands_dir = options.compile_commands_dir;
   stage.extract.root = result.root;
   stage.extract.roots = options.paths;
@@ -466,6 +498,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     for (const auto &kind : pass.reads)
       stage.pass_reads[kind].push_back(&pass.retention);
   }
+  set_up_python_prefilter(options, catalog, stage, result.profile.python_prefilter);
   end_phase("discover");
   enter_phase(options.progress, "reading files", work.size());
   parallel_for(work.size(), jobs, [&](std::size_t i) {
@@ -482,6 +515,13 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     ScanProfile::FrontEnd &front_end = result.profile.front_ends[std::string(to_string(item.file.kind))];
     ++front_end.files;
     front_end.seconds += item.extract_seconds;
+    if (item.file.kind == FileKind::Python && stage.python_prefilter) {
+      ScanProfile::Prefilter &prefilter = result.profile.python_prefilter;
+      ++prefilter.files;
+      prefilter.bytes += item.record.bytes;
+      prefilter.skipped_files += item.prefiltered;
+      prefilter.skipped_bytes += item.prefiltered ? item.record.bytes : 0;
+    }
   }
 
   // Project passes see every file's remaining facts at once.

@@ -15,6 +15,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -2008,8 +2009,50 @@ TSParser *thread_parser() {
 
 } // namespace
 
-FileFacts extract_python_source(std::string_view source, const std::string &path, unsigned timeout_ms) {
-  FileFacts facts;
+// The facts of each kind this front end emits, and the words a file must
+// contain for it to emit one (see python_kind_triggers in the header). Keep
+// in step with the Walker: a kind missing here turns the prefilter off for
+// every rule on it (scan/python_prefilter.cpp).
+std::optional<PythonKindTriggers> python_kind_triggers(std::string_view kind) {
+  static const std::map<std::string_view, PythonKindTriggers> kTriggers{
+      {fact_kind::Import, {true, {}}},
+      {fact_kind::Call, {true, {}}},
+      {fact_kind::Attribute, {true, {}}},
+      {fact_kind::Assignment, {true, {}}},
+      {"function-def", {true, {}}},
+      {"class-def", {true, {}}},
+      {"parameter-default", {true, {}}},
+      {"config-value", {true, {}}},
+      // is_device_literal: "cuda", "cuda:N".
+      {fact_kind::DeviceString, {false, {"cuda"}}},
+      // visit_if / record_flag_decision: a CUDA availability test.
+      {fact_kind::DeviceSelection, {false, {"cuda"}}},
+      // record_cuda_requirement: a CUDA test or CUDA device query.
+      {"cuda-requirement", {false, {"cuda"}}},
+      // note_mixed_precision: is_grad_scaler.
+      {"cuda-only-grad-scaler", {false, {"gradscaler", "nativescaler"}}},
+      // torch.from_numpy / torch.tensor / torch.as_tensor moved to a device.
+      {"numpy-float64-to-device", {false, {"torch"}}},
+      // note_device_helper_call: a helper whose name contains "device".
+      {"device-helper-call", {false, {"device"}}},
+      // A fallback import (try/except ImportError) required after all.
+      {"required-import", {false, {"import"}}},
+      // is_main_guard.
+      {"main-guard", {false, {"__main__"}}},
+  };
+  const auto found = kTriggers.find(kind);
+  if (found == kTriggers.end())
+    return std::nullopt;
+  return found->second;
+}
+
+namespace {
+
+// Parses `source`; null after a timeout, with the diagnostic in `facts`. A
+// tree with errors adds a warning: tree-sitter recovers, so the rest of the
+// file is still analysed.
+std::unique_ptr<TSTree, TreeDeleter> parse_python(std::string_view source, const std::string &path,
+                                                  unsigned timeout_ms, FileFacts &facts) {
   TSParser *parser = thread_parser();
   ts_parser_reset(parser);
   ts_parser_set_timeout_micros(parser, static_cast<uint64_t>(timeout_ms) * 1000u);
@@ -2020,11 +2063,10 @@ FileFacts extract_python_source(std::string_view source, const std::string &path
     facts.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "parse-timeout",
                                  "parsing took longer than " + std::to_string(timeout_ms) +
                                      " ms (--max-parse-time); the file was not analysed"});
-    return facts;
+    return tree;
   }
-  const TSNode root = ts_tree_root_node(tree.get());
   TSPoint where{};
-  if (first_error(root, where)) {
+  if (first_error(ts_tree_root_node(tree.get()), where)) {
     // tree-sitter recovers from errors: facts from the rest of the file are
     // still extracted, so this is a warning, not an error.
     facts.diagnostics.push_back({DiagnosticLevel::Warning, path, where.row + 1, "syntax-error",
@@ -2032,8 +2074,57 @@ FileFacts extract_python_source(std::string_view source, const std::string &path
                                      std::to_string(where.column + 1) +
                                      "; the rest of the file was still analysed"});
   }
+  return tree;
+}
+
+} // namespace
+
+FileFacts extract_python_source(std::string_view source, const std::string &path, unsigned timeout_ms) {
+  FileFacts facts;
+  const auto tree = parse_python(source, path, timeout_ms, facts);
+  if (!tree)
+    return facts;
   Walker walker(source, path, facts);
-  walker.run(root);
+  walker.run(ts_tree_root_node(tree.get()));
+  return facts;
+}
+
+namespace {
+
+// Whether the tree nests deeper than `limit` levels: a cursor loop, not a
+// recursion, for the same reason as first_error.
+bool deeper_than(TSNode root, int limit) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  int depth = 0;
+  bool deep = false;
+  while (!deep) {
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      deep = ++depth > limit;
+      continue;
+    }
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        ts_tree_cursor_delete(&cursor);
+        return false;
+      }
+      --depth;
+    }
+  }
+  ts_tree_cursor_delete(&cursor);
+  return true;
+}
+
+} // namespace
+
+FileFacts extract_python_syntax_only(std::string_view source, const std::string &path, unsigned timeout_ms) {
+  FileFacts facts;
+  const auto tree = parse_python(source, path, timeout_ms, facts);
+  // The walk stops at kMaxDepth with a warning; a tree that deep is walked,
+  // so that its warning is the same as in a full extraction.
+  if (tree && deeper_than(ts_tree_root_node(tree.get()), kMaxDepth / 2)) {
+    Walker walker(source, path, facts);
+    walker.run(ts_tree_root_node(tree.get()));
+  }
   return facts;
 }
 
