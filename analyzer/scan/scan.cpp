@@ -13,11 +13,11 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/project_pass.h"
 #include "core/text.h"
 #include "frontend/frontend.h"
 #include "rules/engine.h"
 #include "scan/discover.h"
-#include "scan/project_pass.h"
 
 namespace mpsaudit {
 namespace {
@@ -421,7 +421,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   stage.extract.roots = options.paths;
   stage.extract.max_file_bytes = options.max_file_bytes;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
-  for (const auto &pass : project_passes()) {
+  for (const auto &pass : frontend_project_passes()) {
     stage.deferred.insert(pass.writes.begin(), pass.writes.end());
     for (const auto &kind : pass.reads)
       stage.pass_reads[kind].push_back(&pass.retention);
@@ -449,7 +449,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     facts_before_passes.push_back(file.facts.facts.size());
   end_phase("prepare project passes");
   enter_phase(options.progress, "project passes", 0);
-  for (const auto &pass : project_passes()) {
+  for (const auto &pass : frontend_project_passes()) {
     pass.run(project);
     end_phase("project pass " + pass.name);
   }
