@@ -1,6 +1,6 @@
 // The table of front ends by file kind. An optional front end (one whose
 // folder may be absent or whose dependency may be missing) is compiled in
-// when its library target exists; see analyzer/CMakeLists.txt.
+// when its library target exists; see analyzer/frontend/CMakeLists.txt.
 #include <array>
 
 #include "coverage/operator_coverage_pass.h"

@@ -20,7 +20,7 @@
 
 #include "core/literal_filter.h"
 #include "rules/rule.h"
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

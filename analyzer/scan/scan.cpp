@@ -15,12 +15,12 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/project_pass.h"
 #include "core/text.h"
 #include "frontend/frontend.h"
 #include "frontend/python/python_frontend.h"
 #include "rules/engine.h"
 #include "scan/discover.h"
-#include "scan/project_pass.h"
 #include "scan/result_cache.h"
 #include "scan/python_prefilter.h"
 
@@ -344,7 +344,7 @@ void set_up_python_prefilter(const ScanOptions &options, const RuleCatalog &cata
   }
   std::vector<std::string> words = options.retain_fact_python_triggers;
   words.push_back("torch");
-  stage.python_prefilter = python_prefilter(catalog.rules(), project_passes(), words, profile.off_because);
+  stage.python_prefilter = python_prefilter(catalog.rules(), frontend_project_passes(), words, profile.off_because);
   if (stage.python_prefilter)
     profile.words = stage.python_prefilter->words().size();
 }
@@ -493,7 +493,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       cache->set_cxx_inputs(std::move(cxx_inputs));
     stage.cache = cache.get();
   }
-  for (const auto &pass : project_passes()) {
+  for (const auto &pass : frontend_project_passes()) {
     stage.deferred.insert(pass.writes.begin(), pass.writes.end());
     for (const auto &kind : pass.reads)
       stage.pass_reads[kind].push_back(&pass.retention);
@@ -534,7 +534,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     facts_before_passes.push_back(file.facts.facts.size());
   end_phase("prepare project passes");
   enter_phase(options.progress, "project passes", 0);
-  for (const auto &pass : project_passes()) {
+  for (const auto &pass : frontend_project_passes()) {
     pass.run(project);
     end_phase("project pass " + pass.name);
   }

@@ -12,10 +12,10 @@
 
 #include "core/diagnostic.h"
 #include "core/finding.h"
+#include "core/project_pass.h"
 #include "core/source.h"
 #include "rules/rule.h"
 #include "scan/discover.h"
-#include "scan/project_pass.h"
 #include "workflow/workflow_summary.h"
 
 namespace mpsaudit {

@@ -1,4 +1,4 @@
-// Measures the C++/CUDA front end alone (issue 8; numbers go to
+// Measures the C++/CUDA front end alone (numbers go to
 // docs/performance.md by hand, never a test):
 //   - files per second in AST mode (clang parses the file) and in lexical
 //     mode (clang's raw lexer only, what files over 1 MiB get);

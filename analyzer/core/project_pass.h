@@ -2,7 +2,8 @@
 // here and its CPU registration there; a dependency declared in
 // requirements.txt and imported in code). They run after every file's facts
 // are extracted and before rules are evaluated, and may add facts to any
-// file. A front end's pass is listed in frontend/registry.cpp.
+// file. A front end's pass is listed in frontend/registry.cpp
+// (frontend_project_passes in frontend/frontend.h).
 #pragma once
 
 #include <functional>
@@ -50,7 +51,5 @@ struct ProjectPass {
   // word some rule, pass or the assessment needs.
   std::vector<std::string> python_triggers;
 };
-
-const std::vector<ProjectPass> &project_passes();
 
 } // namespace mpsaudit
