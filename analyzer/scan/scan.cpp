@@ -21,8 +21,8 @@
 #include "frontend/python/python_frontend.h"
 #include "rules/engine.h"
 #include "scan/discover.h"
-#include "scan/result_cache.h"
 #include "scan/python_prefilter.h"
+#include "scan/result_cache.h"
 
 namespace mpsaudit {
 namespace {
@@ -344,7 +344,8 @@ void set_up_python_prefilter(const ScanOptions &options, const RuleCatalog &cata
   }
   std::vector<std::string> words = options.retain_fact_python_triggers;
   words.push_back("torch");
-  stage.python_prefilter = python_prefilter(catalog.rules(), frontend_project_passes(), words, profile.off_because);
+  stage.python_prefilter =
+      python_prefilter(catalog.rules(), frontend_project_passes(), words, profile.off_because);
   if (stage.python_prefilter)
     profile.words = stage.python_prefilter->words().size();
 }
@@ -478,7 +479,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   const RuleEngine engine(catalog);
   ApiUseTable api_uses;
   Stage stage{options,   {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr,
-              &api_uses, {}};
+              &api_uses, {}, {}};
   stage.extract.compile_commands_dir = options.compile_commands_dir;
   stage.extract.root = result.root;
   stage.extract.roots = options.paths;
