@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "assess/roles.h"
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -16,8 +17,9 @@ namespace mpsaudit {
 // scans with this retention, so their golden decisions and roles catch an
 // omission.
 FactRetention assessment_retention(const Fact &fact) {
-  static constexpr std::array<std::string_view, 6> kWhole{
-      "cuda-kernel", "op-registration", "checkpoint", "checkpoint-tensor", "model-config", "doc-requirement"};
+  static constexpr std::array<std::string_view, 6> kWhole{fact_kind::CudaKernel,  fact_kind::OpRegistration,
+                                                          fact_kind::Checkpoint,  fact_kind::CheckpointTensor,
+                                                          fact_kind::ModelConfig, fact_kind::DocRequirement};
   for (std::string_view kind : kWhole)
     if (fact.kind == kind)
       return FactRetention::Keep;
@@ -30,7 +32,7 @@ FactRetention assessment_retention(const Fact &fact) {
   if (fact.kind == fact_kind::Import)
     return fact.attribute("relative") || fact.attribute("use") ? FactRetention::Keep
                                                                : FactRetention::NameOnly;
-  if (fact.kind == "entry-point")
+  if (fact.kind == fact_kind::EntryPoint)
     return FactRetention::Keep;
   if (fact.kind == fact_kind::Shell &&
       (fact.name.find("python") != std::string::npos || fact.name == "torchrun" ||

@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "assess/roles.h"
+#include "core/fact_kinds.h"
 #include "core/text.h"
 #include "fix/fix.h"
 
@@ -102,7 +103,7 @@ KernelFallbacks kernel_fallbacks(const std::vector<ProjectFile> &files) {
   int with = 0, without = 0;
   for (const auto &file : files)
     for (const Fact &fact : file.facts.facts) {
-      if (fact.kind != "op-registration")
+      if (fact.kind != fact_kind::OpRegistration)
         continue;
       const std::string *backend = fact.attribute("backend");
       const std::string *fallbacks = fact.attribute("fallbacks");
@@ -134,7 +135,7 @@ bool is_cxx_source(FileKind kind) {
 std::set<std::string> kernel_covered_sources(const std::vector<ProjectFile> &files) {
   const bool has_kernels = std::any_of(files.begin(), files.end(), [](const ProjectFile &file) {
     return std::any_of(file.facts.facts.begin(), file.facts.facts.end(),
-                       [](const Fact &fact) { return fact.kind == "cuda-kernel"; });
+                       [](const Fact &fact) { return fact.kind == fact_kind::CudaKernel; });
   });
   std::set<std::string> sources;
   if (has_kernels)
@@ -453,7 +454,7 @@ void price_kernel_families(const std::vector<ProjectFile> &files, const EffortMo
   std::map<std::string, std::vector<KernelMember>> families; // family name -> members
   for (const auto &file : files)
     for (const Fact &fact : file.facts.facts) {
-      if (fact.kind != "cuda-kernel")
+      if (fact.kind != fact_kind::CudaKernel)
         continue;
       KernelMember member{&file, &fact, {}, {}, false, false};
       member.port = kernel_port(fact, model, member.basis);

@@ -179,8 +179,14 @@ std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind
     if (index == by_fact_kind.end())
       continue;
     candidates(index->second, fact, rules);
+    rules.erase(std::remove_if(rules.begin(), rules.end(),
+                               [&](const Rule *rule) { return !matches(rule->match, fact); }),
+                rules.end());
+    // A fallback rule speaks only for facts that no specific rule claims.
+    const bool claimed =
+        std::any_of(rules.begin(), rules.end(), [](const Rule *rule) { return !rule->fallback; });
     for (const Rule *rule : rules) {
-      if (!matches(rule->match, fact))
+      if (rule->fallback && claimed)
         continue;
       const bool guarded = fact.guard != Guard::None;
       if (guarded && rule->guarded == GuardPolicy::Skip)

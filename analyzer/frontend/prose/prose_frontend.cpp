@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/prose/model_config.h"
@@ -713,7 +714,7 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       }
     }
     Fact fact;
-    fact.kind = "doc-requirement";
+    fact.kind = fact_kind::DocRequirement;
     fact.name = match.klass;
     fact.span.line = line;
     fact.span.column = column;

@@ -22,6 +22,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 extern "C" const TSLanguage *tree_sitter_python(void);
@@ -800,7 +801,7 @@ private:
   void record_cuda_requirement(TSNode node, std::string_view form) {
     if (guard_ != Guard::None)
       return;
-    Fact fact = make_fact("cuda-requirement", std::string(trim(text(node))), node);
+    Fact fact = make_fact(fact_kind::CudaRequirement, std::string(trim(text(node))), node);
     fact.set_attribute("form", std::string(form));
     // Under `elif opt.device:` or `if LOCAL_RANK != -1:` only that option stops.
     if (!option_branch_.empty()) {
@@ -903,7 +904,7 @@ private:
     }
     scope_ = scope_.empty() ? name : scope_ + "." + name;
     in_forward_ = false;
-    Fact fact = make_fact("class-def", name, field(node, g_.f_name));
+    Fact fact = make_fact(fact_kind::ClassDef, name, field(node, g_.f_name));
     if (in_module_class_)
       fact.set_attribute("nn_module", "true");
     out_.facts.push_back(std::move(fact));
@@ -914,7 +915,7 @@ private:
     ContextSave save(*this);
     const std::string name(text(field(node, g_.f_name)));
     const bool method_of_module = in_module_class_ && !scope_.empty();
-    Fact fact = make_fact("function-def", name, field(node, g_.f_name));
+    Fact fact = make_fact(fact_kind::FunctionDef, name, field(node, g_.f_name));
     out_.facts.push_back(std::move(fact));
     if (method_of_module && name == "forward")
       in_forward_ = true;
@@ -1028,7 +1029,7 @@ private:
     // `if __name__ == "__main__":` marks a script entry point (component
     // roles: tooling and training scripts).
     if (scope_.empty() && is_main_guard(condition))
-      out_.facts.push_back(make_fact("main-guard", "__main__", condition));
+      out_.facts.push_back(make_fact(fact_kind::MainGuard, "__main__", condition));
     const bool cuda_test = mentions_cuda(condition);
     const bool negated = negated_cuda_test(condition);
     const bool option_test = !cuda_test && !is_main_guard(condition);
@@ -1095,7 +1096,7 @@ private:
     const auto found = fallback_imports_.find(std::string(test));
     if (found == fallback_imports_.end())
       return;
-    Fact fact = make_fact("required-import", found->second, condition);
+    Fact fact = make_fact(fact_kind::RequiredImport, found->second, condition);
     if (fact.guard == Guard::ImportFallback)
       fact.guard = Guard::None;
     out_.facts.push_back(std::move(fact));
@@ -1442,7 +1443,7 @@ private:
     const NumpyOrigin *origin = numpy_float_origin(array);
     if (origin == nullptr)
       return;
-    Fact fact = make_fact("numpy-float64-to-device", sink, call);
+    Fact fact = make_fact(fact_kind::NumpyFloat64ToDevice, sink, call);
     fact.span = out_.facts.back().span; // where the call's own fact points
     fact.set_attribute("origin", origin->call);
     fact.set_attribute("origin_line", std::to_string(origin->line));
@@ -1531,7 +1532,7 @@ private:
     } else
       return;
     Fact fact = call;
-    fact.kind = "device-helper-call";
+    fact.kind = fact_kind::DeviceHelperCall;
     fact.arguments.clear();
     fact.set_attribute("how", how);
     out_.facts.push_back(std::move(fact));
@@ -1544,7 +1545,7 @@ private:
       if (option == empty_options_.end() || !reported_options_.insert(dest).second)
         continue;
       Fact fact = option->second;
-      fact.kind = "device-helper-call";
+      fact.kind = fact_kind::DeviceHelperCall;
       fact.name = helper;
       out_.facts.push_back(std::move(fact));
     }
@@ -1606,7 +1607,7 @@ private:
     if (guard_ != Guard::CudaCheck && !enabled_on_cuda)
       return;
     Fact scaler = call;
-    scaler.kind = "cuda-only-grad-scaler";
+    scaler.kind = fact_kind::CudaOnlyGradScaler;
     scaler.guard = Guard::None; // the CUDA test is what is reported
     scaler.arguments.clear();
     pending_scalers_.push_back(std::move(scaler));
@@ -1640,7 +1641,7 @@ private:
     // appending may move.
     std::vector<Fact> built;
     for (const std::string &file : quoted_native_sources(sources->text)) {
-      built.push_back(fact_at(call, "build-source", file));
+      built.push_back(fact_at(call, std::string(fact_kind::BuildSource), file));
       built.back().set_attribute("optional", call.guard == Guard::None ? "false" : "true");
     }
     for (Fact &source : built)
@@ -1851,7 +1852,7 @@ private:
     // Config modules set their values at module level; inside a function an
     // attribute assignment is code (`m.amp = True` in a check).
     if (scope_.empty() && target.find('.') != std::string::npos)
-      record_setting("config-value", target, right, node);
+      record_setting(fact_kind::ConfigValue, target, right, node);
     if (is_string(right)) {
       if (!ts_node_is_null(left))
         visit(left, depth + 1);
@@ -1863,7 +1864,7 @@ private:
   // A literal setting a user would change: a parameter default
   // (`mixed_precision="fp16"`, `amp=True`) or a module-level config entry
   // (`train.amp.enabled = True`). Only literals: computed values are code.
-  static constexpr std::string_view fact_kind_parameter_default = "parameter-default";
+  static constexpr std::string_view fact_kind_parameter_default = fact_kind::ParameterDefault;
   void record_setting(std::string_view kind, std::string name, TSNode value, TSNode node) {
     if (ts_node_is_null(value))
       return;
