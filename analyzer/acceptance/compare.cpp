@@ -136,36 +136,46 @@ pair_checkpoints(const std::vector<RunCheckpoint> &reference, const std::vector<
   return pairs;
 }
 
-void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint &candidate,
-                             CheckResult &check) {
-  const std::string label =
-      reference.path == candidate.path ? reference.path : reference.path + " vs " + candidate.path;
+using TensorsByKey = std::map<std::string, const checkpoint::TensorRecord *>;
+
+// A checkpoint that calls code on load, or that could not be read, ends the
+// comparison; one read in part is a caveat. False when the pair cannot be
+// compared.
+bool both_readable(const RunCheckpoint &reference, const RunCheckpoint &candidate, CheckResult &check) {
   for (const RunCheckpoint *side : {&reference, &candidate}) {
     if (side->summary.status == "hostile") {
       raise(check, CheckStatus::Fail);
       check.evidence.push_back(side->path + " calls code on torch.load (" +
                                limited_list(checkpoint::untrusted_globals(side->summary)) +
                                "); it was not loaded");
-      return;
+      return false;
     }
   }
   for (const RunCheckpoint *side : {&reference, &candidate}) {
     if (side->summary.status == "unreadable") {
       raise(check, CheckStatus::Caveat);
       check.evidence.push_back(side->path + " could not be read (" + side->summary.problem + ")");
-      return;
+      return false;
     }
     if (side->summary.status == "partial") {
       raise(check, CheckStatus::Caveat);
       check.evidence.push_back(side->path + " was read in part (" + side->summary.problem + ")");
     }
   }
-  std::map<std::string, const checkpoint::TensorRecord *> left, right;
-  for (const auto &tensor : reference.summary.tensors)
-    left[tensor.key] = &tensor;
-  for (const auto &tensor : candidate.summary.tensors)
-    right[tensor.key] = &tensor;
+  return true;
+}
 
+TensorsByKey tensors_by_key(const RunCheckpoint &checkpoint) {
+  TensorsByKey tensors;
+  for (const auto &tensor : checkpoint.summary.tensors)
+    tensors[tensor.key] = &tensor;
+  return tensors;
+}
+
+// Compares the key sets. Keys that differ only by the DataParallel prefix
+// are a caveat, and `left` and `right` are keyed without it from then on.
+// True when the keys were the same as saved.
+bool compare_keys(TensorsByKey &left, TensorsByKey &right, const std::string &label, CheckResult &check) {
   std::vector<std::string> only_left, only_right;
   for (const auto &[key, tensor] : left)
     if (!right.count(key))
@@ -173,81 +183,109 @@ void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint
   for (const auto &[key, tensor] : right)
     if (!left.count(key))
       only_right.push_back(key);
-  if (!only_left.empty() || !only_right.empty()) {
-    // DataParallel/DistributedDataParallel prefix every key with "module.";
-    // a single-device Mac run does not. Same model, different wrapper.
-    std::map<std::string, const checkpoint::TensorRecord *> left_stripped, right_stripped;
-    for (const auto &[key, tensor] : left)
-      left_stripped[strip_module_prefix(key)] = tensor;
-    for (const auto &[key, tensor] : right)
-      right_stripped[strip_module_prefix(key)] = tensor;
-    bool same_after_strip = left_stripped.size() == right_stripped.size();
-    for (const auto &[key, tensor] : left_stripped)
-      same_after_strip = same_after_strip && right_stripped.count(key);
-    if (same_after_strip) {
-      raise(check, CheckStatus::Caveat);
-      check.evidence.push_back(label +
-                               ": keys differ only by the DataParallel \"module.\" prefix; strip it when "
-                               "loading (load_state_dict on the bare model)");
-      left = left_stripped;
-      right = right_stripped;
-    } else {
-      raise(check, CheckStatus::Fail);
-      if (!only_left.empty())
-        check.evidence.push_back(label + ": " + plural(only_left.size(), "key") +
-                                 " only in the reference: " + limited_list(only_left));
-      if (!only_right.empty())
-        check.evidence.push_back(label + ": " + plural(only_right.size(), "key") +
-                                 " only in the Mac run: " + limited_list(only_right));
-    }
+  if (only_left.empty() && only_right.empty())
+    return true;
+  // DataParallel/DistributedDataParallel prefix every key with "module.";
+  // a single-device Mac run does not. Same model, different wrapper.
+  TensorsByKey left_stripped, right_stripped;
+  for (const auto &[key, tensor] : left)
+    left_stripped[strip_module_prefix(key)] = tensor;
+  for (const auto &[key, tensor] : right)
+    right_stripped[strip_module_prefix(key)] = tensor;
+  bool same_after_strip = left_stripped.size() == right_stripped.size();
+  for (const auto &[key, tensor] : left_stripped)
+    same_after_strip = same_after_strip && right_stripped.count(key);
+  if (same_after_strip) {
+    raise(check, CheckStatus::Caveat);
+    check.evidence.push_back(label +
+                             ": keys differ only by the DataParallel \"module.\" prefix; strip it when "
+                             "loading (load_state_dict on the bare model)");
+    left = left_stripped;
+    right = right_stripped;
+  } else {
+    raise(check, CheckStatus::Fail);
+    if (!only_left.empty())
+      check.evidence.push_back(label + ": " + plural(only_left.size(), "key") +
+                               " only in the reference: " + limited_list(only_left));
+    if (!only_right.empty())
+      check.evidence.push_back(label + ": " + plural(only_right.size(), "key") +
+                               " only in the Mac run: " + limited_list(only_right));
   }
+  return false;
+}
 
-  std::vector<std::string> shape_changes, dtype_changes, downcasts;
+struct TensorChanges {
+  std::vector<std::string> shapes, dtypes, downcasts;
   std::set<std::string> reference_devices, candidate_devices;
+  bool none() const { return shapes.empty() && dtypes.empty() && downcasts.empty(); }
+};
+
+// The shape and dtype changes of the tensors both sides hold, and the
+// devices each side was saved from.
+TensorChanges tensor_changes(const TensorsByKey &left, const TensorsByKey &right) {
+  TensorChanges changes;
   for (const auto &[key, tensor] : left) {
-    reference_devices.insert(tensor->device);
+    changes.reference_devices.insert(tensor->device);
     auto it = right.find(key);
     if (it == right.end())
       continue;
     const checkpoint::TensorRecord &other = *it->second;
     if (tensor->shape != other.shape)
-      shape_changes.push_back(key + " " + shape_text(tensor->shape) + " -> " + shape_text(other.shape));
+      changes.shapes.push_back(key + " " + shape_text(tensor->shape) + " -> " + shape_text(other.shape));
     if (tensor->dtype != other.dtype) {
       const std::string change = key + " " + tensor->dtype + " -> " + other.dtype;
-      (expected_mps_downcast(tensor->dtype, other.dtype) ? downcasts : dtype_changes).push_back(change);
+      (expected_mps_downcast(tensor->dtype, other.dtype) ? changes.downcasts : changes.dtypes)
+          .push_back(change);
     }
   }
   for (const auto &[key, tensor] : right)
-    candidate_devices.insert(tensor->device);
-  if (!shape_changes.empty()) {
+    changes.candidate_devices.insert(tensor->device);
+  return changes;
+}
+
+void report_tensor_changes(const TensorChanges &changes, const std::string &label, CheckResult &check) {
+  if (!changes.shapes.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(label + ": " + plural(shape_changes.size(), "shape") +
-                             " differ: " + limited_list(shape_changes));
+    check.evidence.push_back(label + ": " + plural(changes.shapes.size(), "shape") +
+                             " differ: " + limited_list(changes.shapes));
   }
-  if (!dtype_changes.empty()) {
+  if (!changes.dtypes.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(label + ": " + plural(dtype_changes.size(), "dtype") +
-                             " differ: " + limited_list(dtype_changes));
+    check.evidence.push_back(label + ": " + plural(changes.dtypes.size(), "dtype") +
+                             " differ: " + limited_list(changes.dtypes));
   }
-  if (!downcasts.empty()) {
+  if (!changes.downcasts.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back(label + ": " + plural(downcasts.size(), "tensor") +
+    check.evidence.push_back(label + ": " + plural(changes.downcasts.size(), "tensor") +
                              " downcast as MPS requires (MPS has no float64; bfloat16 needs macOS 14): " +
-                             limited_list(downcasts) +
+                             limited_list(changes.downcasts) +
                              ". Numerics differ from the reference by design; compare metrics, not bits.");
   }
-  if (only_left.empty() && only_right.empty() && shape_changes.empty() && dtype_changes.empty() &&
-      downcasts.empty())
+}
+
+std::string devices_text(const std::set<std::string> &devices) {
+  std::string text;
+  for (const auto &device : devices)
+    text += (text.empty() ? "" : ", ") + device;
+  return text;
+}
+
+void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint &candidate,
+                             CheckResult &check) {
+  const std::string label =
+      reference.path == candidate.path ? reference.path : reference.path + " vs " + candidate.path;
+  if (!both_readable(reference, candidate, check))
+    return;
+  TensorsByKey left = tensors_by_key(reference);
+  TensorsByKey right = tensors_by_key(candidate);
+  const bool same_keys = compare_keys(left, right, label, check);
+  const TensorChanges changes = tensor_changes(left, right);
+  report_tensor_changes(changes, label, check);
+  if (same_keys && changes.none())
     check.evidence.push_back(label + ": " + plural(left.size(), "tensor") + ", same keys, shapes and dtypes");
-  auto devices_text = [](const std::set<std::string> &devices) {
-    std::string text;
-    for (const auto &device : devices)
-      text += (text.empty() ? "" : ", ") + device;
-    return text;
-  };
-  if (reference_devices != candidate_devices)
-    check.evidence.push_back(label + ": saved from " + devices_text(reference_devices) + " vs " +
-                             devices_text(candidate_devices) + " (expected across platforms)");
+  if (changes.reference_devices != changes.candidate_devices)
+    check.evidence.push_back(label + ": saved from " + devices_text(changes.reference_devices) + " vs " +
+                             devices_text(changes.candidate_devices) + " (expected across platforms)");
 }
 
 CheckResult check_checkpoints(const RunDirectory &reference, const RunDirectory &candidate) {
@@ -304,45 +342,44 @@ bool is_seed_key(const std::string &key) {
   return lower(dot == std::string::npos ? key : key.substr(dot + 1)).find("seed") != std::string::npos;
 }
 
-CheckResult check_seeds_and_config(const RunDirectory &reference, const RunDirectory &candidate,
-                                   const CompareOptions &options) {
-  CheckResult check{2, "seeds-config", "Seeds and configuration", CheckStatus::Pass, "", {}};
-  if (reference.config.empty() && candidate.config.empty()) {
-    check.status = CheckStatus::Skipped;
-    check.summary = "neither run holds a config or seed file: cannot show they are the same experiment";
-    return check;
-  }
-  for (const auto *run : {&reference, &candidate})
-    if (run->config.empty()) {
-      raise(check, CheckStatus::Caveat);
-      check.evidence.push_back(std::string("the ") + (run == &reference ? "reference" : "Mac run") +
-                               " holds no config or seed file");
-    }
+using Config = std::map<std::string, std::string>;
 
-  std::map<std::string, std::pair<std::string, std::string>> seeds; // key -> (reference, candidate)
+// Each side's config: the values that differ, the keys one side lacks, the
+// differences a platform explains, and the seeds (key -> reference, candidate).
+struct ConfigComparison {
+  std::map<std::string, std::pair<std::string, std::string>> seeds;
   std::vector<std::string> differences, only_reference, only_candidate, platform;
-  for (const auto &[key, value] : reference.config) {
+};
+
+ConfigComparison compare_config(const Config &reference, const Config &candidate,
+                                const CompareOptions &options) {
+  ConfigComparison comparison;
+  for (const auto &[key, value] : reference) {
     if (is_seed_key(key))
-      seeds[key].first = value;
-    auto it = candidate.config.find(key);
-    if (it == candidate.config.end()) {
-      if (!is_seed_key(key) && !key_matches(options.platform_config_keys, key) && !candidate.config.empty())
-        only_reference.push_back(key);
+      comparison.seeds[key].first = value;
+    auto it = candidate.find(key);
+    if (it == candidate.end()) {
+      if (!is_seed_key(key) && !key_matches(options.platform_config_keys, key) && !candidate.empty())
+        comparison.only_reference.push_back(key);
     } else if (it->second != value) {
       if (is_seed_key(key))
         continue;
-      (key_matches(options.platform_config_keys, key) ? platform : differences)
+      (key_matches(options.platform_config_keys, key) ? comparison.platform : comparison.differences)
           .push_back(key + ": " + value + " -> " + it->second);
     }
   }
-  for (const auto &[key, value] : candidate.config) {
+  for (const auto &[key, value] : candidate) {
     if (is_seed_key(key))
-      seeds[key].second = value;
-    if (!reference.config.count(key) && !is_seed_key(key) &&
-        !key_matches(options.platform_config_keys, key) && !reference.config.empty())
-      only_candidate.push_back(key);
+      comparison.seeds[key].second = value;
+    if (!reference.count(key) && !is_seed_key(key) && !key_matches(options.platform_config_keys, key) &&
+        !reference.empty())
+      comparison.only_candidate.push_back(key);
   }
+  return comparison;
+}
 
+void report_seeds(const std::map<std::string, std::pair<std::string, std::string>> &seeds,
+                  CheckResult &check) {
   std::vector<std::string> same_seeds, different_seeds, one_sided_seeds;
   for (const auto &[key, values] : seeds) {
     if (values.first.empty() || values.second.empty())
@@ -367,36 +404,63 @@ CheckResult check_seeds_and_config(const RunDirectory &reference, const RunDirec
   }
   if (!same_seeds.empty())
     check.evidence.push_back("same seeds: " + limited_list(same_seeds));
-  if (!differences.empty()) {
+}
+
+void report_config_differences(const ConfigComparison &comparison, CheckResult &check) {
+  if (!comparison.differences.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back(plural(differences.size(), "config value") +
-                             " differ: " + limited_list(differences, 8));
+    check.evidence.push_back(plural(comparison.differences.size(), "config value") +
+                             " differ: " + limited_list(comparison.differences, 8));
   }
-  if (!only_reference.empty()) {
+  if (!comparison.only_reference.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back("config keys only in the reference: " + limited_list(only_reference));
+    check.evidence.push_back("config keys only in the reference: " + limited_list(comparison.only_reference));
   }
-  if (!only_candidate.empty()) {
+  if (!comparison.only_candidate.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back("config keys only in the Mac run: " + limited_list(only_candidate));
+    check.evidence.push_back("config keys only in the Mac run: " + limited_list(comparison.only_candidate));
   }
-  if (!platform.empty())
-    check.evidence.push_back("expected platform differences: " + limited_list(platform, 8));
-  // The torch release is part of the experiment: operator coverage and
-  // numerics change between releases. Local builds (+cu121) differ by design.
+  if (!comparison.platform.empty())
+    check.evidence.push_back("expected platform differences: " + limited_list(comparison.platform, 8));
+}
+
+// The torch release is part of the experiment: operator coverage and
+// numerics change between releases. Local builds (+cu121) differ by design.
+void compare_torch_releases(const RunDirectory &reference, const RunDirectory &candidate,
+                            CheckResult &check) {
   const InterpreterRecord *reference_python = reference.interpreter();
   const InterpreterRecord *candidate_python = candidate.interpreter();
-  if (reference_python && candidate_python && reference_python->status == "ok" &&
-      candidate_python->status == "ok") {
-    const std::string &left = reference_python->torch.version, &right = candidate_python->torch.version;
-    if (torch_release(left) != torch_release(right)) {
-      raise(check, CheckStatus::Caveat);
-      check.evidence.push_back("different torch releases: " + left + " (reference) vs " + right +
-                               " (Mac run); install the same release on both to compare like with like");
-    } else {
-      check.evidence.push_back("same torch release: " + left + " vs " + right);
-    }
+  if (!reference_python || !candidate_python || reference_python->status != "ok" ||
+      candidate_python->status != "ok")
+    return;
+  const std::string &left = reference_python->torch.version, &right = candidate_python->torch.version;
+  if (torch_release(left) != torch_release(right)) {
+    raise(check, CheckStatus::Caveat);
+    check.evidence.push_back("different torch releases: " + left + " (reference) vs " + right +
+                             " (Mac run); install the same release on both to compare like with like");
+  } else {
+    check.evidence.push_back("same torch release: " + left + " vs " + right);
   }
+}
+
+CheckResult check_seeds_and_config(const RunDirectory &reference, const RunDirectory &candidate,
+                                   const CompareOptions &options) {
+  CheckResult check{2, "seeds-config", "Seeds and configuration", CheckStatus::Pass, "", {}};
+  if (reference.config.empty() && candidate.config.empty()) {
+    check.status = CheckStatus::Skipped;
+    check.summary = "neither run holds a config or seed file: cannot show they are the same experiment";
+    return check;
+  }
+  for (const auto *run : {&reference, &candidate})
+    if (run->config.empty()) {
+      raise(check, CheckStatus::Caveat);
+      check.evidence.push_back(std::string("the ") + (run == &reference ? "reference" : "Mac run") +
+                               " holds no config or seed file");
+    }
+  const ConfigComparison comparison = compare_config(reference.config, candidate.config, options);
+  report_seeds(comparison.seeds, check);
+  report_config_differences(comparison, check);
+  compare_torch_releases(reference, candidate, check);
   check.summary =
       check.status == CheckStatus::Pass
           ? "same seeds and configuration (" + plural(reference.config.size(), "value") + " compared)"
@@ -424,95 +488,124 @@ std::string tolerance_text(const Tolerance &tolerance) {
   return "rtol " + number_text(tolerance.rtol) + ", atol " + number_text(tolerance.atol);
 }
 
-CheckResult check_metrics(const RunDirectory &reference, const RunDirectory &candidate,
-                          const CompareOptions &options) {
-  CheckResult check{3, "metrics", "Metrics within tolerance", CheckStatus::Pass, "", {}};
-  if (reference.metrics.empty() || candidate.metrics.empty()) {
-    check.status =
-        reference.metrics.empty() && candidate.metrics.empty() ? CheckStatus::Skipped : CheckStatus::Caveat;
-    check.summary = reference.metrics.empty() && candidate.metrics.empty()
-                        ? "neither run holds a metric log (CSV or JSON lines with a step column)"
-                        : std::string("only the ") + (reference.metrics.empty() ? "Mac run" : "reference") +
-                              " holds a metric log: nothing to compare";
-    return check;
+std::vector<double> common_steps(const MetricSeries &series, const MetricSeries &other) {
+  std::vector<double> common;
+  for (const auto &[step, value] : series)
+    if (other.count(step))
+      common.push_back(step);
+  return common;
+}
+
+// Over a metric's common steps: the largest relative gap and its step,
+// where the Mac run first turns NaN, and how many steps are beyond tolerance.
+struct StepGaps {
+  double worst_fraction = 0, worst_step = 0;
+  double first_nan_step = std::nan("");
+  std::size_t steps_beyond = 0;
+};
+
+StepGaps step_gaps(const std::vector<double> &common, const MetricSeries &series, const MetricSeries &other,
+                   const Tolerance &tolerance) {
+  StepGaps gaps;
+  gaps.worst_step = common.front();
+  for (double step : common) {
+    const double a = series.at(step), b = other.at(step);
+    if (std::isnan(b) && !std::isnan(a) && std::isnan(gaps.first_nan_step))
+      gaps.first_nan_step = step;
+    if (!within(a, b, tolerance))
+      ++gaps.steps_beyond;
+    const double fraction = std::fabs(b - a) / std::max(std::fabs(a), 1e-12);
+    if (std::isfinite(fraction) && fraction > gaps.worst_fraction) {
+      gaps.worst_fraction = fraction;
+      gaps.worst_step = step;
+    }
   }
-  std::vector<std::string> compared, ignored, only_reference, only_candidate, beyond;
+  return gaps;
+}
+
+// Compares one metric at the `common` steps of both runs and adds its
+// evidence; true when it is within tolerance.
+bool metric_within(const std::string &name, const MetricSeries &series, const MetricSeries &other,
+                   const std::vector<double> &common, const CompareOptions &options, CheckResult &check) {
+  const Tolerance tolerance = tolerance_for(name, options);
+  // The last common step decides by default: runs on different hardware
+  // drift step by step, and a lab judges where training ends.
+  const double last = common.back();
+  const double ref_value = series.at(last), mac_value = other.at(last);
+  bool ok = within(ref_value, mac_value, tolerance);
+  const StepGaps gaps = step_gaps(common, series, other, tolerance);
+  if (options.every_step && gaps.steps_beyond > 0)
+    ok = false;
+  std::string line = name + " at step " + number_text(last) + ": reference " + number_text(ref_value) +
+                     ", Mac " + number_text(mac_value);
+  if (std::isfinite(ref_value) && std::isfinite(mac_value))
+    line += " (" + percent_text(std::fabs(mac_value - ref_value) / std::max(std::fabs(ref_value), 1e-12)) +
+            " apart)";
+  line += "; tolerance " + tolerance_text(tolerance) + ": " + (ok ? "within" : "BEYOND");
+  if (common.size() > 1)
+    line += "; largest gap over " + plural(common.size(), "common step") + ": " +
+            percent_text(gaps.worst_fraction) + " at step " + number_text(gaps.worst_step) +
+            (options.every_step ? " (" + std::to_string(gaps.steps_beyond) + " beyond tolerance)" : "");
+  check.evidence.push_back(line);
+  if (!std::isnan(gaps.first_nan_step)) {
+    ok = false;
+    check.evidence.push_back(name + " is NaN in the Mac run from step " + number_text(gaps.first_nan_step) +
+                             " where the reference is finite");
+  }
+  return ok;
+}
+
+// The reference's metrics by what became of them.
+struct MetricLists {
+  std::vector<std::string> compared, ignored, only_reference, beyond;
+};
+
+MetricLists compare_each_metric(const RunDirectory &reference, const RunDirectory &candidate,
+                                const CompareOptions &options, CheckResult &check) {
+  MetricLists lists;
   for (const auto &[name, series] : reference.metrics) {
     if (key_matches(options.ignored_metrics, lower(name))) {
-      ignored.push_back(name);
+      lists.ignored.push_back(name);
       continue;
     }
     auto it = candidate.metrics.find(name);
     if (it == candidate.metrics.end()) {
-      only_reference.push_back(name);
+      lists.only_reference.push_back(name);
       continue;
     }
-    const MetricSeries &other = it->second;
-    std::vector<double> common;
-    for (const auto &[step, value] : series)
-      if (other.count(step))
-        common.push_back(step);
+    const std::vector<double> common = common_steps(series, it->second);
     if (common.empty()) {
       raise(check, CheckStatus::Caveat);
       check.evidence.push_back(name + ": no step in common");
       continue;
     }
-    compared.push_back(name);
-    const Tolerance tolerance = tolerance_for(name, options);
-    // The last common step decides by default: runs on different hardware
-    // drift step by step, and a lab judges where training ends.
-    const double last = common.back();
-    const double ref_value = series.at(last), mac_value = other.at(last);
-    bool ok = within(ref_value, mac_value, tolerance);
-    double worst_fraction = 0, worst_step = common.front();
-    double first_nan_step = std::nan("");
-    std::size_t steps_beyond = 0;
-    for (double step : common) {
-      const double a = series.at(step), b = other.at(step);
-      if (std::isnan(b) && !std::isnan(a) && std::isnan(first_nan_step))
-        first_nan_step = step;
-      if (!within(a, b, tolerance))
-        ++steps_beyond;
-      const double fraction = std::fabs(b - a) / std::max(std::fabs(a), 1e-12);
-      if (std::isfinite(fraction) && fraction > worst_fraction) {
-        worst_fraction = fraction;
-        worst_step = step;
-      }
-    }
-    if (options.every_step && steps_beyond > 0)
-      ok = false;
-    std::string line = name + " at step " + number_text(last) + ": reference " + number_text(ref_value) +
-                       ", Mac " + number_text(mac_value);
-    if (std::isfinite(ref_value) && std::isfinite(mac_value))
-      line += " (" + percent_text(std::fabs(mac_value - ref_value) / std::max(std::fabs(ref_value), 1e-12)) +
-              " apart)";
-    line += "; tolerance " + tolerance_text(tolerance) + ": " + (ok ? "within" : "BEYOND");
-    if (common.size() > 1)
-      line += "; largest gap over " + plural(common.size(), "common step") + ": " +
-              percent_text(worst_fraction) + " at step " + number_text(worst_step) +
-              (options.every_step ? " (" + std::to_string(steps_beyond) + " beyond tolerance)" : "");
-    check.evidence.push_back(line);
-    if (!std::isnan(first_nan_step)) {
-      ok = false;
-      check.evidence.push_back(name + " is NaN in the Mac run from step " + number_text(first_nan_step) +
-                               " where the reference is finite");
-    }
-    if (!ok) {
+    lists.compared.push_back(name);
+    if (!metric_within(name, series, it->second, common, options, check)) {
       raise(check, CheckStatus::Fail);
-      beyond.push_back(name);
+      lists.beyond.push_back(name);
     }
   }
+  return lists;
+}
+
+void report_uncompared_metrics(const MetricLists &lists, const RunDirectory &reference,
+                               const RunDirectory &candidate, const CompareOptions &options,
+                               CheckResult &check) {
+  std::vector<std::string> only_candidate;
   for (const auto &[name, series] : candidate.metrics)
     if (!reference.metrics.count(name) && !key_matches(options.ignored_metrics, lower(name)))
       only_candidate.push_back(name);
-  if (!only_reference.empty())
-    check.evidence.push_back("logged by the reference only: " + limited_list(only_reference));
+  if (!lists.only_reference.empty())
+    check.evidence.push_back("logged by the reference only: " + limited_list(lists.only_reference));
   if (!only_candidate.empty())
     check.evidence.push_back("logged by the Mac run only: " + limited_list(only_candidate));
-  if (!ignored.empty())
-    check.evidence.push_back("not compared (timing and memory differ by platform): " + limited_list(ignored));
+  if (!lists.ignored.empty())
+    check.evidence.push_back("not compared (timing and memory differ by platform): " +
+                             limited_list(lists.ignored));
+}
 
-  // Where each run's logs end: a Mac run that stopped early compares fewer steps.
+// Where each run's logs end: a Mac run that stopped early compares fewer steps.
+void compare_log_ends(const RunDirectory &reference, const RunDirectory &candidate, CheckResult &check) {
   double reference_end = -INFINITY, candidate_end = -INFINITY;
   for (const auto &[name, series] : reference.metrics)
     if (!series.empty())
@@ -526,67 +619,93 @@ CheckResult check_metrics(const RunDirectory &reference, const RunDirectory &can
                              ", the reference's at step " + number_text(reference_end) +
                              ": compared up to the last common step");
   }
-  if (compared.empty()) {
+}
+
+CheckResult check_metrics(const RunDirectory &reference, const RunDirectory &candidate,
+                          const CompareOptions &options) {
+  CheckResult check{3, "metrics", "Metrics within tolerance", CheckStatus::Pass, "", {}};
+  if (reference.metrics.empty() || candidate.metrics.empty()) {
+    check.status =
+        reference.metrics.empty() && candidate.metrics.empty() ? CheckStatus::Skipped : CheckStatus::Caveat;
+    check.summary = reference.metrics.empty() && candidate.metrics.empty()
+                        ? "neither run holds a metric log (CSV or JSON lines with a step column)"
+                        : std::string("only the ") + (reference.metrics.empty() ? "Mac run" : "reference") +
+                              " holds a metric log: nothing to compare";
+    return check;
+  }
+  const MetricLists lists = compare_each_metric(reference, candidate, options, check);
+  report_uncompared_metrics(lists, reference, candidate, options, check);
+  compare_log_ends(reference, candidate, check);
+  if (lists.compared.empty()) {
     raise(check, CheckStatus::Caveat);
     check.summary = "no metric is logged by both runs at a common step";
-  } else if (!beyond.empty()) {
-    check.summary = plural(beyond.size(), "metric") + " beyond tolerance: " + limited_list(beyond);
+  } else if (!lists.beyond.empty()) {
+    check.summary =
+        plural(lists.beyond.size(), "metric") + " beyond tolerance: " + limited_list(lists.beyond);
   } else {
-    check.summary = plural(compared.size(), "metric") + " within tolerance at the " +
+    check.summary = plural(lists.compared.size(), "metric") + " within tolerance at the " +
                     (options.every_step ? "common steps" : "last common step");
   }
   return check;
 }
 
-CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &candidate,
-                            bool candidate_is_mac) {
-  CheckResult check{4, "fallbacks", "CPU fallbacks and MPS use", CheckStatus::Pass, "", {}};
+// Whether the Mac run's interpreter could use MPS at all.
+void report_mac_interpreter(const InterpreterRecord &mac, CheckResult &check) {
+  const std::string who = mac.executable.empty() ? mac.requested : mac.executable;
+  if (mac.status != "ok") {
+    raise(check, CheckStatus::Fail);
+    check.evidence.push_back(who + " could not import torch: " + mac.error);
+  } else if (mac.machine_differs() || mac.rosetta.value_or(false)) {
+    raise(check, CheckStatus::Fail);
+    check.evidence.push_back(who + " is a " + mac.machine + " process on a " + mac.native_machine +
+                             " Mac (Rosetta): MPS cannot be used from it");
+  } else if (!mac.torch.mps_built.value_or(false)) {
+    raise(check, CheckStatus::Fail);
+    check.evidence.push_back(who + "'s torch " + mac.torch.version +
+                             " was built without MPS: the run used the CPU");
+  } else if (!mac.torch.mps_available.value_or(false)) {
+    raise(check, CheckStatus::Fail);
+    check.evidence.push_back(who + "'s torch " + mac.torch.version +
+                             " has MPS built in but not available: the run used the CPU");
+  } else {
+    check.evidence.push_back(who + ": torch " + mac.torch.version + ", MPS built and available" +
+                             (mac.chip.empty() ? std::string() : " on " + mac.chip) +
+                             (mac.os_version.empty() ? std::string() : ", macOS " + mac.os_version));
+  }
+}
+
+// What the Mac run's environment record shows; true when it ran with
+// PYTORCH_ENABLE_MPS_FALLBACK on.
+bool report_mac_environment(const RunDirectory &candidate, bool candidate_is_mac, CheckResult &check) {
   const InterpreterRecord *mac = candidate.interpreter();
-  bool fallback_on = false;
   if (!candidate.env) {
     raise(check, CheckStatus::Caveat);
     check.evidence.push_back(
         "the Mac run holds no environment record (mpsaudit env -o env.json): nothing shows "
         "that it ran on MPS");
-  } else if (!mac) {
+    return false;
+  }
+  if (!mac) {
     raise(check, CheckStatus::Caveat);
     check.evidence.push_back("the Mac run's environment record holds no interpreter that answered");
-  } else {
-    if (!candidate_is_mac)
-      check.evidence.push_back("neither environment record is from macOS: the second run is treated as the "
-                               "MPS run");
-    const std::string who = mac->executable.empty() ? mac->requested : mac->executable;
-    if (mac->status != "ok") {
-      raise(check, CheckStatus::Fail);
-      check.evidence.push_back(who + " could not import torch: " + mac->error);
-    } else if (mac->machine_differs() || mac->rosetta.value_or(false)) {
-      raise(check, CheckStatus::Fail);
-      check.evidence.push_back(who + " is a " + mac->machine + " process on a " + mac->native_machine +
-                               " Mac (Rosetta): MPS cannot be used from it");
-    } else if (!mac->torch.mps_built.value_or(false)) {
-      raise(check, CheckStatus::Fail);
-      check.evidence.push_back(who + "'s torch " + mac->torch.version +
-                               " was built without MPS: the run used the CPU");
-    } else if (!mac->torch.mps_available.value_or(false)) {
-      raise(check, CheckStatus::Fail);
-      check.evidence.push_back(who + "'s torch " + mac->torch.version +
-                               " has MPS built in but not available: the run used the CPU");
-    } else {
-      check.evidence.push_back(who + ": torch " + mac->torch.version + ", MPS built and available" +
-                               (mac->chip.empty() ? std::string() : " on " + mac->chip) +
-                               (mac->os_version.empty() ? std::string() : ", macOS " + mac->os_version));
-    }
-    if (auto it = mac->variables.find("PYTORCH_ENABLE_MPS_FALLBACK"); it != mac->variables.end()) {
-      fallback_on = fallback_enabled(it->second);
-      if (fallback_on) {
-        raise(check, CheckStatus::Caveat);
-        check.evidence.push_back("PYTORCH_ENABLE_MPS_FALLBACK=" + it->second +
-                                 " in the Mac run's environment: missing operators ran on the CPU without "
-                                 "failing; rerun with it unset to show the run is native");
-      }
-    }
+    return false;
   }
+  if (!candidate_is_mac)
+    check.evidence.push_back("neither environment record is from macOS: the second run is treated as the "
+                             "MPS run");
+  report_mac_interpreter(*mac, check);
+  const auto it = mac->variables.find("PYTORCH_ENABLE_MPS_FALLBACK");
+  if (it == mac->variables.end() || !fallback_enabled(it->second))
+    return false;
+  raise(check, CheckStatus::Caveat);
+  check.evidence.push_back("PYTORCH_ENABLE_MPS_FALLBACK=" + it->second +
+                           " in the Mac run's environment: missing operators ran on the CPU without "
+                           "failing; rerun with it unset to show the run is native");
+  return true;
+}
 
+// The fallback warnings and MPS errors of the Mac run's logs.
+void report_fallback_evidence(const RunDirectory &candidate, bool fallback_on, CheckResult &check) {
   std::vector<std::string> fell_back, missing, errors;
   for (const FallbackEvidence &evidence : candidate.fallbacks) {
     const std::string where = evidence.path + ":" + std::to_string(evidence.line);
@@ -612,33 +731,40 @@ CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &c
     raise(check, CheckStatus::Fail);
     check.evidence.push_back("MPS errors in the Mac run's logs: " + limited_list(errors, 3));
   }
-  if (candidate.fallbacks.empty()) {
-    if (candidate.log_files.empty())
-      check.evidence.push_back("the Mac run holds no log file (*.log, *.txt, *.out, *.err) to search for "
-                               "fallback warnings" +
-                               std::string(fallback_on ? ""
-                                                       : "; with the fallback off, a missing operator "
-                                                         "would have stopped the run"));
-    else
-      check.evidence.push_back("no fallback warning or MPS error in " +
-                               plural(candidate.log_files.size(), "log") + " of the Mac run");
+  if (!candidate.fallbacks.empty())
+    return;
+  if (candidate.log_files.empty())
+    check.evidence.push_back("the Mac run holds no log file (*.log, *.txt, *.out, *.err) to search for "
+                             "fallback warnings" +
+                             std::string(fallback_on ? ""
+                                                     : "; with the fallback off, a missing operator "
+                                                       "would have stopped the run"));
+  else
+    check.evidence.push_back("no fallback warning or MPS error in " +
+                             plural(candidate.log_files.size(), "log") + " of the Mac run");
+}
+
+std::string fallbacks_summary(CheckStatus status) {
+  switch (status) {
+  case CheckStatus::Pass:
+    return "the Mac run used MPS and recorded no CPU fallback";
+  case CheckStatus::Caveat:
+    return "the Mac run may have run operators on the CPU, or cannot show it used MPS";
+  default:
+    return "the Mac run did not run on MPS, or stopped on an operator MPS lacks";
   }
+}
+
+CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &candidate,
+                            bool candidate_is_mac) {
+  CheckResult check{4, "fallbacks", "CPU fallbacks and MPS use", CheckStatus::Pass, "", {}};
+  const bool fallback_on = report_mac_environment(candidate, candidate_is_mac, check);
+  report_fallback_evidence(candidate, fallback_on, check);
   if (!reference.fallbacks.empty())
     check.evidence.push_back("the reference's logs also record " +
                              plural(reference.fallbacks.size(), "MPS fallback") +
                              ": was the reference run on a Mac?");
-
-  switch (check.status) {
-  case CheckStatus::Pass:
-    check.summary = "the Mac run used MPS and recorded no CPU fallback";
-    break;
-  case CheckStatus::Caveat:
-    check.summary = "the Mac run may have run operators on the CPU, or cannot show it used MPS";
-    break;
-  default:
-    check.summary = "the Mac run did not run on MPS, or stopped on an operator MPS lacks";
-    break;
-  }
+  check.summary = fallbacks_summary(check.status);
   return check;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "core/confined_file.h"
 #include "frontend/checkpoint/byte_source.h"
 
 namespace mpsaudit::acceptance {
@@ -166,16 +167,6 @@ void flatten_yaml(const YAML::Node &node, const std::string &prefix, std::map<st
 void note_truncated(RunDirectory &run, const std::string &name, std::uint32_t line) {
   note(run, DiagnosticLevel::Warning, name, line, "nesting-limit",
        "values nested deeper than " + std::to_string(kMaxConfigDepth) + " levels are not compared");
-}
-
-bool read_text(const fs::path &file, std::string &text) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return true;
 }
 
 // A metrics object of a JSON line or a JSON array element: the step, then
@@ -441,17 +432,13 @@ void flatten_config(const std::string &text, const std::string &name, RunDirecto
   run.config_files.push_back(name);
 }
 
-RunDirectory read_run_directory(const std::string &path) {
-  RunDirectory run;
-  run.path = path;
-  std::error_code error;
-  if (!fs::is_directory(path, error)) {
-    note(run, DiagnosticLevel::Error, path, 0, "not-a-directory", "a run must be a directory");
-    return run;
-  }
-  run.exists = true;
+namespace {
 
+// The run's files, sorted: hidden files and folders, __pycache__ and what
+// lies deeper than kMaxDepth left out, at most kMaxFiles.
+std::vector<fs::path> list_run_files(const std::string &path, RunDirectory &run) {
   std::vector<fs::path> files;
+  std::error_code error;
   fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, error), end;
   for (; !error && it != end; it.increment(error)) {
     const fs::path &entry = it->path();
@@ -474,104 +461,140 @@ RunDirectory read_run_directory(const std::string &path) {
     note(run, DiagnosticLevel::Warning, path, 0, "walk-error",
          "could not list every file: " + error.message());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+void read_checkpoint_file(const fs::path &file, const std::string &relative, FileRole role,
+                          RunDirectory &run) {
+  checkpoint::FileSource source(file.string());
+  if (!source.is_open()) {
+    note(run, DiagnosticLevel::Error, relative, 0, "unreadable", "cannot open the checkpoint");
+    return;
+  }
+  RunCheckpoint entry{relative, checkpoint::read_checkpoint(source)};
+  if (entry.summary.status == "not-a-checkpoint") {
+    if (role == FileRole::Checkpoint)
+      note(run, DiagnosticLevel::Warning, relative, 0, "not-a-checkpoint", entry.summary.problem);
+    return;
+  }
+  run.checkpoints.push_back(std::move(entry));
+}
+
+// A text file of at most kMaxTextBytes; nullopt (with a note) otherwise.
+std::optional<std::string> read_text_file(const fs::path &file, const std::string &relative,
+                                          RunDirectory &run) {
+  std::error_code error;
+  const std::uintmax_t size = fs::file_size(file, error);
+  if (error || size > kMaxTextBytes) {
+    note(run, DiagnosticLevel::Note, relative, 0, "too-large", "larger than 64 MB; not read");
+    return std::nullopt;
+  }
+  std::optional<std::string> contents = read_whole_file(file);
+  if (!contents)
+    note(run, DiagnosticLevel::Error, relative, 0, "unreadable", "cannot read the file");
+  return contents;
+}
+
+// A JSON file is an environment record, the query script's output, a list
+// of metric objects, or config.
+void read_json_file(const std::string &text, const std::string &relative, RunDirectory &run,
+                    std::vector<std::string> &env_candidates) {
+  json parsed = json::parse(text, nullptr, false);
+  if (parsed.is_discarded()) {
+    note(run, DiagnosticLevel::Warning, relative, 0, "json-parse-error", "not valid JSON; skipped");
+    return;
+  }
+  std::string why;
+  if (parsed.is_object() && parsed.value("schema", json()).is_string() &&
+      parsed["schema"] == kEnvRecordSchema) {
+    env_candidates.push_back(relative);
+    if (!run.env) {
+      run.env = env_record_from_json(parsed, why);
+      if (!run.env)
+        note(run, DiagnosticLevel::Error, relative, 0, "bad-env-record", why);
+      else
+        run.env_path = relative;
+    }
+  } else if (is_env_like(parsed)) {
+    // The query script's own output, saved from a notebook cell.
+    InterpreterRecord interpreter;
+    interpreter.requested = relative;
+    interpreter.source = "imported";
+    apply_query_output(text, interpreter);
+    env_candidates.push_back(relative);
+    if (!run.env) {
+      run.env = EnvRecord{};
+      run.env->interpreters.push_back(std::move(interpreter));
+      run.env_path = relative;
+    }
+  } else if (parsed.is_array() || (parsed.is_object() && parsed.contains("log_history"))) {
+    // A list of metric objects, or Hugging Face's trainer_state.json.
+    const json &entries = parsed.is_array() ? parsed : parsed["log_history"];
+    bool any = false;
+    if (entries.is_array())
+      for (std::size_t i = 0; i < entries.size(); ++i)
+        if (entries[i].is_object())
+          add_metrics_object(entries[i], relative, i, run, any);
+    if (any)
+      run.metric_files.push_back(relative);
+  } else {
+    flatten_config(text, relative, run);
+  }
+}
+
+void read_text_by_role(FileRole role, const std::string &text, const std::string &relative, RunDirectory &run,
+                       std::vector<std::string> &env_candidates) {
+  switch (role) {
+  case FileRole::Json:
+    read_json_file(text, relative, run, env_candidates);
+    break;
+  case FileRole::JsonLines:
+    if (parse_metrics_jsonl(text, relative, run))
+      run.metric_files.push_back(relative);
+    break;
+  case FileRole::Table:
+    if (parse_metrics_csv(text, relative, run))
+      run.metric_files.push_back(relative);
+    break;
+  case FileRole::Yaml:
+  case FileRole::Seed:
+    flatten_config(text, relative, run);
+    break;
+  case FileRole::Log: {
+    run.log_files.push_back(relative);
+    for (FallbackEvidence &evidence : scan_log_for_fallbacks(text, relative))
+      run.fallbacks.push_back(std::move(evidence));
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+} // namespace
+
+RunDirectory read_run_directory(const std::string &path) {
+  RunDirectory run;
+  run.path = path;
+  std::error_code error;
+  if (!fs::is_directory(path, error)) {
+    note(run, DiagnosticLevel::Error, path, 0, "not-a-directory", "a run must be a directory");
+    return run;
+  }
+  run.exists = true;
 
   std::vector<std::string> env_candidates;
-  for (const fs::path &file : files) {
+  for (const fs::path &file : list_run_files(path, run)) {
     const std::string relative = fs::relative(file, path, error).generic_string();
     const FileRole role = role_of(file);
     if (role == FileRole::Other)
       continue;
     if (role == FileRole::Checkpoint || role == FileRole::MaybeCheckpoint) {
-      checkpoint::FileSource source(file.string());
-      if (!source.is_open()) {
-        note(run, DiagnosticLevel::Error, relative, 0, "unreadable", "cannot open the checkpoint");
-        continue;
-      }
-      RunCheckpoint entry{relative, checkpoint::read_checkpoint(source)};
-      if (entry.summary.status == "not-a-checkpoint") {
-        if (role == FileRole::Checkpoint)
-          note(run, DiagnosticLevel::Warning, relative, 0, "not-a-checkpoint", entry.summary.problem);
-        continue;
-      }
-      run.checkpoints.push_back(std::move(entry));
+      read_checkpoint_file(file, relative, role, run);
       continue;
     }
-    const std::uintmax_t size = fs::file_size(file, error);
-    if (error || size > kMaxTextBytes) {
-      note(run, DiagnosticLevel::Note, relative, 0, "too-large", "larger than 64 MB; not read");
-      continue;
-    }
-    std::string text;
-    if (!read_text(file, text)) {
-      note(run, DiagnosticLevel::Error, relative, 0, "unreadable", "cannot read the file");
-      continue;
-    }
-    switch (role) {
-    case FileRole::Json: {
-      json parsed = json::parse(text, nullptr, false);
-      if (parsed.is_discarded()) {
-        note(run, DiagnosticLevel::Warning, relative, 0, "json-parse-error", "not valid JSON; skipped");
-        break;
-      }
-      std::string why;
-      if (parsed.is_object() && parsed.value("schema", json()).is_string() &&
-          parsed["schema"] == kEnvRecordSchema) {
-        env_candidates.push_back(relative);
-        if (!run.env) {
-          run.env = env_record_from_json(parsed, why);
-          if (!run.env)
-            note(run, DiagnosticLevel::Error, relative, 0, "bad-env-record", why);
-          else
-            run.env_path = relative;
-        }
-      } else if (is_env_like(parsed)) {
-        // The query script's own output, saved from a notebook cell.
-        InterpreterRecord interpreter;
-        interpreter.requested = relative;
-        interpreter.source = "imported";
-        apply_query_output(text, interpreter);
-        env_candidates.push_back(relative);
-        if (!run.env) {
-          run.env = EnvRecord{};
-          run.env->interpreters.push_back(std::move(interpreter));
-          run.env_path = relative;
-        }
-      } else if (parsed.is_array() || (parsed.is_object() && parsed.contains("log_history"))) {
-        // A list of metric objects, or Hugging Face's trainer_state.json.
-        const json &entries = parsed.is_array() ? parsed : parsed["log_history"];
-        bool any = false;
-        if (entries.is_array())
-          for (std::size_t i = 0; i < entries.size(); ++i)
-            if (entries[i].is_object())
-              add_metrics_object(entries[i], relative, i, run, any);
-        if (any)
-          run.metric_files.push_back(relative);
-      } else {
-        flatten_config(text, relative, run);
-      }
-      break;
-    }
-    case FileRole::JsonLines:
-      if (parse_metrics_jsonl(text, relative, run))
-        run.metric_files.push_back(relative);
-      break;
-    case FileRole::Table:
-      if (parse_metrics_csv(text, relative, run))
-        run.metric_files.push_back(relative);
-      break;
-    case FileRole::Yaml:
-    case FileRole::Seed:
-      flatten_config(text, relative, run);
-      break;
-    case FileRole::Log: {
-      run.log_files.push_back(relative);
-      for (FallbackEvidence &evidence : scan_log_for_fallbacks(text, relative))
-        run.fallbacks.push_back(std::move(evidence));
-      break;
-    }
-    default:
-      break;
-    }
+    if (const std::optional<std::string> text = read_text_file(file, relative, run))
+      read_text_by_role(role, *text, relative, run, env_candidates);
   }
   if (env_candidates.size() > 1)
     note(run, DiagnosticLevel::Note, run.env_path, 0, "several-env-records",

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "assess/roles.h"
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -16,8 +17,9 @@ namespace mpsaudit {
 // scans with this retention, so their golden decisions and roles catch an
 // omission.
 FactRetention assessment_retention(const Fact &fact) {
-  static constexpr std::array<std::string_view, 6> kWhole{
-      "cuda-kernel", "op-registration", "checkpoint", "checkpoint-tensor", "model-config", "doc-requirement"};
+  static constexpr std::array<std::string_view, 6> kWhole{fact_kind::CudaKernel,  fact_kind::OpRegistration,
+                                                          fact_kind::Checkpoint,  fact_kind::CheckpointTensor,
+                                                          fact_kind::ModelConfig, fact_kind::DocRequirement};
   for (std::string_view kind : kWhole)
     if (fact.kind == kind)
       return FactRetention::Keep;
@@ -30,7 +32,7 @@ FactRetention assessment_retention(const Fact &fact) {
   if (fact.kind == fact_kind::Import)
     return fact.attribute("relative") || fact.attribute("use") ? FactRetention::Keep
                                                                : FactRetention::NameOnly;
-  if (fact.kind == "entry-point")
+  if (fact.kind == fact_kind::EntryPoint)
     return FactRetention::Keep;
   if (fact.kind == fact_kind::Shell &&
       (fact.name.find("python") != std::string::npos || fact.name == "torchrun" ||
@@ -46,6 +48,29 @@ FactRetention assessment_retention(const Fact &fact) {
   if (is_top_level_definition(fact) || is_compiled_op_call(fact))
     return FactRetention::NameOnly;
   return FactRetention::Drop;
+}
+
+// Keep in step with assessment_retention above and role_signal (roles.cpp).
+// Module-level definitions are only read in files that call compiled ops
+// (option_gating.cpp, find_op_wrappers), hence "_c" and "ops", not "def".
+std::vector<std::string> assessment_python_triggers() {
+  return {"import",             // imports, importlib.import_module, Dataset imports
+          "argparse",           // argparse.ArgumentParser and its calls
+          "add_argument",       // *.add_argument
+          "module",             // nn.Module / LightningModule classes
+          "forward",            // def forward
+          "optim",              // torch.optim.*
+          "backward",           // *.backward
+          "step",               // *.step
+          "zero_grad",          // *.zero_grad
+          "dataloader",         // *DataLoader
+          "distributedsampler", // *.DistributedSampler
+          "no_grad",            // torch.no_grad
+          "inference_mode",     // torch.inference_mode
+          "eval",               // *.eval
+          "__main__",           // the main guard
+          "_c",                 // _C.op, pkg._C.op
+          "ops"};               // torch.ops.ns.op
 }
 
 } // namespace mpsaudit

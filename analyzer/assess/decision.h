@@ -42,7 +42,7 @@ std::string_view to_string(Outcome outcome); // "ADAPT", "DUAL", "KEEP_LINUX_GPU
 std::string_view outcome_meaning(Outcome outcome);
 
 // The criteria's knobs, with their documented defaults. The config file
-// (issue 7: mpsaudit.toml [assess]) fills this struct.
+// (mpsaudit.toml [assess]) fills this struct.
 struct DecisionThresholds {
   double adapt_max_hours = 80; // high estimate above two person-weeks: not ADAPT
   double keep_min_hours = 480; // low estimate above twelve person-weeks: KEEP

@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "assess/roles.h"
+#include "core/fact_kinds.h"
 #include "core/text.h"
 #include "fix/fix.h"
 
@@ -102,7 +103,7 @@ KernelFallbacks kernel_fallbacks(const std::vector<ProjectFile> &files) {
   int with = 0, without = 0;
   for (const auto &file : files)
     for (const Fact &fact : file.facts.facts) {
-      if (fact.kind != "op-registration")
+      if (fact.kind != fact_kind::OpRegistration)
         continue;
       const std::string *backend = fact.attribute("backend");
       const std::string *fallbacks = fact.attribute("fallbacks");
@@ -134,7 +135,7 @@ bool is_cxx_source(FileKind kind) {
 std::set<std::string> kernel_covered_sources(const std::vector<ProjectFile> &files) {
   const bool has_kernels = std::any_of(files.begin(), files.end(), [](const ProjectFile &file) {
     return std::any_of(file.facts.facts.begin(), file.facts.facts.end(),
-                       [](const Fact &fact) { return fact.kind == "cuda-kernel"; });
+                       [](const Fact &fact) { return fact.kind == fact_kind::CudaKernel; });
   });
   std::set<std::string> sources;
   if (has_kernels)
@@ -453,7 +454,7 @@ void price_kernel_families(const std::vector<ProjectFile> &files, const EffortMo
   std::map<std::string, std::vector<KernelMember>> families; // family name -> members
   for (const auto &file : files)
     for (const Fact &fact : file.facts.facts) {
-      if (fact.kind != "cuda-kernel")
+      if (fact.kind != fact_kind::CudaKernel)
         continue;
       KernelMember member{&file, &fact, {}, {}, false, false};
       member.port = kernel_port(fact, model, member.basis);
@@ -621,6 +622,364 @@ void spread_over_files(EffortItem &item, int total_sites, const std::map<std::st
   }
 }
 
+// Per family: open findings, and how many of them fix edits (safe; safe or
+// unsafe). A one-off is credited when fix edits every finding that
+// triggers it: the device variable fix introduces is the device helper.
+struct FamilyFixes {
+  int open = 0, safe = 0, fixable = 0;
+};
+
+// The open findings, sorted into the work that prices them.
+struct OpenWork {
+  std::map<std::string, EffortItem> items; // by key
+  std::set<std::string> open_families;
+  std::map<std::string, FamilyFixes> family_fixes;
+  std::map<std::string, std::vector<std::size_t>> absorbed;           // one-off id -> findings
+  std::map<std::string, std::vector<std::size_t>> covered_by_kernels; // path -> findings
+};
+
+// Counts a finding that is no open work (suppressed, guarded, advisory) in
+// the estimate's tallies; an excluded one is not counted at all. True when
+// the finding is open work.
+bool count_open(const Finding &finding, bool excluded, EffortEstimate &estimate) {
+  if (excluded)
+    return false;
+  if (finding.suppressed) {
+    ++estimate.suppressed_findings;
+    return false;
+  }
+  if (finding.guard != Guard::None) {
+    ++estimate.guarded_findings;
+    return false;
+  }
+  if (finding.severity < static_cast<int>(Severity::Warning)) {
+    ++estimate.advisory_findings;
+    return false;
+  }
+  ++estimate.open_findings;
+  return true;
+}
+
+// The item a finding belongs to, and what the item is about (for its title).
+struct ItemKey {
+  std::string key;
+  std::string subject;
+};
+
+ItemKey item_key_of(const Finding &finding, const std::string &package, Effort effort) {
+  ItemKey item{finding.rule_id, {}};
+  if (!package.empty()) {
+    item.key = "package:" + package; // one package is one piece of work, however many files name it
+    item.subject = package;
+  } else if (effort == Effort::Medium) {
+    item.subject = component_of(finding.name);
+    item.key += ":" + item.subject;
+  } else if (effort == Effort::Large) {
+    item.subject = large_item_subject(finding.path);
+    item.key += ":" + item.subject;
+  } else if (effort == Effort::Blocker) {
+    item.key += ":" + finding.path + ":" + std::to_string(finding.span.line);
+  }
+  return item;
+}
+
+// What an item is, taken from the finding that opens it.
+void start_item(EffortItem &item, const ItemKey &key, const Finding &finding, const std::string &family,
+                Effort effort) {
+  const Rule *rule = finding.rule;
+  item.key = key.key;
+  item.rule_id = finding.rule_id;
+  item.title = rule ? rule->summary : finding.rule_id;
+  if (!key.subject.empty())
+    item.title += " (" + key.subject + ")";
+  item.family = family;
+  item.effort = effort;
+  item.kind = "finding";
+  item.replacement = rule ? rule->replacement : "";
+  item.estimable = effort != Effort::Blocker;
+}
+
+// Counts one site in the item's share of `path`. `slots` finds the share by
+// path: an index, not a search of item.files, which grows with the tree (a
+// rule with findings in 30k files).
+void add_site(EffortItem &item, std::unordered_map<std::string, std::size_t> &slots, const std::string &path,
+              std::optional<FixSafety> fix) {
+  const auto [slot, added] = slots.try_emplace(path, item.files.size());
+  if (added)
+    item.files.push_back({path, 0, {}, {}});
+  FileShare *share = &item.files[slot->second];
+  ++share->sites;
+  if (fix)
+    ++(*fix == FixSafety::Safe ? share->fix.safe_sites : share->fix.unsafe_sites);
+}
+
+// Sorts the open findings into items; the ones that the kernel model or a
+// one-off covers are set aside for those.
+OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
+                             const std::vector<bool> &excluded, std::string_view fix_target_torch,
+                             const FixCatalog *fixes, EffortEstimate &estimate) {
+  // Where the kernel model prices the project's CUDA kernels, the findings
+  // in its C++/CUDA sources (headers, host glue, bindings) are part of the
+  // kernel families' ports, not extra.
+  const std::set<std::string> kernel_sources = kernel_covered_sources(scan.project_files);
+  // Families whose open findings a one-off does (a CUDA-only build line).
+  std::map<std::string, std::string> absorbed_by; // family -> one-off id
+  for (const OneOffCost &cost : model.one_offs)
+    for (const std::string &family : cost.absorbs_families)
+      absorbed_by.emplace(family, cost.id);
+
+  OpenWork work;
+  std::map<std::string, std::unordered_map<std::string, std::size_t>> share_index; // key -> path -> files[]
+  for (std::size_t index = 0; index < scan.findings.size(); ++index) {
+    const Finding &finding = scan.findings[index];
+    if (!count_open(finding, index < excluded.size() && excluded[index], estimate))
+      continue;
+    const Effort effort = finding.rule ? finding.rule->effort : Effort::Small;
+    const std::string family = finding.rule ? finding.rule->family : "other";
+    work.open_families.insert(family);
+    std::optional<FixSafety> fix;
+    if (fixes)
+      fix = fix_available(finding, *fixes,
+                          fix_target_torch.empty() ? kDefaultFixTargetTorch : fix_target_torch);
+    FamilyFixes &family_fix = work.family_fixes[family];
+    ++family_fix.open;
+    family_fix.safe += fix == FixSafety::Safe;
+    family_fix.fixable += fix.has_value();
+    if (effort != Effort::Blocker && kernel_sources.count(finding.path)) {
+      work.covered_by_kernels[finding.path].push_back(index);
+      continue;
+    }
+    if (const auto one_off = absorbed_by.find(family);
+        one_off != absorbed_by.end() && effort != Effort::Blocker) {
+      work.absorbed[one_off->second].push_back(index);
+      continue;
+    }
+    const std::string package = package_of(finding, family, effort);
+    const ItemKey key = item_key_of(finding, package, effort);
+    EffortItem &item = work.items[key.key];
+    // A package item takes the largest class any of its findings has.
+    if (item.key.empty() || (!package.empty() && effort_rank(effort) > effort_rank(item.effort)))
+      start_item(item, key, finding, family, effort);
+    ++item.sites;
+    item.finding_indices.push_back(index);
+    add_site(item, share_index[key.key], finding.path, fix);
+  }
+  return work;
+}
+
+int total_sites_of(const EffortItem &item) {
+  int total = 0;
+  for (const auto &share : item.files)
+    total += share.sites;
+  return total;
+}
+
+// Prices each trivial item's files per site, and returns the hours of each
+// file's mechanical edits, all trivial items together.
+std::map<std::string, HourRange> price_trivial_sites(std::map<std::string, EffortItem> &items,
+                                                     const EffortModel &model) {
+  std::map<std::string, HourRange> trivial_by_file;
+  for (auto &[key, item] : items) {
+    if (item.effort == Effort::Trivial)
+      for (auto &share : item.files) {
+        share.hours = model.trivial_per_site.scaled(share.sites);
+        trivial_by_file[share.path] += share.hours;
+      }
+  }
+  return trivial_by_file;
+}
+
+void price_trivial_item(EffortItem &item, int total_sites, const EffortModel &model,
+                        const std::map<std::string, HourRange> &trivial_by_file) {
+  bool capped = false;
+  for (auto &share : item.files) {
+    // The per-file cap covers all mechanical edits of a file together;
+    // each item keeps its proportional part of the capped sum.
+    const HourRange &sum = trivial_by_file.at(share.path);
+    if (sum.low > model.trivial_file_cap) {
+      share.hours.low *= model.trivial_file_cap / sum.low;
+      capped = true;
+    }
+    if (sum.high > model.trivial_file_cap) {
+      share.hours.high *= model.trivial_file_cap / sum.high;
+      capped = true;
+    }
+    item.hours += share.hours;
+  }
+  item.basis =
+      std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") + " in " +
+      std::to_string(item.files.size()) + (item.files.size() == 1 ? " file" : " files") + " x " +
+      format_hours(model.trivial_per_site) +
+      (capped ? ", capped at " + number_text(model.trivial_file_cap) + " h of mechanical edits per file"
+              : "");
+}
+
+// A small, medium or large item: once per hazard class, component, kernel
+// family or package, shared among its files.
+void price_per_fix_item(EffortItem &item, int total_sites, const EffortModel &model,
+                        const std::vector<Finding> &findings) {
+  const HourRange per_fix = item.effort == Effort::Small    ? model.small_per_fix
+                            : item.effort == Effort::Medium ? model.medium_per_fix
+                                                            : model.large_per_fix;
+  const bool package = starts_with(item.key, "package:");
+  // Explicit instantiation files of one family: each further file is a variant.
+  const int variants = item.effort == Effort::Large && !package ? static_cast<int>(item.files.size()) - 1 : 0;
+  item.hours = per_fix;
+  item.hours += model.kernel_per_variant.scaled(variants);
+  spread_over_files(item, total_sites,
+                    package ? code_sites_by_path(item, findings) : std::map<std::string, int>{});
+  item.basis = std::string(package                         ? "once per package per repository"
+                           : item.effort == Effort::Small  ? "once per hazard class per repository"
+                           : item.effort == Effort::Medium ? "once per component"
+                                                           : "once per kernel family") +
+               " (" + std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") +
+               (package && item.files.size() > 1 ? " in " + std::to_string(item.files.size()) + " files"
+                                                 : std::string()) +
+               (variants > 0 ? ", " + std::to_string(variants) + " more variant file" +
+                                   (variants == 1 ? "" : "s") + " x " + format_hours(model.kernel_per_variant)
+                             : std::string()) +
+               ")";
+}
+
+void price_finding_items(std::map<std::string, EffortItem> &items, const EffortModel &model,
+                         const std::vector<Finding> &findings, EffortEstimate &estimate) {
+  const std::map<std::string, HourRange> trivial_by_file = price_trivial_sites(items, model);
+  for (auto &[key, item] : items) {
+    const int total_sites = total_sites_of(item);
+    switch (item.effort) {
+    case Effort::Trivial:
+      price_trivial_item(item, total_sites, model, trivial_by_file);
+      break;
+    case Effort::Small:
+    case Effort::Medium:
+    case Effort::Large:
+      price_per_fix_item(item, total_sites, model, findings);
+      break;
+    case Effort::Blocker:
+      item.basis = "no MPS path: not estimated";
+      ++estimate.not_estimated;
+      break;
+    }
+    credit_fixes(item);
+  }
+}
+
+// A one-off cost that an open family triggers, with the findings it does.
+EffortItem one_off_item(const OneOffCost &cost, const OpenWork &work) {
+  EffortItem item;
+  item.key = "one-off:" + cost.id;
+  item.title = cost.title;
+  item.family = "one-off";
+  item.effort = Effort::Trivial; // first in the plan: the mechanical edits build on it
+  item.kind = "one-off";
+  item.hours = cost.hours;
+  item.basis = "once per repository (" + cost.source + ")";
+  if (const auto done = work.absorbed.find(cost.id); done != work.absorbed.end()) {
+    item.finding_indices = done->second;
+    item.sites = static_cast<int>(done->second.size());
+    item.basis += "; covers " + std::to_string(item.sites) + " finding" + (item.sites == 1 ? "" : "s");
+  }
+  bool all_safe = true, all_fixable = true;
+  for (const std::string &family : cost.when_families)
+    if (const auto found = work.family_fixes.find(family); found != work.family_fixes.end()) {
+      all_safe = all_safe && found->second.safe == found->second.open;
+      all_fixable = all_fixable && found->second.fixable == found->second.open;
+    }
+  if (all_safe)
+    item.fix.safe = item.hours;
+  if (all_fixable)
+    item.fix.with_unsafe = item.hours;
+  if (all_fixable)
+    item.basis += all_safe ? "; mpsaudit fix does it with the findings it edits"
+                           : "; mpsaudit fix --unsafe does it with the findings it edits";
+  return item;
+}
+
+void add_one_off_items(const EffortModel &model, OpenWork &work) {
+  for (const OneOffCost &cost : model.one_offs) {
+    const bool triggered =
+        std::any_of(cost.when_families.begin(), cost.when_families.end(),
+                    [&](const std::string &family) { return work.open_families.count(family) > 0; });
+    if (!triggered)
+      continue;
+    EffortItem item = one_off_item(cost, work);
+    work.items.emplace(item.key, std::move(item));
+  }
+}
+
+// Mechanical work first: the order of the action plan.
+std::vector<EffortItem> action_plan(std::map<std::string, EffortItem> &items) {
+  std::vector<EffortItem> plan;
+  for (auto &entry : items)
+    plan.push_back(std::move(entry.second));
+  auto kind_rank = [](const EffortItem &item) { return item.kind == "one-off" ? 0 : 1; };
+  std::stable_sort(plan.begin(), plan.end(), [&](const EffortItem &a, const EffortItem &b) {
+    // Acceptance closes the plan: it checks what the other steps did.
+    if ((a.key == kAcceptanceKey) != (b.key == kAcceptanceKey))
+      return b.key == kAcceptanceKey;
+    if (effort_rank(a.effort) != effort_rank(b.effort))
+      return effort_rank(a.effort) < effort_rank(b.effort);
+    if (kind_rank(a) != kind_rank(b))
+      return kind_rank(a) < kind_rank(b);
+    if (a.hours.high != b.hours.high)
+      return a.hours.high > b.hours.high;
+    return a.key < b.key;
+  });
+  return plan;
+}
+
+void add_to_roll_up(std::map<std::string, RollUp> &table, const std::string &name, const HourRange &hours,
+                    int count, const FixCredit &fix) {
+  RollUp &entry = table[name];
+  entry.name = name;
+  entry.hours += hours;
+  entry.findings += count;
+  entry.fix += fix;
+}
+
+// The rows of a roll-up, the most hours first.
+std::vector<RollUp> sorted_rows(std::map<std::string, RollUp> &table) {
+  std::vector<RollUp> rows;
+  for (auto &entry : table)
+    rows.push_back(std::move(entry.second));
+  std::stable_sort(rows.begin(), rows.end(), [](const RollUp &a, const RollUp &b) {
+    if (a.hours.high != b.hours.high)
+      return a.hours.high > b.hours.high;
+    return a.name < b.name;
+  });
+  return rows;
+}
+
+// The totals, and the hours by category, file, directory and role.
+void roll_up(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
+  std::map<std::string, RollUp> by_category, by_file, by_directory, by_role;
+  for (const EffortItem &item : estimate.items) {
+    estimate.total += item.hours;
+    estimate.fix += item.fix;
+    const int open_count = item.kind == "finding" ? item.sites : 0;
+    add_to_roll_up(by_category, item.family, item.hours, open_count, item.fix);
+    if (item.files.empty()) {
+      // One-offs belong to the repository as a whole.
+      add_to_roll_up(by_file, "(repository)", item.hours, 0, item.fix);
+      add_to_roll_up(by_directory, "(repository)", item.hours, 0, item.fix);
+      add_to_roll_up(by_role, "tooling", item.hours, 0, item.fix);
+      continue;
+    }
+    for (const FileShare &share : item.files) {
+      const int count = item.kind == "finding" ? share.sites : 0;
+      add_to_roll_up(by_file, share.path, share.hours, count, share.fix);
+      add_to_roll_up(by_directory, directory_of(share.path), share.hours, count, share.fix);
+      const auto role = role_of.find(share.path);
+      add_to_roll_up(by_role, std::string(to_string(role == role_of.end() ? Role::Tooling : role->second)),
+                     share.hours, count, share.fix);
+    }
+  }
+  estimate.by_category = sorted_rows(by_category);
+  estimate.by_file = sorted_rows(by_file);
+  estimate.by_directory = sorted_rows(by_directory);
+  estimate.by_role = sorted_rows(by_role);
+}
+
 } // namespace
 
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
@@ -631,300 +990,26 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
   for (const FileRole &role : roles)
     role_of[role.path] = role.role;
 
-  // Where the kernel model prices the project's CUDA kernels, the findings
-  // in its C++/CUDA sources (headers, host glue, bindings) are part of the
-  // kernel families' ports, not extra.
-  const std::set<std::string> kernel_sources = kernel_covered_sources(scan.project_files);
-  // Families whose open findings a one-off does (a CUDA-only build line).
-  std::map<std::string, std::string> absorbed_by; // family -> one-off id
-  for (const OneOffCost &cost : model.one_offs)
-    for (const std::string &family : cost.absorbs_families)
-      absorbed_by.emplace(family, cost.id);
-  std::map<std::string, std::vector<std::size_t>> absorbed; // one-off id -> findings
-
-  std::map<std::string, EffortItem> items;                                         // by key
-  std::map<std::string, std::unordered_map<std::string, std::size_t>> share_index; // key -> path -> files[]
-  std::set<std::string> open_families;
-  // Per family: open findings, and how many of them fix edits (safe; safe or
-  // unsafe). A one-off is credited when fix edits every finding that
-  // triggers it: the device variable fix introduces is the device helper.
-  struct FamilyFixes {
-    int open = 0, safe = 0, fixable = 0;
-  };
-  std::map<std::string, FamilyFixes> family_fixes;
-  std::map<std::string, std::vector<std::size_t>> covered_by_kernels; // path -> findings
-  for (std::size_t index = 0; index < scan.findings.size(); ++index) {
-    const Finding &finding = scan.findings[index];
-    if (index < excluded.size() && excluded[index])
-      continue;
-    if (finding.suppressed) {
-      ++estimate.suppressed_findings;
-      continue;
-    }
-    if (finding.guard != Guard::None) {
-      ++estimate.guarded_findings;
-      continue;
-    }
-    if (finding.severity < static_cast<int>(Severity::Warning)) {
-      ++estimate.advisory_findings;
-      continue;
-    }
-    ++estimate.open_findings;
-    const Rule *rule = finding.rule;
-    const Effort effort = rule ? rule->effort : Effort::Small;
-    const std::string family = rule ? rule->family : "other";
-    open_families.insert(family);
-    std::optional<FixSafety> fix;
-    if (fixes)
-      fix = fix_available(finding, *fixes,
-                          fix_target_torch.empty() ? kDefaultFixTargetTorch : fix_target_torch);
-    FamilyFixes &family_fix = family_fixes[family];
-    ++family_fix.open;
-    family_fix.safe += fix == FixSafety::Safe;
-    family_fix.fixable += fix.has_value();
-    if (effort != Effort::Blocker && kernel_sources.count(finding.path)) {
-      covered_by_kernels[finding.path].push_back(index);
-      continue;
-    }
-    if (const auto one_off = absorbed_by.find(family);
-        one_off != absorbed_by.end() && effort != Effort::Blocker) {
-      absorbed[one_off->second].push_back(index);
-      continue;
-    }
-    const std::string package = package_of(finding, family, effort);
-    std::string key = finding.rule_id;
-    std::string subject; // what the item is about, for its title
-    if (!package.empty()) {
-      key = "package:" + package; // one package is one piece of work, however many files name it
-      subject = package;
-    } else if (effort == Effort::Medium) {
-      subject = component_of(finding.name);
-      key += ":" + subject;
-    } else if (effort == Effort::Large) {
-      subject = large_item_subject(finding.path);
-      key += ":" + subject;
-    } else if (effort == Effort::Blocker) {
-      key += ":" + finding.path + ":" + std::to_string(finding.span.line);
-    }
-    EffortItem &item = items[key];
-    if (item.key.empty() || (!package.empty() && effort_rank(effort) > effort_rank(item.effort))) {
-      // A package item takes the largest class any of its findings has.
-      item.key = key;
-      item.rule_id = finding.rule_id;
-      item.title = rule ? rule->summary : finding.rule_id;
-      if (!subject.empty())
-        item.title += " (" + subject + ")";
-      item.family = family;
-      item.effort = effort;
-      item.kind = "finding";
-      item.replacement = rule ? rule->replacement : "";
-      item.estimable = effort != Effort::Blocker;
-    }
-    ++item.sites;
-    item.finding_indices.push_back(index);
-    // The item's share of this file; an index, not a search of item.files,
-    // which grows with the tree (a rule with findings in 30k files).
-    const auto [slot, added] = share_index[key].try_emplace(finding.path, item.files.size());
-    if (added)
-      item.files.push_back({finding.path, 0, {}, {}});
-    FileShare *share = &item.files[slot->second];
-    ++share->sites;
-    if (fix)
-      ++(*fix == FixSafety::Safe ? share->fix.safe_sites : share->fix.unsafe_sites);
-  }
-
-  // Price the finding items.
-  std::map<std::string, double> trivial_low_by_file, trivial_high_by_file;
-  for (auto &[key, item] : items) {
-    if (item.effort == Effort::Trivial)
-      for (auto &share : item.files) {
-        share.hours = model.trivial_per_site.scaled(share.sites);
-        trivial_low_by_file[share.path] += share.hours.low;
-        trivial_high_by_file[share.path] += share.hours.high;
-      }
-  }
-  for (auto &[key, item] : items) {
-    int total_sites = 0;
-    for (const auto &share : item.files)
-      total_sites += share.sites;
-    switch (item.effort) {
-    case Effort::Trivial: {
-      bool capped = false;
-      for (auto &share : item.files) {
-        // The per-file cap covers all mechanical edits of a file together;
-        // each item keeps its proportional part of the capped sum.
-        const double low_sum = trivial_low_by_file[share.path];
-        const double high_sum = trivial_high_by_file[share.path];
-        if (low_sum > model.trivial_file_cap) {
-          share.hours.low *= model.trivial_file_cap / low_sum;
-          capped = true;
-        }
-        if (high_sum > model.trivial_file_cap) {
-          share.hours.high *= model.trivial_file_cap / high_sum;
-          capped = true;
-        }
-        item.hours += share.hours;
-      }
-      item.basis =
-          std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") + " in " +
-          std::to_string(item.files.size()) + (item.files.size() == 1 ? " file" : " files") + " x " +
-          format_hours(model.trivial_per_site) +
-          (capped ? ", capped at " + number_text(model.trivial_file_cap) + " h of mechanical edits per file"
-                  : "");
-      break;
-    }
-    case Effort::Small:
-    case Effort::Medium:
-    case Effort::Large: {
-      const HourRange per_fix = item.effort == Effort::Small    ? model.small_per_fix
-                                : item.effort == Effort::Medium ? model.medium_per_fix
-                                                                : model.large_per_fix;
-      const bool package = starts_with(item.key, "package:");
-      // Explicit instantiation files of one family: each further file is a variant.
-      const int variants =
-          item.effort == Effort::Large && !package ? static_cast<int>(item.files.size()) - 1 : 0;
-      item.hours = per_fix;
-      item.hours += model.kernel_per_variant.scaled(variants);
-      spread_over_files(item, total_sites,
-                        package ? code_sites_by_path(item, scan.findings) : std::map<std::string, int>{});
-      item.basis =
-          std::string(package                         ? "once per package per repository"
-                      : item.effort == Effort::Small  ? "once per hazard class per repository"
-                      : item.effort == Effort::Medium ? "once per component"
-                                                      : "once per kernel family") +
-          " (" + std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") +
-          (package && item.files.size() > 1 ? " in " + std::to_string(item.files.size()) + " files"
-                                            : std::string()) +
-          (variants > 0 ? ", " + std::to_string(variants) + " more variant file" +
-                              (variants == 1 ? "" : "s") + " x " + format_hours(model.kernel_per_variant)
-                        : std::string()) +
-          ")";
-      break;
-    }
-    case Effort::Blocker:
-      item.basis = "no MPS path: not estimated";
-      ++estimate.not_estimated;
-      break;
-    }
-    credit_fixes(item);
-  }
-
+  OpenWork work = group_open_findings(scan, model, excluded, fix_target_torch, fixes, estimate);
+  price_finding_items(work.items, model, scan.findings, estimate);
   // CUDA kernels from the C++ front end, one item per kernel family.
-  price_kernel_families(scan.project_files, model, items, covered_by_kernels, estimate);
-
-  // One-off costs.
-  for (const OneOffCost &cost : model.one_offs) {
-    const bool triggered =
-        std::any_of(cost.when_families.begin(), cost.when_families.end(),
-                    [&](const std::string &family) { return open_families.count(family) > 0; });
-    if (!triggered)
-      continue;
-    EffortItem item;
-    item.key = "one-off:" + cost.id;
-    item.title = cost.title;
-    item.family = "one-off";
-    item.effort = Effort::Trivial; // first in the plan: the mechanical edits build on it
-    item.kind = "one-off";
-    item.hours = cost.hours;
-    item.basis = "once per repository (" + cost.source + ")";
-    if (const auto done = absorbed.find(cost.id); done != absorbed.end()) {
-      item.finding_indices = done->second;
-      item.sites = static_cast<int>(done->second.size());
-      item.basis += "; covers " + std::to_string(item.sites) + " finding" + (item.sites == 1 ? "" : "s");
-    }
-    bool all_safe = true, all_fixable = true;
-    for (const std::string &family : cost.when_families)
-      if (const auto found = family_fixes.find(family); found != family_fixes.end()) {
-        all_safe = all_safe && found->second.safe == found->second.open;
-        all_fixable = all_fixable && found->second.fixable == found->second.open;
-      }
-    if (all_safe)
-      item.fix.safe = item.hours;
-    if (all_fixable)
-      item.fix.with_unsafe = item.hours;
-    if (all_fixable)
-      item.basis += all_safe ? "; mpsaudit fix does it with the findings it edits"
-                             : "; mpsaudit fix --unsafe does it with the findings it edits";
-    items.emplace(item.key, std::move(item));
-  }
-
+  price_kernel_families(scan.project_files, model, work.items, work.covered_by_kernels, estimate);
+  add_one_off_items(model, work);
   // Acceptance on the Mac: part of every port, never an extra.
   estimate.entry_points = entry_points(scan.project_files, role_of);
-  const bool any_work =
-      std::any_of(items.begin(), items.end(), [](const auto &entry) { return entry.second.estimable; });
+  const bool any_work = std::any_of(work.items.begin(), work.items.end(),
+                                    [](const auto &entry) { return entry.second.estimable; });
   if (any_work) {
     EffortItem item = acceptance_item(model, static_cast<int>(estimate.entry_points.size()));
-    items.emplace(item.key, std::move(item));
+    work.items.emplace(item.key, std::move(item));
   }
+  estimate.items = action_plan(work.items);
+  roll_up(estimate, role_of);
 
-  for (auto &entry : items)
-    estimate.items.push_back(std::move(entry.second));
-  // Mechanical work first: the order of the action plan.
-  auto kind_rank = [](const EffortItem &item) { return item.kind == "one-off" ? 0 : 1; };
-  std::stable_sort(estimate.items.begin(), estimate.items.end(),
-                   [&](const EffortItem &a, const EffortItem &b) {
-                     // Acceptance closes the plan: it checks what the other steps did.
-                     if ((a.key == kAcceptanceKey) != (b.key == kAcceptanceKey))
-                       return b.key == kAcceptanceKey;
-                     if (effort_rank(a.effort) != effort_rank(b.effort))
-                       return effort_rank(a.effort) < effort_rank(b.effort);
-                     if (kind_rank(a) != kind_rank(b))
-                       return kind_rank(a) < kind_rank(b);
-                     if (a.hours.high != b.hours.high)
-                       return a.hours.high > b.hours.high;
-                     return a.key < b.key;
-                   });
-
-  // Roll-ups.
-  std::map<std::string, RollUp> by_category, by_file, by_directory, by_role;
-  auto add = [](std::map<std::string, RollUp> &table, const std::string &name, const HourRange &hours,
-                int count, const FixCredit &fix) {
-    RollUp &entry = table[name];
-    entry.name = name;
-    entry.hours += hours;
-    entry.findings += count;
-    entry.fix += fix;
-  };
-  for (const EffortItem &item : estimate.items) {
-    estimate.total += item.hours;
-    estimate.fix += item.fix;
-    const int open_count = item.kind == "finding" ? item.sites : 0;
-    add(by_category, item.family, item.hours, open_count, item.fix);
-    if (item.files.empty()) {
-      // One-offs belong to the repository as a whole.
-      add(by_file, "(repository)", item.hours, 0, item.fix);
-      add(by_directory, "(repository)", item.hours, 0, item.fix);
-      add(by_role, "tooling", item.hours, 0, item.fix);
-      continue;
-    }
-    for (const FileShare &share : item.files) {
-      const int count = item.kind == "finding" ? share.sites : 0;
-      add(by_file, share.path, share.hours, count, share.fix);
-      add(by_directory, directory_of(share.path), share.hours, count, share.fix);
-      const auto role = role_of.find(share.path);
-      add(by_role, std::string(to_string(role == role_of.end() ? Role::Tooling : role->second)), share.hours,
-          count, share.fix);
-    }
-  }
-  auto sorted = [](std::map<std::string, RollUp> &table) {
-    std::vector<RollUp> rows;
-    for (auto &entry : table)
-      rows.push_back(std::move(entry.second));
-    std::stable_sort(rows.begin(), rows.end(), [](const RollUp &a, const RollUp &b) {
-      if (a.hours.high != b.hours.high)
-        return a.hours.high > b.hours.high;
-      return a.name < b.name;
-    });
-    return rows;
-  };
   estimate.native_port = estimate.total;
   estimate.native_port += estimate.deferred;
   estimate.recommended = estimate.total;
   estimate.recommended_fix = estimate.fix;
-  estimate.by_category = sorted(by_category);
-  estimate.by_file = sorted(by_file);
-  estimate.by_directory = sorted(by_directory);
-  estimate.by_role = sorted(by_role);
   return estimate;
 }
 

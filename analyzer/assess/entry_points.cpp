@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "assess/roles.h"
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -253,11 +254,11 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
       add(i, "hubconf.py (torch.hub)", false);
     bool argparse = false;
     for (const Fact &fact : file.facts.facts) {
-      if (fact.kind == "main-guard" && file.kind == FileKind::Python)
+      if (fact.kind == fact_kind::MainGuard && file.kind == FileKind::Python)
         add(i, "__main__ guard", false);
       else if (fact.kind == fact_kind::Call && starts_with(fact.name, "argparse."))
         argparse = true;
-      else if (fact.kind == "entry-point") {
+      else if (fact.kind == fact_kind::EntryPoint) {
         const std::string module = fact.name.substr(0, fact.name.find(':'));
         const std::string *script = fact.attribute("script");
         if (auto target = index.resolve(module, i))

@@ -15,7 +15,7 @@
 
 #include "assess/effort.h"
 #include "assess/reachability.h"
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

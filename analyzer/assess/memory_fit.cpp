@@ -6,6 +6,8 @@
 #include <map>
 #include <regex>
 
+#include "core/fact_kinds.h"
+
 namespace mpsaudit {
 namespace {
 
@@ -77,7 +79,7 @@ std::vector<MemoryEvidence> collect_memory_evidence(const std::vector<ProjectFil
   std::map<std::string, int> shard_counts;
   for (const ProjectFile &file : files) {
     for (const Fact &fact : file.facts.facts) {
-      if (fact.kind == "checkpoint") {
+      if (fact.kind == fact_kind::Checkpoint) {
         const std::string *status = fact.attribute("status");
         if (!status || (*status != "ok" && *status != "partial"))
           continue;
@@ -91,7 +93,7 @@ std::vector<MemoryEvidence> collect_memory_evidence(const std::vector<ProjectFil
         entry.parameters += parameters;
         entry.weight_bytes += attribute_number(fact, "parameter_bytes");
         ++shard_counts[group];
-      } else if (fact.kind == "model-config") {
+      } else if (fact.kind == fact_kind::ModelConfig) {
         MemoryEvidence entry;
         entry.source = "model-config";
         entry.path = file.path;
@@ -102,7 +104,7 @@ std::vector<MemoryEvidence> collect_memory_evidence(const std::vector<ProjectFil
             static_cast<std::uint64_t>(static_cast<double>(entry.parameters) * bytes_per_dtype(entry.detail));
         if (entry.parameters > 0)
           evidence.push_back(std::move(entry));
-      } else if (fact.kind == "doc-requirement" && fact.name == "vram") {
+      } else if (fact.kind == fact_kind::DocRequirement && fact.name == "vram") {
         const std::string *value = fact.attribute("value");
         MemoryEvidence entry;
         entry.source = "doc-vram";

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -169,8 +170,8 @@ template <typename Visit> void for_each_word(std::string_view name, Visit visit)
 
 bool is_top_level_definition(const Fact &fact) {
   // A class's own fact carries its name as its scope.
-  return (fact.kind == "function-def" && fact.scope.empty()) ||
-         (fact.kind == "class-def" && fact.scope == fact.name);
+  return (fact.kind == fact_kind::FunctionDef && fact.scope.empty()) ||
+         (fact.kind == fact_kind::ClassDef && fact.scope == fact.name);
 }
 
 bool is_compiled_op_call(const Fact &fact) {

@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -155,11 +156,11 @@ std::string plural(int count, std::string_view one, std::string_view many) {
 } // namespace
 
 std::optional<RoleSignal> role_signal(const Fact &fact) {
-  if (fact.kind == "class-def") {
+  if (fact.kind == fact_kind::ClassDef) {
     const std::string *nn_module = fact.attribute("nn_module");
     if (nn_module && *nn_module == "true")
       return RoleSignal::NnModule;
-  } else if (fact.kind == "function-def") {
+  } else if (fact.kind == fact_kind::FunctionDef) {
     if (fact.name == "forward")
       return RoleSignal::Forward;
   } else if (fact.kind == fact_kind::Call) {
@@ -181,7 +182,7 @@ std::optional<RoleSignal> role_signal(const Fact &fact) {
   } else if (fact.kind == fact_kind::Import) {
     if (fact.name == "torch.utils.data.Dataset" || fact.name == "torch.utils.data.IterableDataset")
       return RoleSignal::Dataset;
-  } else if (fact.kind == "main-guard") {
+  } else if (fact.kind == fact_kind::MainGuard) {
     return RoleSignal::MainGuard; // `if __name__ == "__main__":`, when the front end reports it
   }
   return std::nullopt;

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

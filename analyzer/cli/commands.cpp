@@ -87,6 +87,8 @@ void write_rules_markdown(std::ostream &out, const RuleCatalog &catalog) {
               << to_lower_id(rule.superseded_by[i]) << ")";
         out << " reports the same fact.\n\n";
       }
+      if (rule.fallback)
+        out << "A catch-all: reported only where no other rule matches the fact.\n\n";
       for (const bool flag : {true, false}) {
         bool header = false;
         for (const auto &example : rule.examples) {

@@ -13,20 +13,11 @@
 #include "cli/arguments.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "core/confined_file.h"
 
 namespace mpsaudit::cli {
 
 namespace {
-
-bool read_file(const std::string &path, std::string &text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return true;
-}
 
 void env_help() {
   std::cout
@@ -92,10 +83,10 @@ int command_env(const Invocation &invocation) {
 
   std::optional<nlohmann::json> probe;
   if (!probe_path.empty()) {
-    std::string text;
-    if (!read_file(probe_path, text))
+    const std::optional<std::string> text = read_whole_file(probe_path);
+    if (!text)
       return usage_error("cannot read the probe report " + probe_path);
-    nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+    nlohmann::json parsed = nlohmann::json::parse(*text, nullptr, false);
     const nlohmann::json *environment =
         parsed.is_discarded() ? nullptr : acceptance::probe_environment_of(parsed);
     if (!environment)
@@ -133,8 +124,8 @@ int command_env(const Invocation &invocation) {
       interpreter.source = "kernel";
       record.interpreters.push_back(std::move(interpreter));
     } else {
-      std::string text;
-      if (!read_file(target.value, text)) {
+      const std::optional<std::string> text = read_whole_file(target.value);
+      if (!text) {
         acceptance::InterpreterRecord interpreter;
         interpreter.requested = target.value;
         interpreter.source = "imported";
@@ -143,7 +134,7 @@ int command_env(const Invocation &invocation) {
         record.interpreters.push_back(std::move(interpreter));
         continue;
       }
-      for (auto &interpreter : acceptance::import_env_file(text, target.value))
+      for (auto &interpreter : acceptance::import_env_file(*text, target.value))
         record.interpreters.push_back(std::move(interpreter));
     }
   }

@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "report/report.h"
 #include "report/report_writers.h"
+#include "scan/result_cache.h"
 #include "session/session.h"
 
 namespace mpsaudit::cli {
@@ -23,6 +24,22 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// How much of the Python code the prefilter spared the full extraction.
+void print_prefilter(std::ostream &out, const ScanProfile::Prefilter &prefilter) {
+  if (prefilter.words == 0) {
+    out << "  python prefilter: off (" << prefilter.off_because << ")\n";
+    return;
+  }
+  char line[200];
+  const auto share = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  std::snprintf(line, sizeof line,
+                "  python prefilter: %zu words; parsed only %zu of %zu files (%.1f%%), %.1f%% of the bytes\n",
+                prefilter.words, prefilter.skipped_files, prefilter.files,
+                share(static_cast<double>(prefilter.skipped_files), static_cast<double>(prefilter.files)),
+                share(static_cast<double>(prefilter.skipped_bytes), static_cast<double>(prefilter.bytes)));
+  out << line;
 }
 
 // `scan --profile`: wall time per phase, and per file kind the time its
@@ -41,6 +58,12 @@ void print_profile(std::ostream &out, const ScanProfile &profile, double total_s
         out << line;
       }
   }
+  if (profile.cache_hits + profile.cache_misses > 0) {
+    std::snprintf(line, sizeof line, "  result cache: %zu files from the cache, %zu parsed\n",
+                  profile.cache_hits, profile.cache_misses);
+    out << line;
+  }
+  print_prefilter(out, profile.python_prefilter);
   std::snprintf(line, sizeof line, "  %-44s %9.3f\n", "total", total_seconds);
   out << line;
 }
@@ -141,6 +164,8 @@ int command_scan(const Invocation &invocation) {
   std::string progress_text = "auto"; // --progress never|auto|always
   bool profile = false;               // --profile: where the time went, on standard error
   bool full = false;                  // --full: every finding and reason, however large the report
+  std::string cache_dir;              // --cache-dir; empty: the default (docs/cache.md)
+  bool use_cache = true;              // --no-cache turns the result cache off
   Arguments args(invocation.arguments);
   std::string value;
   std::string workflow_error;
@@ -186,6 +211,10 @@ int command_scan(const Invocation &invocation) {
       profile = true;
     } else if (args.flag("--full")) {
       full = true;
+    } else if (args.option("--cache-dir", value)) {
+      cache_dir = value;
+    } else if (args.flag("--no-cache")) {
+      use_cache = false;
     } else {
       return usage_error("unknown option for scan: " + args.current());
     }
@@ -214,6 +243,8 @@ int command_scan(const Invocation &invocation) {
   if (outputs.empty())
     outputs.emplace_back(format, "-");
 
+  if (use_cache)
+    options.cache_directory = cache_dir.empty() ? default_cache_directory() : cache_dir;
   request.rules_dir = rules_directory(invocation, rules_dir);
   request.bundled_rules = rules_dir.empty();
   request.goal = workflow.write_baseline_path.empty() ? SessionGoal::Assess : SessionGoal::WriteBaseline;

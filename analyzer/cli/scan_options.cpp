@@ -37,7 +37,16 @@ std::vector<OptionHelp> scan_options_help() {
       {"--profile", "print the time per phase and per front end on standard error",
        "print where the time went on standard error: wall seconds per phase (rules and config, discovery, "
        "extraction with the first rules, each project pass, late rules, merge, assessment, each report) and, "
-       "per file kind, the files its front end read and the seconds it took summed over threads"},
+       "per file kind, the files its front end read and the seconds it took summed over threads; and how "
+       "many "
+       "Python files and bytes the prefilter parsed only, with no rule, pass or assessment word in them "
+       "(docs/performance.md; `MPSAUDIT_NO_PREFILTER=1` turns the prefilter off)"},
+      {"--cache-dir DIR", "keep the per-file result cache in DIR (default $XDG_CACHE_HOME/mpsaudit)",
+       "keep the per-file result cache in DIR instead of `$XDG_CACHE_HOME/mpsaudit` (default "
+       "`~/.cache/mpsaudit`). The cache is on by default: a second scan parses only files whose content "
+       "changed, and reports exactly what a cold scan does (docs/cache.md). A directory that cannot be "
+       "written prints one note and the scan runs without it"},
+      {"--no-cache", "neither read nor write the result cache", ""},
       {"--full",
        "list every finding and reason (above 200 findings the text report\nprints a summary; Markdown caps "
        "its "

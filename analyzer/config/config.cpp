@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
 
+#include "core/confined_file.h"
 #include "core/text.h"
 #include "workflow/path_glob.h"
 
@@ -266,21 +267,12 @@ bool is_pyproject(const std::string &path) {
   return fs::path(path).filename() == "pyproject.toml";
 }
 
-std::string read_file(const std::string &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 bool pyproject_has_table(const std::string &path) {
-  bool ok = false;
-  const std::string text = read_file(path, ok);
-  if (!ok || text.find("mpsaudit") == std::string::npos)
+  const std::optional<std::string> text = read_whole_file(path);
+  if (!text || text->find("mpsaudit") == std::string::npos)
     return false;
   try {
-    const toml::table document = toml::parse(text, path);
+    const toml::table document = toml::parse(*text, path);
     return document.at_path("tool.mpsaudit").is_table();
   } catch (const toml::parse_error &) {
     return true; // let the loader report the syntax error
@@ -334,15 +326,14 @@ ConfigLoad load_config_text(std::string_view text, const std::string &path,
 }
 
 ConfigLoad load_config_file(const std::string &path, std::vector<Diagnostic> &diagnostics) {
-  bool ok = false;
-  const std::string text = read_file(path, ok);
-  if (!ok) {
+  const std::optional<std::string> text = read_whole_file(path);
+  if (!text) {
     diagnostics.push_back({DiagnosticLevel::Error, path, 0, "invalid-config", "cannot read the config file"});
     ConfigLoad load;
     load.has_table = false;
     return load;
   }
-  return load_config_text(text, path, diagnostics);
+  return load_config_text(*text, path, diagnostics);
 }
 
 std::string find_config_file(const std::string &scan_path, std::vector<Diagnostic> &) {

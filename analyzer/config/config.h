@@ -51,7 +51,7 @@ template <typename T> struct Setting {
   ValueSource source;
 };
 
-// Component roles (issue 6): what a part of the repository is for.
+// Component roles: what a part of the repository is for.
 inline constexpr std::string_view kComponentRoles[] = {"model",      "training", "data",  "inference",
                                                        "evaluation", "tooling",  "tests", "docs"};
 

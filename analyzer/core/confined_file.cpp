@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <fstream>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,6 +150,15 @@ ConfinedFile read_confined_file(const fs::path &base, std::string_view path,
   if (resolved.status != ConfinedStatus::Ok)
     return resolved;
   return read_regular_file(resolved.real_path, max_bytes);
+}
+
+std::optional<std::string> read_whole_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
 }
 
 std::string_view describe(ConfinedStatus status) {

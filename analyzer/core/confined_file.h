@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,12 @@ ConfinedFile resolve_confined_path(const std::filesystem::path &base, std::strin
 // Reads a regular file without blocking on a FIFO or device, at most
 // `max_bytes` of it (TooLarge beyond). Opens `path` as it is: callers confine it.
 ConfinedFile read_regular_file(const std::filesystem::path &path, std::uint64_t max_bytes);
+
+// The whole contents of a file the user named (a rules file, a baseline, a
+// run's log), or nullopt when it cannot be opened. Unlike read_regular_file it
+// sets no size limit and opens whatever the path names; never use it for a
+// path that the scanned tree names.
+std::optional<std::string> read_whole_file(const std::filesystem::path &path);
 
 // A short description of a refusal, e.g. "is outside the scanned tree".
 std::string_view describe(ConfinedStatus status);

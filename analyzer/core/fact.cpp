@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/edit_distance.h"
+#include "core/fact_kinds.h"
 #include "core/finding.h"
 
 namespace mpsaudit {
@@ -89,6 +91,23 @@ const Argument *Fact::positional_argument(std::size_t index) const {
 bool finding_less(const Finding &a, const Finding &b) {
   return std::tie(a.path, a.span.line, a.span.column, a.rule_id, a.name) <
          std::tie(b.path, b.span.line, b.span.column, b.rule_id, b.name);
+}
+
+bool is_known_fact_kind(std::string_view kind) {
+  return std::find(kAllFactKinds.begin(), kAllFactKinds.end(), kind) != kAllFactKinds.end();
+}
+
+std::string_view closest_fact_kind(std::string_view kind) {
+  std::string_view closest;
+  std::size_t best = 3; // farther than two edits is a different word
+  for (const std::string_view known : kAllFactKinds) {
+    const std::size_t distance = edit_distance(kind, known);
+    if (distance < best) {
+      best = distance;
+      closest = known;
+    }
+  }
+  return closest;
 }
 
 } // namespace mpsaudit

@@ -2,7 +2,8 @@
 //
 // A front end knows a language and nothing about rules; it turns one file into
 // a list of facts. Rules (rules/*.toml) know facts and nothing about parsers.
-// Every rule is evaluated against every fact of a file in one pass.
+// The rule engine (rules/engine.h) meets each fact with the rules indexed
+// under its file kind, fact kind and name.
 #pragma once
 
 #include <cstdint>
@@ -46,9 +47,13 @@ struct Argument {
   std::string canonical;
   std::string value;
   bool is_string = false;
+  // Where the argument was written when that is not in the call itself: an
+  // entry of a dict passed as `**kwargs`. Line 0: in the call.
+  Span written_at{};
 };
 
-// The fact kinds front ends emit. Rules name them in their `kind` field.
+// The fact kinds every front end shares; core/fact_kinds.h lists them with
+// all the others. Rules name them in their `kind` field.
 namespace fact_kind {
 inline constexpr std::string_view Import = "import";              // name: canonical module or module.symbol
 inline constexpr std::string_view Call = "call";                  // name: canonical callee, or "?.method"

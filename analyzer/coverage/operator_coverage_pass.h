@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "scan/project_pass.h"
+#include "core/fact_kinds.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 
-inline constexpr std::string_view kMpsMissingOpFact = "mps-missing-op";
+inline constexpr std::string_view kMpsMissingOpFact = fact_kind::MpsMissingOp;
 
 struct OperatorCoverageSettings {
   std::string tables_dir; // <version>.tsv coverage tables

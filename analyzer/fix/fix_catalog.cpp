@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/confined_file.h"
 #include "fix/fix.h"
 #include "fix/fix_kind.h"
 #include "rules/engine.h"
@@ -207,14 +208,12 @@ void FixCatalog::load_text(std::string_view toml_text, const std::string &origin
 
 FixCatalog FixCatalog::load_file(const std::string &path, std::vector<Diagnostic> &diagnostics) {
   FixCatalog catalog;
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) {
+  const std::optional<std::string> text = read_whole_file(path);
+  if (!text) {
     diagnostics.push_back({DiagnosticLevel::Error, path, 0, "unreadable", "cannot read the fixes file"});
     return catalog;
   }
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
-  catalog.load_text(buffer.str(), path, diagnostics);
+  catalog.load_text(*text, path, diagnostics);
   return catalog;
 }
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/project_pass.h"
 #include "core/source.h"
-#include "scan/project_pass.h"
 
 namespace mpsaudit {
 
@@ -58,7 +58,7 @@ private:
 const Extractor *find_extractor(FileKind kind);
 
 // The project passes of the front ends compiled into this build, in the order
-// they run (see scan/project_pass.h).
+// they run (see core/project_pass.h); the scan runs them.
 const std::vector<ProjectPass> &frontend_project_passes();
 
 } // namespace mpsaudit

@@ -1,8 +1,9 @@
 // The table of front ends by file kind. An optional front end (one whose
 // folder may be absent or whose dependency may be missing) is compiled in
-// when its library target exists; see analyzer/CMakeLists.txt.
+// when its library target exists; see analyzer/frontend/CMakeLists.txt.
 #include <array>
 
+#include "core/fact_kinds.h"
 #include "coverage/operator_coverage_pass.h"
 #include "frontend/frontend.h"
 #include "frontend/python/device_helper_pass.h"
@@ -48,48 +49,70 @@ const Extractor *find_extractor(FileKind kind) {
   return table.find(kind);
 }
 
+namespace {
+
+std::vector<std::string> kinds(std::initializer_list<std::string_view> listed) {
+  return {listed.begin(), listed.end()};
+}
+
+} // namespace
+
 const std::vector<ProjectPass> &frontend_project_passes() {
   // Order matters: op registrations look for Python fallbacks among the
   // imports before the dependency cross-check reads the same imports.
   static const std::vector<ProjectPass> passes = [] {
     std::vector<ProjectPass> list;
 #if MPSAUDIT_HAVE_CXX
-    list.push_back({"op-registrations",
-                    {"op-registration", "kernel-launch", "cuda-kernel", "function-def", "import", "call",
-                     "device-dispatch"},
-                    {"op-registration", "cuda-kernel"},
-                    resolve_op_registrations,
-                    op_registrations_retention});
+    list.push_back(
+        {"op-registrations",
+         kinds({fact_kind::OpRegistration, fact_kind::KernelLaunch, fact_kind::CudaKernel,
+                fact_kind::FunctionDef, fact_kind::Import, fact_kind::Call, fact_kind::DeviceDispatch}),
+         kinds({fact_kind::OpRegistration, fact_kind::CudaKernel}),
+         resolve_op_registrations,
+         op_registrations_retention,
+         // Every module-level def (a Python fallback of an op), fallback
+         // imports, and calls of compiled ops inside functions.
+         {"def", "import"}});
     // After op-registrations: it reads which CUDA ops have fallbacks.
     list.push_back({"cpu-fallback",
-                    {"device-dispatch", "cxx-function", "op-registration", "cuda-kernel", "device-function",
-                     "build-source"},
+                    kinds({fact_kind::DeviceDispatch, fact_kind::CxxFunction, fact_kind::OpRegistration,
+                           fact_kind::CudaKernel, fact_kind::DeviceFunction, fact_kind::BuildSource}),
                     cpu_fallback_guarded_kinds(),
                     resolve_cpu_fallbacks,
-                    cpu_fallback_retention});
+                    cpu_fallback_retention,
+                    {}});
 #endif
 #if MPSAUDIT_HAVE_MANIFEST
     list.push_back({"dependency-cross-check",
-                    {"dependency", "import"},
-                    {"dependency", "unused-dependency", "undeclared-import"},
+                    kinds({fact_kind::Dependency, fact_kind::Import}),
+                    kinds({fact_kind::Dependency, fact_kind::UnusedDependency, fact_kind::UndeclaredImport}),
                     cross_check_dependencies,
-                    dependency_pass_retention});
-    list.push_back({"cuda-extension-imports",
-                    {"cxx-extension", "import", "required-import", "call"},
-                    {std::string(kCudaExtensionImportFact)},
-                    find_cuda_extension_imports,
-                    extension_import_retention});
+                    dependency_pass_retention,
+                    {"import"}});
+    list.push_back(
+        {"cuda-extension-imports",
+         kinds({fact_kind::CxxExtension, fact_kind::Import, fact_kind::RequiredImport, fact_kind::Call}),
+         kinds({kCudaExtensionImportFact}),
+         find_cuda_extension_imports,
+         extension_import_retention,
+         // Imports (and importlib.import_module), CUDAExtension builds and
+         // torch.utils.cpp_extension.load calls.
+         {"import", "extension", "load"}});
 #endif
     list.push_back({"mps-by-name-callers",
-                    {std::string(fact_kind::DeviceSelection), "device-helper-call"},
-                    {std::string(kMpsByNameCallerFact)},
+                    kinds({fact_kind::DeviceSelection, fact_kind::DeviceHelperCall}),
+                    kinds({kMpsByNameCallerFact}),
                     find_mps_by_name_callers,
-                    device_helper_retention});
+                    device_helper_retention,
+                    // CUDA availability tests and calls of helpers named *device*.
+                    {"cuda", "device"}});
     list.push_back({"mps-operator-coverage",
-                    {"call", "attribute", "dependency"},
-                    {std::string(kMpsMissingOpFact)},
+                    kinds({fact_kind::Call, fact_kind::Attribute, fact_kind::Dependency}),
+                    kinds({kMpsMissingOpFact}),
                     find_missing_mps_operators,
-                    operator_coverage_retention});
+                    operator_coverage_retention,
+                    // torch.* calls and attributes.
+                    {"torch"}});
     return list;
   }();
   return passes;

@@ -276,22 +276,27 @@ void write_findings_by_file(std::ostream &out, const ScanResult &result) {
   out << "</div>\n";
 }
 
-} // namespace
+struct SeverityCounts {
+  int errors = 0, warnings = 0, infos = 0, suppressed = 0;
+  int shown() const { return errors + warnings + infos; }
+};
 
-void write_html_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
-  const Assessment *assessment = context.assessment;
+SeverityCounts count_by_severity(const ScanResult &result) {
   std::map<int, int> by_severity;
-  int suppressed = 0;
+  SeverityCounts counts;
   for (const auto &finding : result.findings) {
     if (finding.suppressed)
-      ++suppressed;
+      ++counts.suppressed;
     else
       ++by_severity[finding.severity];
   }
-  const int errors = by_severity[static_cast<int>(Severity::Error)];
-  const int warnings = by_severity[static_cast<int>(Severity::Warning)];
-  const int infos = by_severity[static_cast<int>(Severity::Info)];
+  counts.errors = by_severity[static_cast<int>(Severity::Error)];
+  counts.warnings = by_severity[static_cast<int>(Severity::Warning)];
+  counts.infos = by_severity[static_cast<int>(Severity::Info)];
+  return counts;
+}
 
+void write_head(std::ostream &out, const ScanResult &result) {
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
          "'unsafe-inline'; "
@@ -301,146 +306,180 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
       << "</style></head>\n<body>\n";
   out << "<h1>mpsaudit: can <code>" << escape(scanned_name(result))
       << "</code> run on an Apple-Silicon Mac?</h1>\n";
+}
 
+void write_decision_banner(std::ostream &out, const ReportContext &context) {
   if (!context.no_decision_reason.empty())
     out << "<section id=\"decision\" class=\"banner\"><div class=\"outcome\">No decision</div><div>"
         << escape(context.no_decision_reason) << "</div></section>\n";
-  if (assessment) {
+  if (const Assessment *assessment = context.assessment) {
     const Decision &decision = assessment->decision;
     const std::string outcome(to_string(decision.outcome));
     out << "<section id=\"decision\" class=\"banner " << outcome << "\" data-outcome=\"" << outcome << "\">"
         << "<div class=\"outcome\">" << outcome << "</div><div>" << escape(outcome_meaning(decision.outcome))
         << "</div><div><strong>" << escape(decision.headline) << "</strong></div></section>\n";
   }
-  out << "<section class=\"counts\">" << count_box("count-findings", errors + warnings + infos, "findings")
-      << count_box("count-error", errors, "errors") << count_box("count-warning", warnings, "warnings")
-      << count_box("count-info", infos, "info") << count_box("count-suppressed", suppressed, "suppressed")
+}
+
+void write_effort_totals(std::ostream &out, const Assessment &assessment) {
+  out << "<div><b id=\"effort-recommended\" data-low=\"" << number(assessment.effort.recommended.low)
+      << "\" data-high=\"" << number(assessment.effort.recommended.high) << "\" title=\""
+      << escape(assessment.effort.recommended_basis) << "\">"
+      << escape(format_hours(assessment.effort.recommended)) << "</b>to "
+      << escape(assessment.effort.recommended_goal) << "</div>"
+      << "<div><b id=\"effort-native-port\" data-low=\"" << number(assessment.effort.native_port.low)
+      << "\" data-high=\"" << number(assessment.effort.native_port.high) << "\" title=\""
+      << escape(native_port_text(assessment.effort)) << "\">"
+      << escape(format_hours(assessment.effort.native_port)) << "</b>native port of everything</div>"
+      << "<div><b id=\"effort-total\" data-low=\"" << number(assessment.effort.total.low) << "\" data-high=\""
+      << number(assessment.effort.total.high) << "\">" << escape(format_hours(assessment.effort.total))
+      << "</b>estimated effort</div>"
+      << "<div><b id=\"fix-credit\" data-low=\"" << number(assessment.effort.fix.safe.low)
+      << "\" data-high=\"" << number(assessment.effort.fix.safe.high) << "\" data-findings=\""
+      << assessment.effort.fix.safe_sites << "\">" << escape(format_hours(assessment.effort.fix.safe))
+      << "</b>removed by <code>mpsaudit fix</code></div>";
+}
+
+void write_counts(std::ostream &out, const ScanResult &result, const SeverityCounts &counts,
+                  const Assessment *assessment) {
+  out << "<section class=\"counts\">" << count_box("count-findings", counts.shown(), "findings")
+      << count_box("count-error", counts.errors, "errors")
+      << count_box("count-warning", counts.warnings, "warnings")
+      << count_box("count-info", counts.infos, "info")
+      << count_box("count-suppressed", counts.suppressed, "suppressed")
       << count_box("count-files", static_cast<int>(result.files.size()), "files");
   if (assessment)
-    out << "<div><b id=\"effort-recommended\" data-low=\"" << number(assessment->effort.recommended.low)
-        << "\" data-high=\"" << number(assessment->effort.recommended.high) << "\" title=\""
-        << escape(assessment->effort.recommended_basis) << "\">"
-        << escape(format_hours(assessment->effort.recommended)) << "</b>to "
-        << escape(assessment->effort.recommended_goal) << "</div>"
-        << "<div><b id=\"effort-native-port\" data-low=\"" << number(assessment->effort.native_port.low)
-        << "\" data-high=\"" << number(assessment->effort.native_port.high) << "\" title=\""
-        << escape(native_port_text(assessment->effort)) << "\">"
-        << escape(format_hours(assessment->effort.native_port)) << "</b>native port of everything</div>"
-        << "<div><b id=\"effort-total\" data-low=\"" << number(assessment->effort.total.low)
-        << "\" data-high=\"" << number(assessment->effort.total.high) << "\">"
-        << escape(format_hours(assessment->effort.total)) << "</b>estimated effort</div>"
-        << "<div><b id=\"fix-credit\" data-low=\"" << number(assessment->effort.fix.safe.low)
-        << "\" data-high=\"" << number(assessment->effort.fix.safe.high) << "\" data-findings=\""
-        << assessment->effort.fix.safe_sites << "\">" << escape(format_hours(assessment->effort.fix.safe))
-        << "</b>removed by <code>mpsaudit fix</code></div>";
+    write_effort_totals(out, *assessment);
   out << "</section>\n";
+}
 
-  if (assessment) {
-    const Decision &decision = assessment->decision;
-    write_why(out, decision);
-    out << "<h2>What would change the decision</h2><ul id=\"what-would-change\">";
-    for (const auto &change : decision.what_would_change)
-      out << "<li>" << escape(change) << "</li>";
-    out << "</ul>\n";
+void write_what_would_change(std::ostream &out, const Decision &decision) {
+  out << "<h2>What would change the decision</h2><ul id=\"what-would-change\">";
+  for (const auto &change : decision.what_would_change)
+    out << "<li>" << escape(change) << "</li>";
+  out << "</ul>\n";
+}
 
-    const EffortEstimate &effort = assessment->effort;
-    std::vector<Bar> severity_bars = {
-        {"error", 0, static_cast<double>(errors), std::to_string(errors), "#cf222e"},
-        {"warning", 0, static_cast<double>(warnings), std::to_string(warnings), "#9a6700"},
-        {"info", 0, static_cast<double>(infos), std::to_string(infos), "#0969da"},
-    };
-    for (auto &bar : severity_bars)
-      bar.low = bar.high; // counts are exact, not ranges
-    out << "<h2>Effort and findings</h2><div class=\"charts\">"
-        << "<div class=\"chart\"><h3>Effort by category (low–high)</h3>"
-        << bar_chart("chart-category", rollup_bars(effort.by_category, 12)) << "</div>"
-        << "<div class=\"chart\"><h3>Effort by directory (low–high)</h3>"
-        << bar_chart("chart-directory", rollup_bars(effort.by_directory, 12)) << "</div>"
-        << "<div class=\"chart\"><h3>Effort by component role</h3>"
-        << bar_chart("chart-role", rollup_bars(effort.by_role, 7)) << "</div>"
-        << "<div class=\"chart\"><h3>Findings by severity</h3>" << bar_chart("chart-severity", severity_bars)
-        << "</div></div>\n";
-    out << "<p class=\"muted\">" << effort.items.size() << " distinct fixes for " << effort.open_findings
-        << " open findings; " << effort.guarded_findings << " guarded and " << effort.advisory_findings
-        << " advisory findings need no change";
-    if (effort.not_estimated)
-      out << "; " << effort.not_estimated << " blocker(s) not estimated";
-    if (effort.deferred.high > 0)
-      out << "; deferred kernel ports " << escape(format_hours(effort.deferred));
-    out << ". Effort model: <code>" << escape(assessment->effort_model_origin) << "</code>.";
-    if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
-      out << " " << escape(fix_credit_sentence(effort.fix));
-    out << "</p>\n";
+void write_effort_charts(std::ostream &out, const EffortEstimate &effort, const SeverityCounts &counts) {
+  std::vector<Bar> severity_bars = {
+      {"error", 0, static_cast<double>(counts.errors), std::to_string(counts.errors), "#cf222e"},
+      {"warning", 0, static_cast<double>(counts.warnings), std::to_string(counts.warnings), "#9a6700"},
+      {"info", 0, static_cast<double>(counts.infos), std::to_string(counts.infos), "#0969da"},
+  };
+  for (auto &bar : severity_bars)
+    bar.low = bar.high; // counts are exact, not ranges
+  out << "<h2>Effort and findings</h2><div class=\"charts\">"
+      << "<div class=\"chart\"><h3>Effort by category (low–high)</h3>"
+      << bar_chart("chart-category", rollup_bars(effort.by_category, 12)) << "</div>"
+      << "<div class=\"chart\"><h3>Effort by directory (low–high)</h3>"
+      << bar_chart("chart-directory", rollup_bars(effort.by_directory, 12)) << "</div>"
+      << "<div class=\"chart\"><h3>Effort by component role</h3>"
+      << bar_chart("chart-role", rollup_bars(effort.by_role, 7)) << "</div>"
+      << "<div class=\"chart\"><h3>Findings by severity</h3>" << bar_chart("chart-severity", severity_bars)
+      << "</div></div>\n";
+}
 
-    out << "<h2>Acceptance levels</h2><div class=\"table-scroll\"><table "
-           "id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
-        << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
-    for (const auto &level : assessment->acceptance)
-      out << "<tr data-status=\"" << escape(level.status) << "\"><td>" << level.level << ". "
-          << escape(level.title) << "</td><td class=\"status-" << escape(level.status) << "\">"
-          << escape(level.status) << "</td><td>" << escape(level.evidence) << "</td><td>"
-          << escape(level.how_to_confirm) << "</td></tr>";
-    out << "</tbody></table></div>\n";
+// What the effort counts and leaves out, and the model it came from.
+void write_effort_note(std::ostream &out, const Assessment &assessment) {
+  const EffortEstimate &effort = assessment.effort;
+  out << "<p class=\"muted\">" << effort.items.size() << " distinct fixes for " << effort.open_findings
+      << " open findings; " << effort.guarded_findings << " guarded and " << effort.advisory_findings
+      << " advisory findings need no change";
+  if (effort.not_estimated)
+    out << "; " << effort.not_estimated << " blocker(s) not estimated";
+  if (effort.deferred.high > 0)
+    out << "; deferred kernel ports " << escape(format_hours(effort.deferred));
+  out << ". Effort model: <code>" << escape(assessment.effort_model_origin) << "</code>.";
+  if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
+    out << " " << escape(fix_credit_sentence(effort.fix));
+  out << "</p>\n";
+}
 
-    out << "<h2>Memory fit</h2><p id=\"memory-fit\">"
-        << escape(assessment->memory.has_estimate
-                      ? assessment->memory.summary
-                      : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
-        << "</p>\n";
+void write_acceptance_levels(std::ostream &out, const std::vector<AcceptanceLevel> &levels) {
+  out << "<h2>Acceptance levels</h2><div class=\"table-scroll\"><table "
+         "id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
+      << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
+  for (const auto &level : levels)
+    out << "<tr data-status=\"" << escape(level.status) << "\"><td>" << level.level << ". "
+        << escape(level.title) << "</td><td class=\"status-" << escape(level.status) << "\">"
+        << escape(level.status) << "</td><td>" << escape(level.evidence) << "</td><td>"
+        << escape(level.how_to_confirm) << "</td></tr>";
+  out << "</tbody></table></div>\n";
+}
 
-    const ProbeVerdicts &probe = assessment->probe;
-    out << "<h2>Runtime probe</h2><section id=\"probe\" data-ran=\"" << (probe.present ? "true" : "false")
-        << "\">";
-    if (!probe.present) {
-      out << "<p class=\"muted\">No probe ran: every runtime claim is not yet confirmed. Run "
-             "<code>mpsaudit-probe</code> on the Mac and pass its verdicts with <code>--verdicts</code>.</p>";
-    } else {
-      out << "<div class=\"table-scroll\"><table><tbody><tr><th>Target</th><td>" << escape(probe.target)
-          << "</td></tr><tr><th>OS</th><td>" << escape(probe.environment.os + " " + probe.environment.arch)
-          << "</td></tr><tr><th>LibTorch</th><td>" << escape(probe.environment.libtorch_version)
-          << "</td></tr><tr><th>MPS built / available</th><td>"
-          << (probe.environment.mps_built ? "yes" : "no") << " / "
-          << (probe.environment.mps_available ? "yes" : "no") << "</td></tr><tr><th>Coverage table</th><td>"
-          << escape(probe.coverage_table) << "</td></tr></tbody></table></div>";
-      for (const auto &warning : probe.environment.warnings)
-        out << "<p class=\"sev-warning\">" << escape(warning) << "</p>";
-      out << "<div class=\"table-scroll\"><table "
-             "id=\"probe-operators\"><thead><tr><th>Operator</th><th>MPS</th><th>Evidence</th><th>Reason</th>"
-             "<th>First use</th></tr></thead><tbody>";
-      for (const auto &op : probe.operators)
-        out << "<tr><td><code>" << escape(op.name) << "</code></td><td>" << escape(op.outcome) << "</td><td>"
-            << escape(op.evidence) << "</td><td>" << escape(op.reason) << "</td><td>"
-            << escape(op.path + ":" + std::to_string(op.line)) << "</td></tr>";
-      out << "</tbody></table></div>";
-    }
-    out << "</section>\n";
+void write_memory_fit(std::ostream &out, const MemoryFit &memory) {
+  out << "<h2>Memory fit</h2><p id=\"memory-fit\">"
+      << escape(memory.has_estimate
+                    ? memory.summary
+                    : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
+      << "</p>\n";
+}
 
-    write_action_plan(out, assessment->plan);
+void write_probe(std::ostream &out, const ProbeVerdicts &probe) {
+  out << "<h2>Runtime probe</h2><section id=\"probe\" data-ran=\"" << (probe.present ? "true" : "false")
+      << "\">";
+  if (!probe.present) {
+    out << "<p class=\"muted\">No probe ran: every runtime claim is not yet confirmed. Run "
+           "<code>mpsaudit-probe</code> on the Mac and pass its verdicts with <code>--verdicts</code>.</p>";
+  } else {
+    out << "<div class=\"table-scroll\"><table><tbody><tr><th>Target</th><td>" << escape(probe.target)
+        << "</td></tr><tr><th>OS</th><td>" << escape(probe.environment.os + " " + probe.environment.arch)
+        << "</td></tr><tr><th>LibTorch</th><td>" << escape(probe.environment.libtorch_version)
+        << "</td></tr><tr><th>MPS built / available</th><td>" << (probe.environment.mps_built ? "yes" : "no")
+        << " / " << (probe.environment.mps_available ? "yes" : "no")
+        << "</td></tr><tr><th>Coverage table</th><td>" << escape(probe.coverage_table)
+        << "</td></tr></tbody></table></div>";
+    for (const auto &warning : probe.environment.warnings)
+      out << "<p class=\"sev-warning\">" << escape(warning) << "</p>";
+    out << "<div class=\"table-scroll\"><table "
+           "id=\"probe-operators\"><thead><tr><th>Operator</th><th>MPS</th><th>Evidence</th><th>Reason</th>"
+           "<th>First use</th></tr></thead><tbody>";
+    for (const auto &op : probe.operators)
+      out << "<tr><td><code>" << escape(op.name) << "</code></td><td>" << escape(op.outcome) << "</td><td>"
+          << escape(op.evidence) << "</td><td>" << escape(op.reason) << "</td><td>"
+          << escape(op.path + ":" + std::to_string(op.line)) << "</td></tr>";
+    out << "</tbody></table></div>";
   }
+  out << "</section>\n";
+}
 
-  if (assessment) {
-    std::size_t hidden = 0;
-    const auto shown = shown_entry_points(*assessment, 50, hidden);
-    if (!shown.empty()) {
-      out << "<h2>Entry points</h2><div class=\"table-scroll\"><table "
-             "id=\"entry-points\"><thead><tr><th>Entry</th><th>Purpose</th>"
-             "<th>Runs on a Mac?</th><th>Blocked by</th><th>Effort</th></tr></thead><tbody>";
-      for (const EntryAssessment *entry : shown) {
-        const std::string blockers = entry_blockers_text(*entry);
-        out << "<tr data-mac=\"" << escape(entry->mac) << "\"><td><code>" << escape(entry->entry.path)
-            << "</code></td><td>" << escape(std::string(to_string(entry->entry.purpose)))
-            << "<br><span class=\"muted\">" << escape(entry->entry.purpose_source) << "</span></td><td>"
-            << escape(entry_mac_text(*entry)) << "</td><td>" << (blockers.empty() ? "—" : escape(blockers))
-            << "</td><td>" << escape(format_hours(entry->hours)) << "</td></tr>";
-      }
-      out << "</tbody></table></div>\n";
-      if (hidden)
-        out << "<p class=\"muted\">" << hidden
-            << " more (tests, examples or beyond the first 50) in the JSON report.</p>\n";
-    }
+void write_assessment(std::ostream &out, const Assessment &assessment, const SeverityCounts &counts) {
+  write_why(out, assessment.decision);
+  write_what_would_change(out, assessment.decision);
+  write_effort_charts(out, assessment.effort, counts);
+  write_effort_note(out, assessment);
+  write_acceptance_levels(out, assessment.acceptance);
+  write_memory_fit(out, assessment.memory);
+  write_probe(out, assessment.probe);
+  write_action_plan(out, assessment.plan);
+}
+
+void write_entry_points(std::ostream &out, const Assessment &assessment) {
+  std::size_t hidden = 0;
+  const auto shown = shown_entry_points(assessment, 50, hidden);
+  if (shown.empty())
+    return;
+  out << "<h2>Entry points</h2><div class=\"table-scroll\"><table "
+         "id=\"entry-points\"><thead><tr><th>Entry</th><th>Purpose</th>"
+         "<th>Runs on a Mac?</th><th>Blocked by</th><th>Effort</th></tr></thead><tbody>";
+  for (const EntryAssessment *entry : shown) {
+    const std::string blockers = entry_blockers_text(*entry);
+    out << "<tr data-mac=\"" << escape(entry->mac) << "\"><td><code>" << escape(entry->entry.path)
+        << "</code></td><td>" << escape(std::string(to_string(entry->entry.purpose)))
+        << "<br><span class=\"muted\">" << escape(entry->entry.purpose_source) << "</span></td><td>"
+        << escape(entry_mac_text(*entry)) << "</td><td>" << (blockers.empty() ? "—" : escape(blockers))
+        << "</td><td>" << escape(format_hours(entry->hours)) << "</td></tr>";
   }
+  out << "</tbody></table></div>\n";
+  if (hidden)
+    out << "<p class=\"muted\">" << hidden
+        << " more (tests, examples or beyond the first 50) in the JSON report.</p>\n";
+}
 
-  out << "<h2>Findings (<span id=\"shown-count\">" << errors + warnings + infos << "</span> shown)</h2>\n"
+// The findings with their filters, then the summary line and the script.
+void write_findings_and_close(std::ostream &out, const ScanResult &result, const SeverityCounts &counts,
+                              const ReportContext &context) {
+  out << "<h2>Findings (<span id=\"shown-count\">" << counts.shown() << "</span> shown)</h2>\n"
       << "<div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Filter by rule, path, "
          "message…\">"
       << "<select id=\"severity-filter\"><option value=\"\">all severities</option><option "
@@ -449,6 +488,20 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
   write_findings_by_file(out, result);
   out << "<p class=\"muted\">" << escape(summary_line(result)) << " · mpsaudit "
       << escape(context.tool_version) << "</p>\n<script>" << kScript << "</script>\n</body></html>\n";
+}
+
+} // namespace
+
+void write_html_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
+  const SeverityCounts counts = count_by_severity(result);
+  write_head(out, result);
+  write_decision_banner(out, context);
+  write_counts(out, result, counts, context.assessment);
+  if (context.assessment) {
+    write_assessment(out, *context.assessment, counts);
+    write_entry_points(out, *context.assessment);
+  }
+  write_findings_and_close(out, result, counts, context);
 }
 
 } // namespace mpsaudit

@@ -123,6 +123,15 @@ bool matches(const Matcher &matcher, const Fact &fact) {
 
 namespace {
 
+// A finding about an argument written away from the call (a `**kwargs`
+// dict entry) points at the argument; any other at the fact.
+Span finding_span(const Matcher &matcher, const Fact &fact) {
+  for (const auto &test : matcher.argument_matches)
+    if (const Argument *argument = find_argument(fact, test); argument && argument->written_at.line != 0)
+      return argument->written_at;
+  return fact.span;
+}
+
 bool has_glob(const std::string &pattern) { return pattern.find_first_of("*?") != std::string::npos; }
 
 } // namespace
@@ -170,8 +179,14 @@ std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind
     if (index == by_fact_kind.end())
       continue;
     candidates(index->second, fact, rules);
+    rules.erase(std::remove_if(rules.begin(), rules.end(),
+                               [&](const Rule *rule) { return !matches(rule->match, fact); }),
+                rules.end());
+    // A fallback rule speaks only for facts that no specific rule claims.
+    const bool claimed =
+        std::any_of(rules.begin(), rules.end(), [](const Rule *rule) { return !rule->fallback; });
     for (const Rule *rule : rules) {
-      if (!matches(rule->match, fact))
+      if (rule->fallback && claimed)
         continue;
       const bool guarded = fact.guard != Guard::None;
       if (guarded && rule->guarded == GuardPolicy::Skip)
@@ -181,7 +196,7 @@ std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind
       finding.rule_id = rule->id;
       finding.path = path;
       finding.file_kind = kind;
-      finding.span = fact.span;
+      finding.span = finding_span(rule->match, fact);
       finding.cell = fact.cell;
       finding.cell_line = fact.cell_line;
       finding.name = fact.name;

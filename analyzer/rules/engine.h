@@ -1,5 +1,6 @@
-// The rule engine: evaluates every rule of a catalog against one file's
-// facts in a single pass, producing findings.
+// The rule engine: meets each of one file's facts with the rules that can
+// match it (indexed by file kind, fact kind and name), producing findings.
+// A fallback rule reports a fact only when no other rule matches it.
 #pragma once
 
 #include <functional>

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/confined_file.h"
+#include "core/fact_kinds.h"
 #include "rules/toml_reader.h"
 
 namespace mpsaudit {
@@ -97,6 +99,15 @@ public:
 
 };
 
+// "rule MPS999: unknown fact kind 'cal' (did you mean 'call'?)".
+std::string unknown_fact_kind_message(const std::string &kind, const std::string &where) {
+  std::string message = where + ": unknown fact kind '" + kind + "'";
+  const std::string_view closest = closest_fact_kind(kind);
+  if (!closest.empty())
+    message += " (did you mean '" + std::string(closest) + "'?)";
+  return message + "; the kinds are listed in analyzer/core/fact_kinds.h";
+}
+
 Matcher read_matcher(RuleFileReader &reader, const toml::table &table, const std::string &where) {
   reader.check_keys(table, {"kind", "names", "not_names", "where", "argument_absent", "argument_matches", "in_forward"},
                     "[rule.match] of " + where);
@@ -104,6 +115,9 @@ Matcher read_matcher(RuleFileReader &reader, const toml::table &table, const std
   matcher.kinds = reader.strings_at(table, "kind", where);
   if (matcher.kinds.empty())
     reader.error(&table, "[rule.match] of " + where + " needs a 'kind'");
+  for (const std::string &kind : matcher.kinds)
+    if (!is_known_fact_kind(kind))
+      reader.error(table.get("kind"), unknown_fact_kind_message(kind, where));
   matcher.names = reader.strings_at(table, "names", where);
   matcher.not_names = reader.strings_at(table, "not_names", where);
   if (const auto *conditions = table.get_as<toml::table>("where")) {
@@ -179,7 +193,7 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
     reader.check_keys(*table,
                       {"id", "name", "summary", "kinds", "effort", "severity", "guarded", "message", "why",
                        "replacement", "docs", "sources", "match", "examples", "examples_waived",
-                       "superseded_by"},
+                       "superseded_by", "fallback"},
                       where);
     if (!prefix.empty() && rule.id.rfind(prefix, 0) != 0)
       reader.error(table, where + " does not start with its family prefix " + prefix);
@@ -193,6 +207,12 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
       rule.docs = "docs/rules.md#" + to_lower_id(rule.id);
     rule.sources = reader.strings_at(*table, "sources", where);
     rule.superseded_by = reader.strings_at(*table, "superseded_by", where);
+    if (const toml::node *fallback = table->get("fallback")) {
+      if (auto value = fallback->value<bool>())
+        rule.fallback = *value;
+      else
+        reader.error(fallback, "'fallback' must be a boolean in " + where);
+    }
     for (const auto &kind_name : reader.strings_at(*table, "kinds", where)) {
       const FileKind kind = file_kind_from_string(kind_name);
       if (kind == FileKind::Unknown)
@@ -233,7 +253,7 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
           reader.error(&example_node, where + ": [[rule.examples]] entries must be tables");
           continue;
         }
-        reader.check_keys(*example, {"flag", "pass", "kind"}, "an example of " + where);
+        reader.check_keys(*example, {"flag", "pass", "kind", "also"}, "an example of " + where);
         RuleExample entry;
         entry.kind = rule.kinds.empty() ? FileKind::Python : rule.kinds.front();
         const std::string kind_name = reader.string_at(*example, "kind", where, false);
@@ -247,6 +267,7 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
         }
         entry.must_flag = has_flag;
         entry.code = reader.string_at(*example, has_flag ? "flag" : "pass", where, true);
+        entry.also = reader.strings_at(*example, "also", where);
         rule.examples.push_back(std::move(entry));
       }
     }
@@ -284,10 +305,8 @@ RuleCatalog RuleCatalog::load_directory(const std::string &directory,
   }
   std::sort(files.begin(), files.end());
   for (const auto &file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    catalog.load_text(buffer.str(), file.string(), diagnostics);
+    // An unreadable file loads as an empty one, as it always has.
+    catalog.load_text(read_whole_file(file).value_or(""), file.string(), diagnostics);
   }
   catalog.reindex();
   return catalog;

@@ -55,6 +55,9 @@ struct RuleExample {
   bool must_flag = true;
   FileKind kind = FileKind::Python;
   std::string code;
+  // Other rules that rightly fire on this code too (`also`); the examples
+  // test checks that exactly these and the rule itself (for a flag) fire.
+  std::vector<std::string> also;
 };
 
 struct Rule {
@@ -79,6 +82,9 @@ struct Rule {
   // finding on the same line, this rule's finding there is dropped
   // (drop_redundant_findings in rules/engine.h).
   std::vector<std::string> superseded_by;
+  // A catch-all: it reports a fact only when no other (non-fallback) rule
+  // matches that fact, so specific rules need no exclusion list here.
+  bool fallback = false;
   std::string origin; // rules file it came from
 
   bool applies_to(FileKind kind) const;

@@ -4,20 +4,25 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
 
+#include "core/project_pass.h"
 #include "core/text.h"
 #include "frontend/frontend.h"
+#include "frontend/python/python_frontend.h"
 #include "rules/engine.h"
 #include "scan/discover.h"
-#include "scan/project_pass.h"
+#include "scan/python_prefilter.h"
+#include "scan/result_cache.h"
 
 namespace mpsaudit {
 namespace {
@@ -52,6 +57,7 @@ struct Work {
   std::size_t order = 0; // position in the scan, for deterministic merges
   DiscoveredFile file;
   double extract_seconds = 0; // in the front end (ScanProfile)
+  bool prefiltered = false;   // a Python file the prefilter spared the full extraction
   FileRecord record;
   FileFacts facts;
   // The text of every line a fact sits on, kept so that findings can quote
@@ -118,6 +124,9 @@ struct Stage {
   // What the assessment keeps; null keeps every fact.
   const std::function<FactRetention(const Fact &)> *retain = nullptr;
   ApiUseTable *api_uses = nullptr;
+  ResultCache *cache = nullptr; // null: every file goes through its front end
+  // Set when the Python prefilter is on (scan/python_prefilter.h).
+  std::optional<LiteralFilter> python_prefilter;
 
   FactRetention retention(const Fact &fact) const {
     FactRetention result = retain ? (*retain)(fact) : FactRetention::Keep;
@@ -191,6 +200,25 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
     return index ? snippet_of(index->line_text(line)) : std::string();
   });
   stage.api_uses->merge(work);
+}
+
+// The front end's facts for `source`, from the result cache when it holds
+// them. A fresh result is stored unless it holds an error, which may be the
+// run's rather than the file's (a parse timeout, a missing C++ front end).
+// An empty file costs its front end less than an entry.
+FileFacts extract_cached(const Extractor &extractor, const SourceFile &source, const ExtractOptions &options,
+                         ResultCache *cache) {
+  if (!cache || !cache->caches_kind(source.kind) || source.text.empty())
+    return extractor(source, options);
+  const std::string key = cache->key_for(source);
+  if (std::optional<FileFacts> cached = cache->load(key))
+    return std::move(*cached);
+  FileFacts facts = extractor(source, options);
+  const bool failed = std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                                  [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
+  if (!failed)
+    cache->store(key, facts);
+  return facts;
 }
 
 void load_and_extract(Work &work, const Stage &stage) {
@@ -272,7 +300,11 @@ void load_and_extract(Work &work, const Stage &stage) {
   }
   try {
     const auto started = std::chrono::steady_clock::now();
-    work.facts = (*extractor)(source, extract_options);
+    work.prefiltered = stage.python_prefilter && work.file.kind == FileKind::Python &&
+                       !stage.python_prefilter->may_match(source.text);
+    work.facts = work.prefiltered
+                     ? extract_python_syntax_only(source.text, source.path, extract_options.parse_timeout_ms)
+                     : extract_cached(*extractor, source, extract_options, stage.cache);
     work.extract_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } catch (const std::exception &exception) {
     work.record.mode = "error";
@@ -294,6 +326,28 @@ void load_and_extract(Work &work, const Stage &stage) {
   work.suppressions = find_suppressions(file.path, file.kind, source.text);
   const LineIndex index(source.text);
   evaluate_early_and_prune(work, stage, &index);
+}
+
+// The words a Python file must contain to be worth a full extraction: the
+// rules', the passes', the retained facts' and those of the torch API table
+// (evaluate_early_and_prune records every torch.* call and attribute).
+void set_up_python_prefilter(const ScanOptions &options, const RuleCatalog &catalog, Stage &stage,
+                             ScanProfile::Prefilter &profile) {
+  const char *disabled = std::getenv("MPSAUDIT_NO_PREFILTER");
+  if (!options.python_prefilter || (disabled && *disabled && std::string_view(disabled) != "0")) {
+    profile.off_because = "turned off";
+    return;
+  }
+  if (options.retain_fact && options.retain_fact_python_triggers.empty()) {
+    profile.off_because = "the retained facts name no words";
+    return;
+  }
+  std::vector<std::string> words = options.retain_fact_python_triggers;
+  words.push_back("torch");
+  stage.python_prefilter =
+      python_prefilter(catalog.rules(), frontend_project_passes(), words, profile.off_because);
+  if (stage.python_prefilter)
+    profile.words = stage.python_prefilter->words().size();
 }
 
 template <typename Fn> void parallel_for(std::size_t count, unsigned jobs, Fn &&body) {
@@ -359,6 +413,12 @@ void count_file_done(ScanProgress *progress) {
     progress->done.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Files whose content enters every C/C++/CUDA cache key: those Clang may
+// include (scan/result_cache.h).
+bool is_cxx_input(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
+}
+
 // The prefix that makes a root-relative path read from the current
 // directory: none for ".", "./" or several roots.
 std::string display_prefix_of(const std::vector<std::string> &paths, const std::string &root_directory) {
@@ -386,6 +446,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   };
 
   std::vector<Work> work;
+  std::vector<std::string> cxx_inputs; // every C/C++/CUDA file found, selected or not
   for (const auto &path : options.paths) {
     // only_paths names paths under a single root; with several it is unused.
     const bool narrowed = options.only_paths && options.paths.size() == 1;
@@ -403,6 +464,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     }
     for (auto &file : discovery.files) {
       file.path = prefix + file.path;
+      if (is_cxx_input(file.kind))
+        cxx_inputs.push_back(file.absolute_path);
       if (options.keep_file && !options.keep_file(file.path)) {
         ++result.not_selected;
         continue;
@@ -415,28 +478,51 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
 
   const RuleEngine engine(catalog);
   ApiUseTable api_uses;
-  Stage stage{options, {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr, &api_uses};
+  Stage stage{options,   {}, engine, {}, {}, options.retain_fact ? &options.retain_fact : nullptr,
+              &api_uses, {}, {}};
   stage.extract.compile_commands_dir = options.compile_commands_dir;
   stage.extract.root = result.root;
   stage.extract.roots = options.paths;
   stage.extract.max_file_bytes = options.max_file_bytes;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
-  for (const auto &pass : project_passes()) {
+  std::unique_ptr<ResultCache> cache;
+  if (!options.cache_directory.empty()) {
+    cache = ResultCache::open(options.cache_directory, catalog, stage.extract, result.cache_note);
+    // Discovery that looked only at named files (a partial scan) did not see
+    // the headers those files include: their C/C++/CUDA files bypass the cache.
+    if (cache && !(options.only_paths && options.paths.size() == 1))
+      cache->set_cxx_inputs(std::move(cxx_inputs));
+    stage.cache = cache.get();
+  }
+  for (const auto &pass : frontend_project_passes()) {
     stage.deferred.insert(pass.writes.begin(), pass.writes.end());
     for (const auto &kind : pass.reads)
       stage.pass_reads[kind].push_back(&pass.retention);
   }
+  set_up_python_prefilter(options, catalog, stage, result.profile.python_prefilter);
   end_phase("discover");
   enter_phase(options.progress, "reading files", work.size());
   parallel_for(work.size(), jobs, [&](std::size_t i) {
     load_and_extract(work[i], stage);
     count_file_done(options.progress);
   });
+  if (cache) {
+    cache->finish();
+    result.profile.cache_hits = cache->hits();
+    result.profile.cache_misses = cache->misses();
+  }
   end_phase("read, extract facts, first rules");
   for (const auto &item : work) {
     ScanProfile::FrontEnd &front_end = result.profile.front_ends[std::string(to_string(item.file.kind))];
     ++front_end.files;
     front_end.seconds += item.extract_seconds;
+    if (item.file.kind == FileKind::Python && stage.python_prefilter) {
+      ScanProfile::Prefilter &prefilter = result.profile.python_prefilter;
+      ++prefilter.files;
+      prefilter.bytes += item.record.bytes;
+      prefilter.skipped_files += item.prefiltered;
+      prefilter.skipped_bytes += item.prefiltered ? item.record.bytes : 0;
+    }
   }
 
   // Project passes see every file's remaining facts at once.
@@ -449,7 +535,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     facts_before_passes.push_back(file.facts.facts.size());
   end_phase("prepare project passes");
   enter_phase(options.progress, "project passes", 0);
-  for (const auto &pass : project_passes()) {
+  for (const auto &pass : frontend_project_passes()) {
     pass.run(project);
     end_phase("project pass " + pass.name);
   }

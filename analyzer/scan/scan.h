@@ -12,10 +12,10 @@
 
 #include "core/diagnostic.h"
 #include "core/finding.h"
+#include "core/project_pass.h"
 #include "core/source.h"
 #include "rules/rule.h"
 #include "scan/discover.h"
-#include "scan/project_pass.h"
 #include "workflow/workflow_summary.h"
 
 namespace mpsaudit {
@@ -42,6 +42,15 @@ struct ScanOptions {
   // kept until the passes and those rules have run. Unset keeps every fact.
   // Keeping little keeps the memory of a large scan flat.
   std::function<FactRetention(const Fact &fact)> retain_fact;
+  // Words a Python file must contain for retain_fact to keep anything of it
+  // beyond what the rules and passes read (assessment_python_triggers()).
+  // With retain_fact set and no words, the Python prefilter is off.
+  std::vector<std::string> retain_fact_python_triggers;
+  // The Python prefilter (scan/python_prefilter.h): a Python file with none
+  // of the words that the rules, passes and retain_fact need is parsed for
+  // its syntax diagnostics only. Off: every file is extracted in full; so is
+  // the environment variable MPSAUDIT_NO_PREFILTER=1.
+  bool python_prefilter = true;
   // Which discovered files to read, by path relative to their scan root
   // (config include/exclude globs, --changed-since/--staged); empty: all.
   std::function<bool(const std::string &relative_path)> keep_file;
@@ -55,6 +64,8 @@ struct ScanOptions {
   std::string partial_scan;
   // Updated as the scan goes when set; the caller owns it.
   ScanProgress *progress = nullptr;
+  // The per-file result cache's directory (scan/result_cache.h); empty: no cache.
+  std::string cache_directory;
 };
 
 // What became of one discovered file.
@@ -85,6 +96,16 @@ struct ScanProfile {
   };
   std::vector<std::pair<std::string, double>> phases;
   std::map<std::string, FrontEnd> front_ends; // by file kind
+  // Files whose facts came from the result cache, and files it had no entry for.
+  std::size_t cache_hits = 0, cache_misses = 0;
+  // The Python prefilter: the words searched for (0 when off, with why),
+  // and the Python files (and their bytes) it spared the full extraction.
+  struct Prefilter {
+    std::size_t words = 0;
+    std::string off_because;
+    std::size_t files = 0, skipped_files = 0;
+    std::uint64_t bytes = 0, skipped_bytes = 0;
+  } python_prefilter;
 };
 
 struct ScanResult {
@@ -116,6 +137,9 @@ struct ScanResult {
   // Findings a baseline already records: not reported as new, but the
   // assessment still counts them (a baseline must not hide the port).
   std::vector<Finding> baseline_findings;
+  // Why the result cache was not used (e.g. a read-only directory), for one
+  // note on standard error; empty when it was used or not asked for.
+  std::string cache_note;
   bool has_errors() const;
   // Files a front end read (not skipped, not failed).
   std::size_t scanned_file_count() const;

@@ -284,16 +284,14 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
   }
   if (workflow.baseline_path.empty())
     return true;
-  std::ifstream in(workflow.baseline_path, std::ios::binary);
-  if (!in) {
+  const std::optional<std::string> text = read_whole_file(workflow.baseline_path);
+  if (!text) {
     err << "mpsaudit: cannot read the baseline " << terminal_safe(workflow.baseline_path) << "\n";
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   std::vector<Diagnostic> problems;
   const Baseline baseline =
-      parse_baseline(text.str(), workflow.baseline_path, problems, [&](std::string_view rule) {
+      parse_baseline(*text, workflow.baseline_path, problems, [&](std::string_view rule) {
         return workflow.catalog_rule_ids.count(std::string(rule)) > 0;
       });
   print(err, problems);
@@ -540,8 +538,10 @@ SessionStatus run_session(SessionRequest request, Session &session) {
     return SessionStatus::Refused;
   session.workflow = std::move(request.workflow);
   session.options = std::move(request.scan);
-  if (request.goal != SessionGoal::Fix) // fix reads findings only; the assessment reads these facts
+  if (request.goal != SessionGoal::Fix) { // fix reads findings only; the assessment reads these facts
     session.options.retain_fact = assessment_retention;
+    session.options.retain_fact_python_triggers = assessment_python_triggers();
+  }
   session.fail_on = request.fail_on;
   if (!prepare_workflow(request.executable, session.workflow, session.options, session.catalog,
                         session.fail_on, err))
@@ -549,6 +549,8 @@ SessionStatus run_session(SessionRequest request, Session &session) {
   const double setup_seconds = seconds_since(request.started);
   ScanResult &result = session.result;
   result = scan_with_progress(request, session.options, session.catalog);
+  if (!result.cache_note.empty()) // once, as soon as the scan knows it
+    err << terminal_safe(result.cache_note) << "\n";
   result.profile.phases.insert(result.profile.phases.begin(), {"load rules and config", setup_seconds});
   auto phase_started = std::chrono::steady_clock::now();
   if (request.goal == SessionGoal::Fix) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/edit_distance.h"
 #include "core/text.h"
 #include "rules/engine.h"
 #include "workflow/comment_scan.h"
@@ -108,23 +109,6 @@ bool near_miss(std::string_view words) {
   while (at < words.size() && is_space(words[at]))
     ++at;
   return starts_with_any_case(words.substr(at), "ignore");
-}
-
-// Edit distance of two short words (insertions, deletions, substitutions).
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 // After "mpsaudit:", a word meant as a directive: a code list follows it, or

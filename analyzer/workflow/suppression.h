@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/fact_kinds.h"
 #include "core/finding.h"
 #include "core/source.h"
 
@@ -36,9 +37,9 @@ namespace mpsaudit {
 class RuleEngine;
 
 // The fact kind of an unused directive or code (see rules/meta.toml).
-inline constexpr std::string_view kUnusedSuppressionFact = "unused-suppression";
+inline constexpr std::string_view kUnusedSuppressionFact = fact_kind::UnusedSuppression;
 // The fact kind of a comment that looks like a directive but is not one (MPS002).
-inline constexpr std::string_view kMalformedSuppressionFact = "malformed-suppression";
+inline constexpr std::string_view kMalformedSuppressionFact = fact_kind::MalformedSuppression;
 // The text every directive contains; files without it are not parsed.
 inline constexpr std::string_view kSuppressionMarker = "mpsaudit:";
 

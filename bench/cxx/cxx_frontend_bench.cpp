@@ -1,4 +1,4 @@
-// Measures the C++/CUDA front end alone (issue 8; numbers go to
+// Measures the C++/CUDA front end alone (numbers go to
 // docs/performance.md by hand, never a test):
 //   - files per second in AST mode (clang parses the file) and in lexical
 //     mode (clang's raw lexer only, what files over 1 MiB get);
@@ -25,6 +25,7 @@
 
 #include <unistd.h>
 
+#include "core/confined_file.h"
 #include "frontend/cxx/cxx_frontend.h"
 
 namespace fs = std::filesystem;
@@ -100,14 +101,11 @@ Timing run_once(const std::vector<fs::path> &files, CxxParseMode mode) {
   const mpsaudit::ExtractOptions options;
   const auto start = std::chrono::steady_clock::now();
   for (const fs::path &path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
     mpsaudit::SourceFile source;
     source.path = path.filename().string();
     source.absolute_path = path.string();
     source.kind = mpsaudit::FileKind::Cuda;
-    source.text = text.str();
+    source.text = mpsaudit::read_whole_file(path).value_or("");
     const mpsaudit::FileFacts facts = mpsaudit::extract_cxx_file(source, options, mode);
     timing.kernels += static_cast<std::size_t>(
         std::count_if(facts.facts.begin(), facts.facts.end(),

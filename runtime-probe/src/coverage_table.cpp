@@ -11,20 +11,6 @@
 
 namespace mpsaudit::probe {
 
-namespace {
-
-bool read_whole_file(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  out = buffer.str();
-  return true;
-}
-
-} // namespace
-
 char to_code(KernelSource source) {
   switch (source) {
   case KernelSource::Direct:
@@ -176,13 +162,13 @@ DerivationData read_derivation_data(const std::string &data_dir, std::vector<Tab
   // Both files: "version<TAB>operator<TAB>source" lines, '#' comments.
   auto read_list = [&](const std::string &file, std::map<std::string, std::vector<std::string>> &into) {
     std::string path = data_dir + "/" + file;
-    std::string text;
-    if (!read_whole_file(path, text)) {
+    const std::optional<std::string> text = read_whole_file(path);
+    if (!text) {
       problems.push_back({path, 0, "cannot read derivation data"});
       return;
     }
     std::uint32_t line_number = 0;
-    for (const std::string &raw : split(text, '\n')) {
+    for (const std::string &raw : split(*text, '\n')) {
       ++line_number;
       std::string_view line = trim(raw);
       if (line.empty() || line.front() == '#')
@@ -315,12 +301,12 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
 }
 
 std::optional<CoverageTable> read_table_file(const std::string &path, std::vector<TableProblem> &problems) {
-  std::string text;
-  if (!read_whole_file(path, text)) {
+  const std::optional<std::string> text = read_whole_file(path);
+  if (!text) {
     problems.push_back({path, 0, "cannot read coverage table"});
     return std::nullopt;
   }
-  return read_table(text, path, problems);
+  return read_table(*text, path, problems);
 }
 
 CoverageLibrary CoverageLibrary::load(const std::string &tables_dir, std::vector<TableProblem> &problems) {

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "coverage_table.h"
+#include "text_util.h"
 
 namespace fs = std::filesystem;
 using namespace mpsaudit::probe;
@@ -25,16 +27,6 @@ namespace {
 int usage() {
   std::cerr << "usage: mpsaudit-gen-coverage --ops DIR --data DIR --out DIR [--check]\n";
   return 2;
-}
-
-bool read_file(const fs::path &path, std::string &text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return true;
 }
 
 void print_problems(const std::vector<TableProblem> &problems) {
@@ -47,22 +39,11 @@ void print_problems(const std::vector<TableProblem> &problems) {
 int main(int argc, char **argv) {
   std::string ops_dir, data_dir, out_dir;
   bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc)
-        return false;
-      into = argv[++i];
-      return true;
-    };
-    if (arg == "--check")
-      check = true;
-    else if ((arg == "--ops" && value(ops_dir)) || (arg == "--data" && value(data_dir)) ||
-             (arg == "--out" && value(out_dir)))
-      continue;
-    else
-      return usage();
-  }
+  CommandLine line;
+  line.flags = {{"--check", [&] { check = true; }}};
+  line.options = {{"--ops", &ops_dir}, {"--data", &data_dir}, {"--out", &out_dir}};
+  if (!parse_command_line(argc, argv, line))
+    return usage();
   if (ops_dir.empty() || data_dir.empty() || out_dir.empty())
     return usage();
 
@@ -88,24 +69,24 @@ int main(int argc, char **argv) {
   for (const fs::path &version_dir : versions) {
     std::string version = version_dir.filename().string();
     fs::path input = version_dir / "native_functions.yaml";
-    std::string yaml;
-    if (!read_file(input, yaml)) {
+    const std::optional<std::string> yaml = read_whole_file(input);
+    if (!yaml) {
       std::cerr << input.string() << ": cannot read\n";
       return 2;
     }
     std::vector<TableProblem> derive_problems;
-    CoverageTable table = derive_table(yaml, version, input.string(), data, derive_problems);
+    CoverageTable table = derive_table(*yaml, version, input.string(), data, derive_problems);
     print_problems(derive_problems);
     if (table.operators.empty())
       return 2;
     std::string text = write_table(table);
     fs::path output = fs::path(out_dir) / (version + ".tsv");
     if (check) {
-      std::string committed;
-      if (!read_file(output, committed)) {
+      const std::optional<std::string> committed = read_whole_file(output);
+      if (!committed) {
         std::cerr << output.string() << ": missing; run mpsaudit-gen-coverage\n";
         ++stale;
-      } else if (committed != text) {
+      } else if (*committed != text) {
         std::cerr << output.string() << ": differs from what the generator derives from " << input.string()
                   << "; run mpsaudit-gen-coverage\n";
         ++stale;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "command_line.h"
 #include "environment.h"
 #include "probe_run.h"
 
@@ -35,29 +36,18 @@ int main(int argc, char **argv) {
   options.api_map_path = default_api_map_path();
   std::string output_path;
   bool environment_only = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc)
-        return false;
-      into = argv[++i];
-      return true;
-    };
-    if (arg == "--environment")
-      environment_only = true;
-    else if (arg == "--no-live")
-      options.live = false;
-    else if ((arg == "--target" && value(options.target)) ||
-             (arg == "--torch-version" && value(options.torch_version)) ||
-             (arg == "--tables" && value(options.tables_dir)) ||
-             (arg == "--api-map" && value(options.api_map_path)) ||
-             ((arg == "-o" || arg == "--output") && value(output_path)))
-      continue;
-    else if (!arg.empty() && arg[0] != '-' && options.report_path.empty())
-      options.report_path = arg;
-    else
-      return usage();
-  }
+  CommandLine line;
+  line.flags = {{"--environment", [&] { environment_only = true; }},
+                {"--no-live", [&] { options.live = false; }}};
+  line.options = {{"--target", &options.target},
+                  {"--torch-version", &options.torch_version},
+                  {"--tables", &options.tables_dir},
+                  {"--api-map", &options.api_map_path},
+                  {"-o", &output_path},
+                  {"--output", &output_path}};
+  line.positional = &options.report_path;
+  if (!parse_command_line(argc, argv, line))
+    return usage();
 
   bool cleared = false;
   auto user_variables = user_environment(cleared);

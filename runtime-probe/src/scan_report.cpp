@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text_util.h"
+
 namespace mpsaudit::probe {
 
 namespace {
@@ -78,14 +80,12 @@ ScanReport parse_scan_report(std::string_view json_text, const std::string &path
 }
 
 ScanReport read_scan_report(const std::string &path, std::vector<ProbeDiagnostic> &diagnostics) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const std::optional<std::string> text = read_whole_file(path);
+  if (!text) {
     diagnostics.push_back({"error", path, 0, "report-unreadable", "cannot read the scan report"});
     return {};
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_scan_report(buffer.str(), path, diagnostics);
+  return parse_scan_report(*text, path, diagnostics);
 }
 
 bool is_float64_name(std::string_view name) {

@@ -1,13 +1,29 @@
-// Small text helpers shared by the probe's table reader and generator. The
+// Small text helpers shared by the probe's table reader, report reader and
+// generator. The
 // probe builds on its own (cmake -S runtime-probe), so it keeps these rather
 // than depend on the analyzer's core library.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace mpsaudit::probe {
+
+// The whole contents of a file, or nullopt when it cannot be opened (the
+// analyzer's read_whole_file, in core/confined_file.h).
+inline std::optional<std::string> read_whole_file(const std::filesystem::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
 
 inline std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r'))

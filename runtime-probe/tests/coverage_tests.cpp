@@ -9,6 +9,7 @@
 
 #include "coverage_table.h"
 #include "python_api.h"
+#include "text_util.h"
 #include "verdicts.h"
 
 using namespace mpsaudit::probe;
@@ -18,13 +19,6 @@ namespace {
 
 const std::string kProbeDir = MPSAUDIT_PROBE_DATA_DIR;
 const std::string kOpsDir = MPSAUDIT_PYTORCH_OPS_DIR;
-
-std::string slurp(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 CoverageTable derive(const std::string &yaml, const DerivationData &data = {},
                      const std::string &version = "9.9.9") {
@@ -181,11 +175,13 @@ TEST_CASE("the generator's tables for every release in shared/pytorch-ops are th
       continue;
     ++releases;
     std::string version = entry.path().filename().string();
-    CoverageTable table = derive_table(slurp(yaml), version, yaml.string(), data, problems);
+    CoverageTable table =
+        derive_table(read_whole_file(yaml).value_or(""), version, yaml.string(), data, problems);
     INFO(version);
     CHECK(problems.empty());
     CHECK(table.operators.size() > 2500);
-    CHECK(write_table(table) == slurp(fs::path(kProbeDir) / "coverage" / (version + ".tsv")));
+    CHECK(write_table(table) ==
+          read_whole_file(fs::path(kProbeDir) / "coverage" / (version + ".tsv")).value_or(""));
   }
   CHECK(releases == 5);
 }

@@ -19,4 +19,14 @@ def fit(model, data, local_rank):
     return legacy
 
 
+def fit_from_options(model, data, options):
+    settings = {
+        "max_epochs": options.epochs,
+        "gpus": options.num_gpus,  # expect: MPS214
+    }
+    if options.amp:
+        settings["precision"] = 16
+    pl.Trainer(**settings).fit(model, data)
+
+
 encoder = AutoModel.from_pretrained("encoder", device_map="cuda")  # expect: MPS215

@@ -39,3 +39,16 @@ def portable(steps, device):
     rebound = float(rebound)
     scalar = torch.tensor(rebound, device=device)
     return on_device, host, cast, ids, scalar
+
+
+# float64 that stays on the host: a lookup table, a dtype test, CPU
+# statistics and a schedule cast to float32 at once. None reaches MPS.
+PRECISIONS = {"fp64": torch.float64, "fp32": torch.float32}
+
+
+def host_statistics(losses):
+    if losses.dtype == torch.float64:
+        losses = losses.float()
+    total = torch.zeros(1, dtype=torch.float64, device="cpu")
+    schedule = torch.tensor(np.linspace(0.0, 1.0, 10), dtype=torch.float64).float()
+    return total + losses.sum().cpu(), schedule

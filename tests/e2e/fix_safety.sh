@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mpsaudit fix --apply` never changes what working code does (issue 19,
+# `mpsaudit fix --apply` never changes what working code does (see
 # docs/fix.md "Safety model"):
 #   - a test that compares two devices is not edited, and not merged into
 #     one device even with --include-tests;

@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/source.h"
@@ -9,11 +10,16 @@
 
 namespace mpsaudit::testing {
 
+std::string rules_directory() {
+  if (const char *directory = std::getenv("MPSAUDIT_RULES_DIR"); directory && *directory)
+    return directory;
+  return std::string(MPSAUDIT_SOURCE_DIR) + "/rules";
+}
+
 const RuleCatalog &repository_catalog() {
   static const RuleCatalog catalog = [] {
     std::vector<Diagnostic> diagnostics;
-    RuleCatalog loaded =
-        RuleCatalog::load_directory(std::string(MPSAUDIT_SOURCE_DIR) + "/rules", diagnostics);
+    RuleCatalog loaded = RuleCatalog::load_directory(rules_directory(), diagnostics);
     if (!diagnostics.empty())
       throw std::runtime_error(diagnostics.front().path + ":" + std::to_string(diagnostics.front().line) +
                                ": " + diagnostics.front().message);

@@ -13,7 +13,11 @@
 
 namespace mpsaudit::testing {
 
-// rules/*.toml of this source tree, loaded once; fails the test on errors.
+// The rules under test: $MPSAUDIT_RULES_DIR, as the binary reads it (CTest
+// sets it), else rules/ of this source tree.
+std::string rules_directory();
+
+// The rule catalog of rules_directory(), loaded once; fails the test on errors.
 const RuleCatalog &repository_catalog();
 
 // Facts of `text` as a file of `kind` named `path`.

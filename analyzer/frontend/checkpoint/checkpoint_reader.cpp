@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 #include "frontend/checkpoint/pickle_reader.h"
 #include "frontend/checkpoint/tar_reader.h"
@@ -1050,7 +1051,7 @@ FileFacts checkpoint_facts(const CheckpointSummary &summary, const std::string &
     return facts;
   }
   Fact fact;
-  fact.kind = "checkpoint";
+  fact.kind = fact_kind::Checkpoint;
   fact.name = summary.format;
   fact.set_attribute("format", summary.format);
   fact.set_attribute("status", summary.status);
@@ -1088,7 +1089,7 @@ FileFacts checkpoint_facts(const CheckpointSummary &summary, const std::string &
     if (tensor.dtype != "float64" || listed++ >= kMaxTensorFacts)
       continue;
     Fact detail;
-    detail.kind = "checkpoint-tensor";
+    detail.kind = fact_kind::CheckpointTensor;
     detail.name = tensor.key;
     detail.set_attribute("dtype", tensor.dtype);
     detail.set_attribute("device", tensor.device);

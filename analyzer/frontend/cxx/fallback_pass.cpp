@@ -136,7 +136,7 @@ public:
     std::map<std::string, BuildFile> by_path;
     for (const auto &file : files)
       for (const Fact &fact : file.facts.facts)
-        if (fact.kind == "build-source") {
+        if (fact.kind == fact_kind::BuildSource) {
           BuildFile &build = by_path[file.path];
           build.directory = directory_of(file.path);
           build.sources.push_back({fact.name, attribute_or(fact, "optional") == "true"});

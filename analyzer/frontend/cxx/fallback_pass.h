@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/fact.h"
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

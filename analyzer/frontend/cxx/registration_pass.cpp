@@ -49,11 +49,11 @@ struct PythonFallbacks {
 
   // Whether a Python fact can say anything here (op_registrations_need).
   static bool reads(const Fact &fact) {
-    if (fact.kind == "function-def")
+    if (fact.kind == fact_kind::FunctionDef)
       return fact.scope.empty();
-    if (fact.kind == "import")
+    if (fact.kind == fact_kind::Import)
       return fact.guard == Guard::ImportFallback;
-    if (fact.kind == "call")
+    if (fact.kind == fact_kind::Call)
       return !fact.scope.empty() && is_compiled_op_call(fact.name);
     return false;
   }
@@ -61,9 +61,9 @@ struct PythonFallbacks {
   void add(const Fact &fact, const std::string &path) {
     if (!reads(fact))
       return;
-    if (fact.kind == "function-def") {
+    if (fact.kind == fact_kind::FunctionDef) {
       module_functions.emplace(fact.name, std::make_pair(path, fact.span.line));
-    } else if (fact.kind == "import") {
+    } else if (fact.kind == fact_kind::Import) {
       guarded_imports.emplace_back(fact.name, path + ":" + std::to_string(fact.span.line));
     } else if (last_dotted(fact.name) == last_dotted(fact.scope)) {
       wrappers.emplace(path, fact.scope); // calls the op its function is named after
@@ -186,7 +186,7 @@ void resolve_op_registrations_in(std::vector<Fact> &facts) {
 }
 
 FactRetention op_registrations_retention(const Fact &fact) {
-  if (fact.kind == "function-def" || fact.kind == "import" || fact.kind == "call")
+  if (fact.kind == fact_kind::FunctionDef || fact.kind == fact_kind::Import || fact.kind == fact_kind::Call)
     return PythonFallbacks::reads(fact) ? FactRetention::NameOnly : FactRetention::Drop;
   return FactRetention::Keep; // op-registration, kernel-launch, cuda-kernel
 }

@@ -1,13 +1,13 @@
 // The cross-file part of the C++/CUDA front end: for every op registered for
 // CUDA, is there a CPU, MPS or composite registration anywhere in the
 // repository, or a Python fallback the Python front end saw? Registered as a
-// project pass in scan/project_pass.cpp.
+// project pass in frontend/registry.cpp.
 #pragma once
 
 #include <vector>
 
 #include "core/fact.h"
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

@@ -5,32 +5,13 @@
 #include <string>
 #include <string_view>
 
+#include "core/fact_kinds.h"
+
 namespace mpsaudit::cxx {
 
-// Fact kinds of the C++/CUDA front end (documented in docs/cxx-frontend.md).
-namespace kind {
-inline constexpr std::string_view Include = "include";
-inline constexpr std::string_view CudaKernel = "cuda-kernel";
-inline constexpr std::string_view DeviceFunction = "device-function";
-inline constexpr std::string_view KernelLaunch = "kernel-launch";
-inline constexpr std::string_view CudaApi = "cuda-api";
-inline constexpr std::string_view CudaLibrary = "cuda-library";
-inline constexpr std::string_view InlinePtx = "inline-ptx";
-inline constexpr std::string_view WarpIntrinsic = "warp-intrinsic";
-inline constexpr std::string_view Atomic = "atomic";
-inline constexpr std::string_view TensorCore = "tensor-core";
-inline constexpr std::string_view CooperativeGroups = "cooperative-groups";
-inline constexpr std::string_view Texture = "texture";
-inline constexpr std::string_view AtenCuda = "aten-cuda";
-inline constexpr std::string_view OpRegistration = "op-registration";
-inline constexpr std::string_view MetalPort = "metal-port";
-// A host function that sends CUDA tensors (or a CUDA build) one way and the
-// rest another (device_dispatch.h).
-inline constexpr std::string_view DeviceDispatch = "device-dispatch";
-// A function definition with the functions it calls, in files that show
-// CUDA: what the cpu-fallback pass follows from a dispatch to the kernels.
-inline constexpr std::string_view CxxFunction = "cxx-function";
-} // namespace kind
+// Fact kinds of the C++/CUDA front end (documented in docs/cxx-frontend.md),
+// listed with every other kind in core/fact_kinds.h.
+namespace kind = ::mpsaudit::fact_kind;
 
 // Category of a CUDA runtime or driver API function ("memory",
 // "stream-event", "device", "graph", "error", "other"), or empty when `name`

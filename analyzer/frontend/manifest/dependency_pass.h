@@ -12,13 +12,13 @@
 // tools without modules are left out; optional extras count as declared but
 // are not reported as unused; nothing is reported unless the project declares
 // dependencies and has Python code. It is listed among the project passes
-// (scan/project_pass.h): it reads `dependency` and `import` facts and writes
+// (frontend/registry.cpp): it reads `dependency` and `import` facts and writes
 // `unused-dependency` and `undeclared-import` facts.
 #pragma once
 
 #include <vector>
 
-#include "scan/project_pass.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 

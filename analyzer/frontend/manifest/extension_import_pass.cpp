@@ -15,7 +15,7 @@ constexpr std::string_view kImportModule = "importlib.import_module";
 constexpr std::string_view kJitLoad = "torch.utils.cpp_extension.load";
 // `if ops is None: raise` after an import with a None fallback (the Python
 // front end): the extension is required after all.
-constexpr std::string_view kRequiredImport = "required-import";
+constexpr std::string_view kRequiredImport = fact_kind::RequiredImport;
 
 bool is_code(FileKind kind) {
   return kind == FileKind::Python || kind == FileKind::Notebook;

@@ -19,13 +19,14 @@
 #include <string_view>
 #include <vector>
 
-#include "scan/project_pass.h"
+#include "core/fact_kinds.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 
 // name: the extension module; attributes built_at ("setup.py:12"), value
 // (the name as imported), effect (what fails there, for the message).
-inline constexpr std::string_view kCudaExtensionImportFact = "cuda-extension-import";
+inline constexpr std::string_view kCudaExtensionImportFact = fact_kind::CudaExtensionImport;
 
 void find_cuda_extension_imports(std::vector<ProjectFile> &files);
 

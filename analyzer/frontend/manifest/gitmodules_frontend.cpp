@@ -31,7 +31,7 @@ void add_submodule(const Section &section, FileFacts &out) {
   if (section.header_line == 0 || (section.url.empty() && section.path.empty()))
     return;
   Fact fact;
-  fact.kind = "submodule";
+  fact.kind = fact_kind::Submodule;
   fact.name = library_of(section.url.empty() ? section.path : section.url);
   const std::uint32_t line = section.url_line != 0 ? section.url_line : section.header_line;
   fact.span = Span{line, 1, line, 1};

@@ -6,6 +6,7 @@
 // wheel index on a `pip install` line is reported like one in requirements.
 #include <cctype>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "core/text.h"
@@ -472,125 +473,171 @@ constexpr std::string_view kInstructions[] = {
     "from",       "run",    "cmd",  "label",   "maintainer", "expose",  "env",        "add",         "copy",
     "entrypoint", "volume", "user", "workdir", "arg",        "onbuild", "stopsignal", "healthcheck", "shell"};
 
+bool is_known_instruction(const std::string &name) {
+  bool known = false;
+  for (auto candidate : kInstructions)
+    known = known || name == candidate;
+  return known;
+}
+
+// One Dockerfile instruction: its name as written and in lower case, and
+// its arguments from their first byte.
+struct Instruction {
+  std::string_view written;
+  std::string name;
+  std::size_t rest_offset = 0;
+  std::string_view rest;
+};
+
+// The instruction of a logical line; nullopt for a blank or comment line.
+std::optional<Instruction> instruction_of(std::string_view content) {
+  const auto first = content.find_first_not_of(" \t");
+  if (first == std::string_view::npos || content[first] == '#')
+    return std::nullopt;
+  auto end = content.find_first_of(" \t", first);
+  if (end == std::string_view::npos)
+    end = content.size();
+  Instruction instruction;
+  instruction.written = content.substr(first, end - first);
+  instruction.name = to_lower(instruction.written);
+  instruction.rest_offset = content.find_first_not_of(" \t", end) == std::string_view::npos
+                                ? content.size()
+                                : content.find_first_not_of(" \t", end);
+  instruction.rest = content.substr(instruction.rest_offset);
+  return instruction;
+}
+
+// The image's repository, tag and platform, and whether it is a CUDA image.
+void describe_image(Fact &fact, const std::string &image, const std::string &platform,
+                    std::string_view content) {
+  // registry/repo:tag@digest; a ':' after the last '/' starts the tag.
+  const std::string without_digest = image.substr(0, image.find('@'));
+  const auto slash = without_digest.rfind('/');
+  const auto colon = without_digest.find(':', slash == std::string::npos ? 0 : slash);
+  fact.set_attribute("repository", to_lower(without_digest.substr(0, colon)));
+  fact.set_attribute("tag", colon == std::string::npos ? "latest" : without_digest.substr(colon + 1));
+  if (!platform.empty())
+    fact.set_attribute("platform", platform);
+  fact.set_attribute("value", std::string(trim(content)));
+  const std::string tag = to_lower(colon == std::string::npos ? "" : without_digest.substr(colon + 1));
+  // nvidia/cuda and NGC images (nvcr.io/nvidia/pytorch) are CUDA images
+  // whatever their tag; others (pytorch/pytorch) say so in the tag.
+  const std::string repository = *fact.attribute("repository");
+  if (tag.find("cuda") != std::string::npos || tag.find("cudnn") != std::string::npos ||
+      repository == "nvidia/cuda" || ends_with(repository, "/nvidia/cuda") ||
+      starts_with(repository, "nvcr.io/nvidia/"))
+    fact.set_attribute("cuda_tag", "cuda");
+}
+
+// FROM: a container-image fact for the base image, unless it is scratch or
+// an earlier stage; FROM ... AS NAME names a stage.
+void read_from(const LogicalLine &line, const Instruction &instruction, const std::string &path,
+               const std::map<std::string, std::string> &args, std::vector<std::string> &stages,
+               FileFacts &facts) {
+  const auto words = split_shell(instruction.rest);
+  std::size_t k = 0;
+  std::string platform;
+  while (k < words.size() && starts_with(words[k].text, "--")) {
+    if (starts_with(words[k].text, "--platform="))
+      platform = words[k].text.substr(11);
+    ++k;
+  }
+  if (k >= words.size()) {
+    add_diagnostic(facts, DiagnosticLevel::Warning, path, line.first_line(), "parse-error",
+                   "FROM without an image");
+    return;
+  }
+  const std::string image = substitute(words[k].text, args);
+  bool previous_stage = false;
+  for (const auto &stage : stages)
+    previous_stage = previous_stage || stage == image;
+  if (k + 2 < words.size() && to_lower(words[k + 1].text) == "as")
+    stages.push_back(words[k + 2].text);
+  if (previous_stage || image == "scratch")
+    return;
+  const auto [line_no, column] = line.position(instruction.rest_offset + words[k].offset);
+  Fact fact = make_fact(manifest_fact_kind::ContainerImage, image, line_no, column,
+                        static_cast<std::uint32_t>(words[k].text.size()));
+  describe_image(fact, image, platform, line.text);
+  facts.facts.push_back(std::move(fact));
+}
+
+// ENV and ARG: variables for the analyzer, and values later lines substitute.
+void read_env_or_arg(const LogicalLine &line, const Instruction &instruction, ShellAnalyzer &analyzer,
+                     std::map<std::string, std::string> &args) {
+  const auto words = split_shell(instruction.rest);
+  std::string name, value;
+  if (instruction.name == "env" && words.size() >= 2 && !is_assignment(words[0].text, name, value)) {
+    // Legacy form: ENV NAME value with spaces
+    std::string joined;
+    for (std::size_t k = 1; k < words.size(); ++k)
+      joined += (k > 1 ? " " : "") + words[k].text;
+    analyzer.env_var(line, words[0].text, joined, instruction.rest_offset + words[0].offset, "env");
+    args[words[0].text] = joined;
+    return;
+  }
+  for (const auto &word : words) {
+    if (is_assignment(word.text, name, value)) {
+      value = substitute(value, args);
+    } else {
+      name = word.text;
+      value.clear();
+      if (args.count(name))
+        continue; // re-declaring a global ARG inside a stage
+    }
+    analyzer.env_var(line, name, value, instruction.rest_offset + word.offset, instruction.name);
+    args[name] = value;
+  }
+}
+
+// RUN, CMD and ENTRYPOINT: the command, in shell or exec form, after any
+// --mount=... --network=... options.
+void read_command(const LogicalLine &line, const Instruction &instruction, ShellAnalyzer &analyzer) {
+  const std::string_view content = line.text;
+  std::size_t command_offset = instruction.rest_offset;
+  while (command_offset < content.size() && starts_with(content.substr(command_offset), "--")) {
+    const auto space = content.find_first_of(" \t", command_offset);
+    command_offset =
+        space == std::string_view::npos ? content.size() : content.find_first_not_of(" \t", space);
+    if (command_offset == std::string_view::npos)
+      command_offset = content.size();
+  }
+  if (command_offset < content.size() && content[command_offset] == '[') {
+    // Exec form: a JSON array of strings; read it as words.
+    LogicalLine exec = line;
+    for (std::size_t k = command_offset; k < exec.text.size(); ++k) {
+      const char c = exec.text[k];
+      exec.text[k] = (c == '[' || c == ']' || c == ',') ? ' ' : c;
+    }
+    analyzer.analyze(exec, command_offset);
+  } else {
+    analyzer.analyze(line, command_offset);
+  }
+}
+
 } // namespace
 
 FileFacts extract_dockerfile(std::string_view text, const std::string &path) {
   FileFacts facts;
   facts.mode = "lexical";
   ShellAnalyzer analyzer("dockerfile", facts);
-  std::map<std::string, std::string> args;
+  std::map<std::string, std::string> args; // ARG and ENV values so far
   std::vector<std::string> stages;
   for (const LogicalLine &line : logical_lines(text, 1, true)) {
-    const std::string_view content = line.text;
-    const auto first = content.find_first_not_of(" \t");
-    if (first == std::string_view::npos || content[first] == '#')
+    const std::optional<Instruction> instruction = instruction_of(line.text);
+    if (!instruction)
       continue;
-    auto end = content.find_first_of(" \t", first);
-    if (end == std::string_view::npos)
-      end = content.size();
-    const std::string instruction = to_lower(content.substr(first, end - first));
-    const std::size_t rest_offset = content.find_first_not_of(" \t", end) == std::string_view::npos
-                                        ? content.size()
-                                        : content.find_first_not_of(" \t", end);
-    const std::string_view rest = content.substr(rest_offset);
-    bool known = false;
-    for (auto candidate : kInstructions)
-      known = known || instruction == candidate;
-    if (!known) {
+    if (!is_known_instruction(instruction->name)) {
       add_diagnostic(facts, DiagnosticLevel::Warning, path, line.first_line(), "unknown-instruction",
-                     "unknown Dockerfile instruction '" + std::string(content.substr(first, end - first)) +
-                         "'");
+                     "unknown Dockerfile instruction '" + std::string(instruction->written) + "'");
       continue;
     }
-    if (instruction == "from") {
-      const auto words = split_shell(rest);
-      std::size_t k = 0;
-      std::string platform;
-      while (k < words.size() && starts_with(words[k].text, "--")) {
-        if (starts_with(words[k].text, "--platform="))
-          platform = words[k].text.substr(11);
-        ++k;
-      }
-      if (k >= words.size()) {
-        add_diagnostic(facts, DiagnosticLevel::Warning, path, line.first_line(), "parse-error",
-                       "FROM without an image");
-        continue;
-      }
-      const std::string image = substitute(words[k].text, args);
-      bool previous_stage = false;
-      for (const auto &stage : stages)
-        previous_stage = previous_stage || stage == image;
-      if (k + 2 < words.size() && to_lower(words[k + 1].text) == "as")
-        stages.push_back(words[k + 2].text);
-      if (previous_stage || image == "scratch")
-        continue;
-      const auto [line_no, column] = line.position(rest_offset + words[k].offset);
-      Fact fact = make_fact(manifest_fact_kind::ContainerImage, image, line_no, column,
-                            static_cast<std::uint32_t>(words[k].text.size()));
-      // registry/repo:tag@digest; a ':' after the last '/' starts the tag.
-      const std::string without_digest = image.substr(0, image.find('@'));
-      const auto slash = without_digest.rfind('/');
-      const auto colon = without_digest.find(':', slash == std::string::npos ? 0 : slash);
-      fact.set_attribute("repository", to_lower(without_digest.substr(0, colon)));
-      fact.set_attribute("tag", colon == std::string::npos ? "latest" : without_digest.substr(colon + 1));
-      if (!platform.empty())
-        fact.set_attribute("platform", platform);
-      fact.set_attribute("value", std::string(trim(content)));
-      const std::string tag = to_lower(colon == std::string::npos ? "" : without_digest.substr(colon + 1));
-      // nvidia/cuda and NGC images (nvcr.io/nvidia/pytorch) are CUDA images
-      // whatever their tag; others (pytorch/pytorch) say so in the tag.
-      const std::string repository = *fact.attribute("repository");
-      if (tag.find("cuda") != std::string::npos || tag.find("cudnn") != std::string::npos ||
-          repository == "nvidia/cuda" || ends_with(repository, "/nvidia/cuda") ||
-          starts_with(repository, "nvcr.io/nvidia/"))
-        fact.set_attribute("cuda_tag", "cuda");
-      facts.facts.push_back(std::move(fact));
-    } else if (instruction == "env" || instruction == "arg") {
-      const auto words = split_shell(rest);
-      std::string name, value;
-      if (instruction == "env" && words.size() >= 2 && !is_assignment(words[0].text, name, value)) {
-        // Legacy form: ENV NAME value with spaces
-        std::string joined;
-        for (std::size_t k = 1; k < words.size(); ++k)
-          joined += (k > 1 ? " " : "") + words[k].text;
-        analyzer.env_var(line, words[0].text, joined, rest_offset + words[0].offset, "env");
-        args[words[0].text] = joined;
-        continue;
-      }
-      for (const auto &word : words) {
-        if (is_assignment(word.text, name, value)) {
-          value = substitute(value, args);
-        } else {
-          name = word.text;
-          value.clear();
-          if (args.count(name))
-            continue; // re-declaring a global ARG inside a stage
-        }
-        analyzer.env_var(line, name, value, rest_offset + word.offset, instruction);
-        args[name] = value;
-      }
-    } else if (instruction == "run" || instruction == "cmd" || instruction == "entrypoint") {
-      std::size_t command_offset = rest_offset;
-      while (command_offset < content.size() && starts_with(content.substr(command_offset), "--")) {
-        // RUN --mount=... --network=...
-        const auto space = content.find_first_of(" \t", command_offset);
-        command_offset =
-            space == std::string_view::npos ? content.size() : content.find_first_not_of(" \t", space);
-        if (command_offset == std::string_view::npos)
-          command_offset = content.size();
-      }
-      if (command_offset < content.size() && content[command_offset] == '[') {
-        // Exec form: a JSON array of strings; read it as words.
-        LogicalLine exec = line;
-        for (std::size_t k = command_offset; k < exec.text.size(); ++k) {
-          const char c = exec.text[k];
-          exec.text[k] = (c == '[' || c == ']' || c == ',') ? ' ' : c;
-        }
-        analyzer.analyze(exec, command_offset);
-      } else {
-        analyzer.analyze(line, command_offset);
-      }
-    }
+    if (instruction->name == "from")
+      read_from(line, *instruction, path, args, stages, facts);
+    else if (instruction->name == "env" || instruction->name == "arg")
+      read_env_or_arg(line, *instruction, analyzer, args);
+    else if (instruction->name == "run" || instruction->name == "cmd" || instruction->name == "entrypoint")
+      read_command(line, *instruction, analyzer);
   }
   return facts;
 }

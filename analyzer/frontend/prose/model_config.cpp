@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -193,7 +194,7 @@ FileFacts extract_model_config(std::string_view text, const std::string &path) {
   if (!shape)
     return facts;
   Fact fact;
-  fact.kind = "model-config";
+  fact.kind = fact_kind::ModelConfig;
   fact.name = "transformer";
   fact.set_attribute("parameters", std::to_string(estimate_transformer_parameters(*shape)));
   fact.set_attribute("hidden_size", std::to_string(shape->hidden));

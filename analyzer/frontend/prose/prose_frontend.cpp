@@ -4,11 +4,13 @@
 #include <cctype>
 #include <deque>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <tuple>
 #include <vector>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/prose/model_config.h"
@@ -41,11 +43,13 @@ struct Segment {
 };
 
 // 1-based line and column of `offset` in the segment's text.
+// Binary search: a paragraph of many thousand lines must not cost a scan per fact.
 std::pair<std::uint32_t, std::uint32_t> position_at(const Segment &segment, std::size_t offset) {
-  Segment::LineStart where = segment.line_starts.front();
-  for (const auto &start : segment.line_starts)
-    if (start.offset <= offset)
-      where = start;
+  const auto after = std::upper_bound(
+      segment.line_starts.begin(), segment.line_starts.end(), offset,
+      [](std::size_t wanted, const Segment::LineStart &start) { return wanted < start.offset; });
+  const Segment::LineStart &where =
+      after == segment.line_starts.begin() ? segment.line_starts.front() : *(after - 1);
   return {where.line, where.column + static_cast<std::uint32_t>(offset - where.offset)};
 }
 
@@ -77,6 +81,26 @@ bool search(const std::string &text, const std::regex &pattern) {
   return std::regex_search(text, pattern);
 }
 
+// For patterns that begin with ^: tries the match at the start only. Plain
+// regex_search would try (and fail) at every later offset, at a cost per
+// offset that dominated the scan of a README.
+bool search_at_start(const std::string &text, const std::regex &pattern, std::smatch *match = nullptr) {
+  std::smatch unused;
+  return std::regex_search(text, match ? *match : unused, pattern, std::regex_constants::match_continuous);
+}
+
+// True when `text` contains one of `words`. std::regex costs microseconds per
+// sentence even when nothing matches, so each pattern below is guarded by
+// literals that every match of it must contain (lower case for an icase
+// pattern, tested against the lower-cased sentence); the guard only skips
+// patterns that cannot match, so the findings are those of the patterns alone.
+bool contains_any(std::string_view text, std::initializer_list<std::string_view> words) {
+  for (std::string_view word : words)
+    if (text.find(word) != std::string_view::npos)
+      return true;
+  return false;
+}
+
 // Headings that introduce requirements, and those that introduce history.
 bool is_requirement_heading(const std::string &heading) {
   return search(heading, icase("requirement|prerequisite|install|setup|set up|environment|"
@@ -104,16 +128,21 @@ bool is_changelog_file(const std::string &path) {
 // A list item or line that records a change rather than stating a need:
 // "- 2023-05-01: added CUDA 12 wheels", "* [v1.2] Fixed ...", "Fixed a crash on A100".
 bool is_changelog_line(const std::string &text) {
-  return search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(\\d{4}[-/.]\\d{1,2}|\\d{1,2}/"
-                            "\\d{4}|v?\\d+\\.\\d+(\\.\\d+)?[\\])]?\\s*[:-])")) ||
-         search(text, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(fixed|fixes|fix|added|adds|"
-                            "updated|updates|removed|"
-                            "bumped|bump|deprecated|dropped|changed|merged|released|improved)\\b"));
+  return search_at_start(text,
+                         icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(\\d{4}[-/.]\\d{1,2}|\\d{1,2}/"
+                               "\\d{4}|v?\\d+\\.\\d+(\\.\\d+)?[\\])]?\\s*[:-])")) ||
+         search_at_start(text,
+                         icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?[\\[(]?(fixed|fixes|fix|added|adds|"
+                               "updated|updates|removed|"
+                               "bumped|bump|deprecated|dropped|changed|merged|released|improved)\\b"));
 }
 
+// An open heading, classified once when it opens (not once per paragraph
+// and code line beneath it).
 struct Heading {
   int level = 0;
-  std::string text;
+  bool requirement = false;
+  bool changelog = false;
 };
 
 // Parses Markdown/RST/plain text into segments, tracking fenced code,
@@ -131,12 +160,11 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
   Segment paragraph;
 
   const auto requirement_section = [&] {
-    return std::any_of(headings.begin(), headings.end(),
-                       [](const Heading &h) { return is_requirement_heading(h.text); });
+    return std::any_of(headings.begin(), headings.end(), [](const Heading &h) { return h.requirement; });
   };
   const auto changelog_section = [&] {
-    return whole_file_changelog || std::any_of(headings.begin(), headings.end(),
-                                               [](const Heading &h) { return is_changelog_heading(h.text); });
+    return whole_file_changelog ||
+           std::any_of(headings.begin(), headings.end(), [](const Heading &h) { return h.changelog; });
   };
   const auto flush = [&] {
     if (!paragraph.text.empty() && !changelog_section()) {
@@ -152,15 +180,17 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
     requirement_lead = false;
     while (!headings.empty() && headings.back().level >= level)
       headings.pop_back();
-    if (!changelog_section() && !is_changelog_heading(title)) {
+    const bool requirement_heading = is_requirement_heading(title);
+    const bool changelog_heading = is_changelog_heading(title);
+    if (!changelog_section() && !changelog_heading) {
       Segment heading;
       heading.text = title;
       heading.line_starts.push_back({0, number, column});
       heading.heading = true;
-      heading.requirement_section = requirement_section() || is_requirement_heading(title);
+      heading.requirement_section = requirement_section() || requirement_heading;
       segments.push_back(std::move(heading));
     }
-    headings.push_back({level, std::move(title)});
+    headings.push_back({level, requirement_heading, changelog_heading});
   };
   const auto add_code_line = [&](std::string_view line, std::uint32_t number) {
     if (changelog_section() || trim(line).empty())
@@ -268,7 +298,7 @@ std::vector<Segment> segment_text(std::string_view text, bool whole_file_changel
       continue;
     }
     // List items and table rows start a segment of their own.
-    const bool list_item = std::regex_search(std::string(line.substr(0, 6)), exact("^([-*+]|\\d+[.)])\\s"));
+    const bool list_item = search_at_start(std::string(line.substr(0, 6)), exact("^([-*+]|\\d+[.)])\\s"));
     if (list_item || line.front() == '|')
       flush();
     if (paragraph.text.empty())
@@ -304,14 +334,74 @@ std::vector<std::pair<std::size_t, std::size_t>> sentences(const std::string &te
   return out;
 }
 
-bool has_cue(const std::string &sentence) {
-  return search(sentence,
+bool has_cue(const std::string &sentence, const std::string &lower) {
+  return contains_any(lower, {"requir",
+                              "need",
+                              "must",
+                              "prerequisite",
+                              "depend",
+                              "tested on",
+                              "tested with",
+                              "only works",
+                              "only runs",
+                              "only support",
+                              "at least",
+                              "minimum",
+                              "min.",
+                              "or higher",
+                              "or later",
+                              "or newer",
+                              "or above",
+                              "or greater",
+                              "or better",
+                              "recommend",
+                              "install",
+                              "compatible",
+                              "expect",
+                              "make sure",
+                              "ensure",
+                              "want",
+                              ">=",
+                              "≥",
+                              "+",
+                              "supported gpu",
+                              "supported hardware",
+                              "supported device",
+                              "use ",
+                              "uses ",
+                              "run on",
+                              "runs on",
+                              "running on"}) &&
+         search(sentence,
                 icase("requir|\\bneed|\\bmust\\b|prerequisite|depend|tested (on|with)|"
                       "only (works|runs|supports?)|at least|minimum|\\bmin\\.|or (higher|later|newer|above|"
                       "greater|better)|recommend|\\binstall|compatible|expects?\\b|make sure|ensure|"
                       "you('ll| will) want|>=|≥|\\+ |\\+$|\\+\\)|\\bsupported (gpu|hardware|device)|"
                       "\\buses? (a|an|one|\\d)|\\brun(s|ning)? on\\b"));
 }
+
+// A sentence (or code line) to classify, with its lower-cased copy for the
+// literal guards of case-insensitive patterns.
+class Sentence {
+public:
+  Sentence(const std::string &sentence_text, bool requirement_section)
+      : text(sentence_text), lower(to_lower(sentence_text)), requirement_section_(requirement_section) {}
+  const std::string &text;
+  const std::string lower;
+  // Whether the lower-cased sentence contains one of `words`.
+  bool has(std::initializer_list<std::string_view> words) const { return contains_any(lower, words); }
+  // A requirements section or a requirement cue: worked out once, and only
+  // when a pattern that needs it has matched its literals.
+  bool context() const {
+    if (!context_)
+      context_ = requirement_section_ || has_cue(text, lower);
+    return *context_;
+  }
+
+private:
+  bool requirement_section_;
+  mutable std::optional<bool> context_;
+};
 
 struct Match {
   std::string klass;
@@ -321,17 +411,20 @@ struct Match {
   bool command = false; // an install spec or index URL: counts inside `inline code` too
 };
 
-void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vector<Match> &out) {
-  std::smatch m;
+void find_cuda_toolkit(const Sentence &sentence, bool code, std::vector<Match> &out) {
+  const std::string &s = sentence.text;
+  if (!sentence.has({"cuda"}))
+    return;
   // Install specs are requirements by themselves, in code and in prose.
-  for (auto it = std::sregex_iterator(
-           s.begin(), s.end(),
-           icase("\\b(cudatoolkit|cuda-toolkit|pytorch-cuda|cuda-version|cuda-runtime)\\s*(==|>=|=|~=)\\s*"
-                 "['\"]?(\\d{1,2}\\.\\d{1,2})"));
-       it != std::sregex_iterator(); ++it)
-    out.push_back({"cuda-toolkit", (*it)[3], static_cast<std::size_t>(it->position(0)),
-                   static_cast<std::size_t>(it->length(0)), true});
-  if (code || !context)
+  if (sentence.has({"cudatoolkit", "cuda-toolkit", "pytorch-cuda", "cuda-version", "cuda-runtime"}))
+    for (auto it = std::sregex_iterator(
+             s.begin(), s.end(),
+             icase("\\b(cudatoolkit|cuda-toolkit|pytorch-cuda|cuda-version|cuda-runtime)\\s*(==|>=|=|~=)\\s*"
+                   "['\"]?(\\d{1,2}\\.\\d{1,2})"));
+         it != std::sregex_iterator(); ++it)
+      out.push_back({"cuda-toolkit", (*it)[3], static_cast<std::size_t>(it->position(0)),
+                     static_cast<std::size_t>(it->length(0)), true});
+  if (code || !sentence.context())
     return;
   for (auto it = std::sregex_iterator(
            s.begin(), s.end(),
@@ -346,10 +439,13 @@ void find_cuda_toolkit(const std::string &s, bool code, bool context, std::vecto
   }
 }
 
-void find_driver(const std::string &s, bool code, std::vector<Match> &out) {
+void find_driver(const Sentence &sentence, bool code, std::vector<Match> &out) {
+  const std::string &s = sentence.text;
+  if (!sentence.has({"driver"}))
+    return;
   if (code) {
     std::smatch m;
-    if (std::regex_search(s, m, icase("nvidia-driver-(\\d{3})\\b")))
+    if (sentence.has({"nvidia-driver-"}) && std::regex_search(s, m, icase("nvidia-driver-(\\d{3})\\b")))
       out.push_back({"nvidia-driver", m[1], static_cast<std::size_t>(m.position(0)),
                      static_cast<std::size_t>(m.length(0))});
     return;
@@ -364,18 +460,24 @@ void find_driver(const std::string &s, bool code, std::vector<Match> &out) {
                    static_cast<std::size_t>(m.length(0))});
 }
 
-void find_gpu_model(const std::string &s, bool code, bool context, std::vector<Match> &out) {
+void find_gpu_model(const Sentence &sentence, bool code, std::vector<Match> &out) {
   if (code)
     return;
+  const std::string &s = sentence.text;
   std::smatch m;
   // Architecture flags and compute capability are requirements by themselves.
-  if (std::regex_search(s, m, exact("\\b(sm_\\d{2,3}a?|compute_\\d{2,3})\\b")))
+  if (sentence.has({"sm_", "compute_"}) &&
+      std::regex_search(s, m, exact("\\b(sm_\\d{2,3}a?|compute_\\d{2,3})\\b")))
     out.push_back(
         {"gpu-model", m[1], static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0))});
-  if (std::regex_search(s, m, icase("compute capabilit(y|ies)\\s*(of|>=|≥|:)?\\s*(\\d{1,2}\\.\\d)")))
+  if (sentence.has({"compute capabilit"}) &&
+      std::regex_search(s, m, icase("compute capabilit(y|ies)\\s*(of|>=|≥|:)?\\s*(\\d{1,2}\\.\\d)")))
     out.push_back({"gpu-model", "compute capability " + std::string(m[3]),
                    static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0))});
-  if (!context)
+  // Every name in the pattern below contains one of these.
+  if (!contains_any(s, {"A10", "A30", "A40", "A60", "A80", "H10", "H20", "H80", "B10", "B20", "V10", "P10",
+                        "P40", "T4", "L4", "RTX", "GTX", "TITAN", "Titan"}) ||
+      !sentence.context())
     return;
   if (std::regex_search(
           s, m,
@@ -385,10 +487,12 @@ void find_gpu_model(const std::string &s, bool code, bool context, std::vector<M
         {"gpu-model", m[1], static_cast<std::size_t>(m.position(0)), static_cast<std::size_t>(m.length(0))});
 }
 
-void find_vram(const std::string &s, bool code, bool context, std::vector<Match> &out) {
+void find_vram(const Sentence &sentence, bool code, std::vector<Match> &out) {
   if (code)
     return;
+  const std::string &s = sentence.text;
   const bool memory_word =
+      sentence.has({"gpu", "vram", "video memory", "graphics memory", "gb"}) &&
       search(s, icase("vram|gpu memory|gpu ram|video memory|graphics memory|memory on (the|your|each|a) gpu|"
                       "gpus? with|per gpu|gpu "
                       "\\(|\\d\\s*gb\\s*(of\\s+)?(gpu|vram)|\\d\\s*gb\\s+(A100|H100|V100|A6000|RTX|GPU)|"
@@ -402,35 +506,44 @@ void find_vram(const std::string &s, bool code, bool context, std::vector<Match>
     // "reduces GPU memory by 4 GB" states a saving, not a need.
     if (search(before, icase("\\bby\\s*$|sav|reduc|less|lower|fewer|frees?\\b")))
       continue;
-    if (!context && !search(s, icase("\\buses?|\\bconsum|\\btakes?\\b|\\boccup")))
+    if (!sentence.context() && !search(s, icase("\\buses?|\\bconsum|\\btakes?\\b|\\boccup")))
       continue;
     out.push_back({"vram", std::string((*it)[1]) + " GB", at, static_cast<std::size_t>(it->length(0))});
     break;
   }
 }
 
-void find_cuda_index(const std::string &s, std::vector<Match> &out) {
+void find_cuda_index(const Sentence &sentence, std::vector<Match> &out) {
+  const std::string &s = sentence.text;
   std::smatch m;
-  if (std::regex_search(s, m, icase("download\\.pytorch\\.org/whl/(nightly/)?(cu\\d{2,3})\\b")))
+  if (!sentence.has({"cu"}))
+    return;
+  if (sentence.has({"download.pytorch.org/whl/"}) &&
+      std::regex_search(s, m, icase("download\\.pytorch\\.org/whl/(nightly/)?(cu\\d{2,3})\\b")))
     out.push_back({"cuda-index", m[2], static_cast<std::size_t>(m.position(0)),
                    static_cast<std::size_t>(m.length(0)), true});
-  else if (search(s, icase("pip3? install|index-url|find-links|\\s-f\\s|/whl/")) &&
+  else if (sentence.has({"pip install", "pip3 install", "index-url", "find-links", "-f", "/whl/"}) &&
+           sentence.has({"+cu", "/cu"}) &&
+           search(s, icase("pip3? install|index-url|find-links|\\s-f\\s|/whl/")) &&
            std::regex_search(s, m, icase("[+/](cu\\d{2,3})\\b")))
     out.push_back({"cuda-index", m[1], static_cast<std::size_t>(m.position(0)),
                    static_cast<std::size_t>(m.length(0)), true});
 }
 
-void find_linux_only(const std::string &s, bool code, std::vector<Match> &out) {
+void find_linux_only(const Sentence &sentence, bool code, std::vector<Match> &out) {
   if (code)
     return;
+  const std::string &s = sentence.text;
   std::smatch m;
-  if (std::regex_search(
+  if (sentence.has({"linux"}) &&
+      std::regex_search(
           s, m,
           icase("\\blinux[- ]only\\b|\\bonly (been )?(supported|tested|works?|runs?|available|"
                 "supports?)( on| under)? linux\\b|\\brequires? (a )?linux\\b|\\blinux is required")))
     out.push_back({"linux-only", "Linux only", static_cast<std::size_t>(m.position(0)),
                    static_cast<std::size_t>(m.length(0))});
-  else if (std::regex_search(
+  else if (sentence.has({"mac", "os x", "osx", "apple"}) &&
+           std::regex_search(
                s, m,
                icase("(not|n't|never)( been| be| yet)? (officially )?(supported|work|run|tested|available)"
                      "( on| under| for| with)? (mac ?os|os ?x|macs?|apple|windows (or|and|/) mac ?os)\\b|"
@@ -458,23 +571,28 @@ bool mentions_mac(std::string_view text) {
 
 // A bare list item naming Linux or an NVIDIA GPU under a requirements
 // heading or lead-in ("Core requirements:\n- Linux\n- NVIDIA GPU").
-void find_listed_platform(const std::string &s, bool requirement_list, std::vector<Match> &out) {
+void find_listed_platform(const Sentence &sentence, bool requirement_list, std::vector<Match> &out) {
   if (!requirement_list)
     return;
+  const std::string &s = sentence.text;
   std::smatch m;
-  if (std::regex_search(s, m, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?(linux|ubuntu)\\b")) &&
+  if (sentence.has({"linux", "ubuntu"}) &&
+      search_at_start(s, icase("^\\s*(([-*+]|\\d+[.)])\\s+)?(\\*\\*|__)?(linux|ubuntu)\\b"), &m) &&
       s.size() < 120 && !mentions_mac(s)) // "Linux or macOS with Python 3.8+"
     out.push_back({"linux-only", "Linux in the requirements list", static_cast<std::size_t>(m.position(4)),
                    static_cast<std::size_t>(m.length(4))});
-  if (std::regex_search(s, m, icase("\\b(nvidia|cuda[- ](capable|enabled|compatible))\\s+gpus?\\b")))
+  if (sentence.has({"gpu"}) &&
+      std::regex_search(s, m, icase("\\b(nvidia|cuda[- ](capable|enabled|compatible))\\s+gpus?\\b")))
     out.push_back({"gpu-model", "an NVIDIA GPU", static_cast<std::size_t>(m.position(0)),
                    static_cast<std::size_t>(m.length(0))});
 }
 
 // Build instructions that target Intel Macs: Apple silicon needs arm64.
-void find_x86_arch(const std::string &s, std::vector<Match> &out) {
+void find_x86_arch(const Sentence &sentence, std::vector<Match> &out) {
+  const std::string &s = sentence.text;
   std::smatch m;
-  if (std::regex_search(s, m,
+  if (sentence.has({"x86_64"}) &&
+      std::regex_search(s, m,
                         icase("archflags\\s*=\\s*['\"]?-arch\\s+x86_64['\"]?|\\barch\\s+-x86_64\\b|"
                               "cmake_osx_architectures\\s*=\\s*['\"]?x86_64(?![;\\w]*arm64)")))
     out.push_back({"x86-arch", m.str(0), static_cast<std::size_t>(m.position(0)),
@@ -482,8 +600,9 @@ void find_x86_arch(const std::string &s, std::vector<Match> &out) {
 }
 
 // Example code that puts models or tensors on CUDA with no MPS branch.
-void find_cuda_example(const std::string &s, std::vector<Match> &out) {
-  if (search(s, icase("\\bmps\\b")))
+void find_cuda_example(const Sentence &sentence, std::vector<Match> &out) {
+  const std::string &s = sentence.text;
+  if (s.find("cuda") == std::string::npos || (sentence.has({"mps"}) && search(s, icase("\\bmps\\b"))))
     return;
   std::smatch m;
   // The CUDA-else-CPU choice first: it contains a hard-coded "cuda" too.
@@ -502,9 +621,11 @@ void find_cuda_example(const std::string &s, std::vector<Match> &out) {
 }
 
 // A documented command that starts one process per GPU on several GPUs.
-void find_multi_gpu_command(const std::string &s, std::vector<Match> &out) {
+void find_multi_gpu_command(const Sentence &sentence, std::vector<Match> &out) {
+  const std::string &s = sentence.text;
   std::smatch m;
-  if (!std::regex_search(
+  if (!sentence.has({"--nproc", "dist", "--num", "--gpus", "--multi", "--device"}) ||
+      !std::regex_search(
           s, m,
           icase("--nproc[_-]per[_-]node[= ]+['\"]?(\\d+)|[\\w./-]*dist[\\w-]*\\.sh\\s+(\\d+)\\b|"
                 "--num[_-]gpus[= ]+(\\d+)|--gpus[= ]+(\\d+)\\b|(--multi[_-]gpu)\\b|"
@@ -518,9 +639,11 @@ void find_multi_gpu_command(const std::string &s, std::vector<Match> &out) {
 }
 
 // Mixed precision in fp16 switched on in a documented recipe.
-void find_fp16_example(const std::string &s, std::vector<Match> &out) {
+void find_fp16_example(const Sentence &sentence, std::vector<Match> &out) {
+  const std::string &s = sentence.text;
   std::smatch m;
-  if (std::regex_search(s, m,
+  if (sentence.has({"amp", "fp16", "precision"}) &&
+      std::regex_search(s, m,
                         icase("\\b(use_)?(amp|fp16)\\s*=\\s*true\\b|mixed_precision\\s*=\\s*['\"]fp16|"
                               "(^|\\s)--(amp|fp16)\\b(?![-_=])|--mixed[_-]precision[= ]+['\"]?fp16|"
                               "\\bprecision\\s*=\\s*['\"]?16(-mixed)?\\b")))
@@ -530,8 +653,9 @@ void find_fp16_example(const std::string &s, std::vector<Match> &out) {
 
 // A heading for Linux installation in a document that never mentions a Mac.
 bool is_linux_heading(const std::string &title) {
-  return title.size() < 60 && search(title, icase("^\\W*((install(ing|ation)?|build(ing)?|setup|set up)\\s+"
-                                                  "(on|for|under)\\s+)?linux\\b"));
+  return title.size() < 60 && contains_any(to_lower(title), {"linux"}) &&
+         search_at_start(title, icase("^\\W*((install(ing|ation)?|build(ing)?|setup|set up)\\s+"
+                                      "(on|for|under)\\s+)?linux\\b"));
 }
 // Matches reported once per file: the first, with the count of the others.
 bool reported_once_per_file(const std::string &klass) {
@@ -590,7 +714,7 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       }
     }
     Fact fact;
-    fact.kind = "doc-requirement";
+    fact.kind = fact_kind::DocRequirement;
     fact.name = match.klass;
     fact.span.line = line;
     fact.span.column = column;
@@ -620,20 +744,20 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       const std::string sentence = segment.text.substr(begin, std::min(end - begin, kMaxSentence));
       if (trim(sentence).empty() || is_changelog_line(sentence))
         continue;
-      const bool context = segment.requirement_section || has_cue(sentence);
+      const Sentence classified(sentence, segment.requirement_section);
       std::vector<Match> matches;
-      find_cuda_index(sentence, matches);
-      find_cuda_toolkit(sentence, segment.code, context, matches);
-      find_driver(sentence, segment.code, matches);
-      find_gpu_model(sentence, segment.code, context, matches);
-      find_vram(sentence, segment.code, context, matches);
-      find_linux_only(sentence, segment.code, matches);
-      find_listed_platform(sentence, segment.list_item && segment.requirement_section, matches);
-      find_x86_arch(sentence, matches);
+      find_cuda_index(classified, matches);
+      find_cuda_toolkit(classified, segment.code, matches);
+      find_driver(classified, segment.code, matches);
+      find_gpu_model(classified, segment.code, matches);
+      find_vram(classified, segment.code, matches);
+      find_linux_only(classified, segment.code, matches);
+      find_listed_platform(classified, segment.list_item && segment.requirement_section, matches);
+      find_x86_arch(classified, matches);
       if (segment.code) {
-        find_cuda_example(sentence, matches);
-        find_multi_gpu_command(sentence, matches);
-        find_fp16_example(sentence, matches);
+        find_cuda_example(classified, matches);
+        find_multi_gpu_command(classified, matches);
+        find_fp16_example(classified, matches);
       }
       for (const Match &match : matches) {
         if (!segment.code && !match.command && inside_quotation(sentence, match.offset))

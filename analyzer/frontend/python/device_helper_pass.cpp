@@ -3,12 +3,12 @@
 #include <map>
 #include <string>
 
-#include "core/fact.h"
+#include "core/fact_kinds.h"
 
 namespace mpsaudit {
 namespace {
 
-constexpr std::string_view kDeviceHelperCall = "device-helper-call";
+constexpr std::string_view kDeviceHelperCall = fact_kind::DeviceHelperCall;
 
 std::string_view leaf_of(std::string_view dotted) {
   return dotted.substr(dotted.rfind('.') + 1);

@@ -14,13 +14,14 @@
 #include <string_view>
 #include <vector>
 
-#include "scan/project_pass.h"
+#include "core/fact_kinds.h"
+#include "core/project_pass.h"
 
 namespace mpsaudit {
 
 // name: the helper as called; attributes how (what the caller passes) and
 // selector ("utils/devices.py:12", where the helper tests CUDA).
-inline constexpr std::string_view kMpsByNameCallerFact = "mps-by-name-caller";
+inline constexpr std::string_view kMpsByNameCallerFact = fact_kind::MpsByNameCaller;
 
 void find_mps_by_name_callers(std::vector<ProjectFile> &files);
 

@@ -15,12 +15,14 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <tree_sitter/api.h>
 
+#include "core/fact_kinds.h"
 #include "core/text.h"
 
 extern "C" const TSLanguage *tree_sitter_python(void);
@@ -68,7 +70,8 @@ struct Grammar {
             f_attribute = field("attribute"), f_value = field("value"), f_body = field("body"),
             f_superclasses = field("superclasses"), f_condition = field("condition"),
             f_consequence = field("consequence"), f_alternative = field("alternative"),
-            f_left = field("left"), f_right = field("right"), f_definition = field("definition");
+            f_left = field("left"), f_right = field("right"), f_definition = field("definition"),
+            f_key = field("key");
 };
 
 const Grammar &grammar() {
@@ -551,6 +554,15 @@ private:
     return any_named_child(node, [&](TSNode child) { return is_cuda_availability_value(child, depth + 1); });
   }
 
+  // `"cuda" if args.cuda else "cpu"`: a user option that can only ask for
+  // CUDA. On a Mac the option stays off and the work lands on the CPU, the
+  // same outcome as a choice keyed on torch.cuda.is_available().
+  bool chooses_cuda_or_cpu_by_option(const std::vector<TSNode> &arms_and_condition, TSNode condition) const {
+    const TSNode chosen = arms_and_condition[0], otherwise = arms_and_condition[2];
+    return mentions_cuda(condition) && is_string(chosen) && is_device_literal(string_value(chosen)) &&
+           is_string(otherwise) && string_value(otherwise) == "cpu";
+  }
+
   // Whether `node` contains an MPS alternative or a device literal.
   void scan_selection(TSNode node, bool &has_mps, bool &has_device, bool &has_accelerator,
                       int depth = 0) const {
@@ -789,7 +801,7 @@ private:
   void record_cuda_requirement(TSNode node, std::string_view form) {
     if (guard_ != Guard::None)
       return;
-    Fact fact = make_fact("cuda-requirement", std::string(trim(text(node))), node);
+    Fact fact = make_fact(fact_kind::CudaRequirement, std::string(trim(text(node))), node);
     fact.set_attribute("form", std::string(form));
     // Under `elif opt.device:` or `if LOCAL_RANK != -1:` only that option stops.
     if (!option_branch_.empty()) {
@@ -892,7 +904,7 @@ private:
     }
     scope_ = scope_.empty() ? name : scope_ + "." + name;
     in_forward_ = false;
-    Fact fact = make_fact("class-def", name, field(node, g_.f_name));
+    Fact fact = make_fact(fact_kind::ClassDef, name, field(node, g_.f_name));
     if (in_module_class_)
       fact.set_attribute("nn_module", "true");
     out_.facts.push_back(std::move(fact));
@@ -903,7 +915,7 @@ private:
     ContextSave save(*this);
     const std::string name(text(field(node, g_.f_name)));
     const bool method_of_module = in_module_class_ && !scope_.empty();
-    Fact fact = make_fact("function-def", name, field(node, g_.f_name));
+    Fact fact = make_fact(fact_kind::FunctionDef, name, field(node, g_.f_name));
     out_.facts.push_back(std::move(fact));
     if (method_of_module && name == "forward")
       in_forward_ = true;
@@ -1017,7 +1029,7 @@ private:
     // `if __name__ == "__main__":` marks a script entry point (component
     // roles: tooling and training scripts).
     if (scope_.empty() && is_main_guard(condition))
-      out_.facts.push_back(make_fact("main-guard", "__main__", condition));
+      out_.facts.push_back(make_fact(fact_kind::MainGuard, "__main__", condition));
     const bool cuda_test = mentions_cuda(condition);
     const bool negated = negated_cuda_test(condition);
     const bool option_test = !cuda_test && !is_main_guard(condition);
@@ -1084,7 +1096,7 @@ private:
     const auto found = fallback_imports_.find(std::string(test));
     if (found == fallback_imports_.end())
       return;
-    Fact fact = make_fact("required-import", found->second, condition);
+    Fact fact = make_fact(fact_kind::RequiredImport, found->second, condition);
     if (fact.guard == Guard::ImportFallback)
       fact.guard = Guard::None;
     out_.facts.push_back(std::move(fact));
@@ -1102,7 +1114,8 @@ private:
     const TSNode condition = parts[1];
     const bool cuda_test = mentions_cuda(condition);
     const bool negated = negated_cuda_test(condition);
-    if (calls_cuda_availability(condition) && !inside_selection_) {
+    if ((calls_cuda_availability(condition) || chooses_cuda_or_cpu_by_option(parts, condition)) &&
+        !inside_selection_) {
       record_device_selection(node, condition);
     }
     const bool outer_selection = inside_selection_;
@@ -1167,6 +1180,8 @@ private:
           const std::string keyword(text(field(child, g_.f_name)));
           const TSNode value = field(child, g_.f_value);
           fact.arguments.push_back(make_argument(value, keyword));
+        } else if (std::string_view(ts_node_type(child)) == "dictionary_splat") {
+          add_splatted_keywords(child, fact);
         } else {
           fact.arguments.push_back(make_argument(child, ""));
         }
@@ -1275,6 +1290,60 @@ private:
     return &call_origin_;
   }
 
+  // The value of `keyword=` in a call's argument list; null when absent.
+  TSNode keyword_value(TSNode arguments, std::string_view keyword) const {
+    TSNode value{};
+    for_each_child(arguments, [&](TSNode child, TSFieldId) {
+      if (is(child, g_.keyword_argument) && text(field(child, g_.f_name)) == keyword)
+        value = field(child, g_.f_value);
+    });
+    return value;
+  }
+
+  // `"cpu"` or `torch.device("cpu")`.
+  bool names_the_cpu(TSNode value) const {
+    if (ts_node_is_null(value))
+      return false;
+    if (is_string(value))
+      return string_value(value) == "cpu";
+    if (!is(value, g_.call) || callee_name(field(value, g_.f_function)).first != "torch.device")
+      return false;
+    const TSNode first = ts_node_named_child(field(value, g_.f_arguments), 0);
+    return !ts_node_is_null(first) && is_string(first) && string_value(first) == "cpu";
+  }
+
+  // Where a float64 dtype is used. "host" when the value cannot reach the
+  // device as float64: an entry of a lookup table or a comparison
+  // (`x.dtype == torch.float64`), a tensor built with device="cpu", or one
+  // cast to another dtype at once (`torch.tensor(a, dtype=torch.float64).float()`).
+  // "unknown" otherwise: a device move may follow anywhere.
+  std::string_view float64_placement(TSNode dtype) const {
+    const TSNode parent = ts_node_parent(dtype);
+    if (ts_node_is_null(parent))
+      return "unknown";
+    const std::string_view type = ts_node_type(parent);
+    if (type == "pair" || type == "dictionary" || type == "list" || type == "tuple" || type == "set" ||
+        is(parent, g_.comparison_operator))
+      return "host";
+    if (!is(parent, g_.keyword_argument))
+      return "unknown";
+    const TSNode arguments = ts_node_parent(parent);
+    const TSNode call = ts_node_is_null(arguments) ? TSNode{} : ts_node_parent(arguments);
+    if (ts_node_is_null(call) || !is(call, g_.call))
+      return "unknown";
+    if (names_the_cpu(keyword_value(arguments, "device")))
+      return "host";
+    const TSNode cast = ts_node_parent(call);
+    if (!ts_node_is_null(cast) && is(cast, g_.attribute) && ts_node_eq(field(cast, g_.f_object), call)) {
+      const std::string_view method = text(field(cast, g_.f_attribute));
+      const TSNode cast_call = ts_node_parent(cast);
+      if ((method == "float" || method == "half" || method == "bfloat16") && !ts_node_is_null(cast_call) &&
+          is(cast_call, g_.call))
+        return "host";
+    }
+    return "unknown";
+  }
+
   bool has_keyword(TSNode arguments, std::string_view keyword) const {
     bool found = false;
     for_each_child(arguments, [&](TSNode child, TSFieldId) {
@@ -1374,7 +1443,7 @@ private:
     const NumpyOrigin *origin = numpy_float_origin(array);
     if (origin == nullptr)
       return;
-    Fact fact = make_fact("numpy-float64-to-device", sink, call);
+    Fact fact = make_fact(fact_kind::NumpyFloat64ToDevice, sink, call);
     fact.span = out_.facts.back().span; // where the call's own fact points
     fact.set_attribute("origin", origin->call);
     fact.set_attribute("origin_line", std::to_string(origin->line));
@@ -1463,7 +1532,7 @@ private:
     } else
       return;
     Fact fact = call;
-    fact.kind = "device-helper-call";
+    fact.kind = fact_kind::DeviceHelperCall;
     fact.arguments.clear();
     fact.set_attribute("how", how);
     out_.facts.push_back(std::move(fact));
@@ -1476,7 +1545,7 @@ private:
       if (option == empty_options_.end() || !reported_options_.insert(dest).second)
         continue;
       Fact fact = option->second;
-      fact.kind = "device-helper-call";
+      fact.kind = fact_kind::DeviceHelperCall;
       fact.name = helper;
       out_.facts.push_back(std::move(fact));
     }
@@ -1538,7 +1607,7 @@ private:
     if (guard_ != Guard::CudaCheck && !enabled_on_cuda)
       return;
     Fact scaler = call;
-    scaler.kind = "cuda-only-grad-scaler";
+    scaler.kind = fact_kind::CudaOnlyGradScaler;
     scaler.guard = Guard::None; // the CUDA test is what is reported
     scaler.arguments.clear();
     pending_scalers_.push_back(std::move(scaler));
@@ -1572,7 +1641,7 @@ private:
     // appending may move.
     std::vector<Fact> built;
     for (const std::string &file : quoted_native_sources(sources->text)) {
-      built.push_back(fact_at(call, "build-source", file));
+      built.push_back(fact_at(call, std::string(fact_kind::BuildSource), file));
       built.back().set_attribute("optional", call.guard == Guard::None ? "false" : "true");
     }
     for (Fact &source : built)
@@ -1693,7 +1762,57 @@ private:
     // A bare module name (`torch`) is no use to any rule.
     if (canonical.find('.') == std::string::npos)
       return;
-    out_.facts.push_back(make_fact(fact_kind::Attribute, canonical, node));
+    Fact fact = make_fact(fact_kind::Attribute, canonical, node);
+    if (canonical == "torch.float64" || canonical == "torch.double")
+      fact.set_attribute("placement", std::string(float64_placement(node)));
+    out_.facts.push_back(std::move(fact));
+  }
+
+  // `params = {"gpus": n, ...}` starts a keyword dict; `params["key"] = v`
+  // adds to it; any other assignment to the name forgets it.
+  void track_keyword_dict(TSNode left, TSNode right) {
+    if (ts_node_is_null(left) || ts_node_is_null(right))
+      return;
+    if (is(left, g_.identifier)) {
+      const std::string key = scope_ + "::" + std::string(text(left));
+      if (std::string_view(ts_node_type(right)) != "dictionary") {
+        keyword_dicts_.erase(key);
+        return;
+      }
+      auto &entries = keyword_dicts_[key];
+      entries.clear();
+      for_each_child(right, [&](TSNode pair, TSFieldId) {
+        const TSNode name = field(pair, g_.f_key);
+        if (std::string_view(ts_node_type(pair)) == "pair" && is_string(name))
+          entries.emplace_back(string_value(name), field(pair, g_.f_value));
+      });
+      return;
+    }
+    if (std::string_view(ts_node_type(left)) != "subscript")
+      return;
+    const TSNode dict = field(left, g_.f_value);
+    const TSNode name = ts_node_child_by_field_name(left, "subscript", 9);
+    if (!is(dict, g_.identifier) || ts_node_is_null(name) || !is_string(name))
+      return;
+    const auto found = keyword_dicts_.find(scope_ + "::" + std::string(text(dict)));
+    if (found != keyword_dicts_.end())
+      found->second.emplace_back(string_value(name), right);
+  }
+
+  // The keyword arguments a `**name` argument passes, each placed where its
+  // entry was written, so that a finding about one points at it.
+  void add_splatted_keywords(TSNode splat, Fact &call) const {
+    const TSNode name = ts_node_named_child(splat, 0);
+    if (ts_node_is_null(name) || !is(name, g_.identifier))
+      return;
+    const auto found = keyword_dicts_.find(scope_ + "::" + std::string(text(name)));
+    if (found == keyword_dicts_.end())
+      return;
+    for (const auto &[keyword, value] : found->second) {
+      Argument argument = make_argument(value, keyword);
+      argument.written_at = span_of(value);
+      call.arguments.push_back(std::move(argument));
+    }
   }
 
   [[gnu::noinline]] void visit_assignment(TSNode node, int depth) {
@@ -1701,6 +1820,7 @@ private:
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
     track_numpy_floats(target, right);
+    track_keyword_dict(left, right);
     if (!target.empty() && is(right, g_.comparison_operator) && compares_with_mps_literal(right))
       mps_request_flags_.insert(target); // `mps = device == "mps"`
     if (!target.empty() && !ts_node_is_null(right) && is_cuda_availability_value(right)) {
@@ -1732,7 +1852,7 @@ private:
     // Config modules set their values at module level; inside a function an
     // attribute assignment is code (`m.amp = True` in a check).
     if (scope_.empty() && target.find('.') != std::string::npos)
-      record_setting("config-value", target, right, node);
+      record_setting(fact_kind::ConfigValue, target, right, node);
     if (is_string(right)) {
       if (!ts_node_is_null(left))
         visit(left, depth + 1);
@@ -1744,7 +1864,7 @@ private:
   // A literal setting a user would change: a parameter default
   // (`mixed_precision="fp16"`, `amp=True`) or a module-level config entry
   // (`train.amp.enabled = True`). Only literals: computed values are code.
-  static constexpr std::string_view fact_kind_parameter_default = "parameter-default";
+  static constexpr std::string_view fact_kind_parameter_default = fact_kind::ParameterDefault;
   void record_setting(std::string_view kind, std::string name, TSNode value, TSNode node) {
     if (ts_node_is_null(value))
       return;
@@ -1802,6 +1922,10 @@ private:
   std::unordered_map<std::string, TSNode> cuda_flag_assignments_;
   std::unordered_set<std::string> reported_flags_;
   std::unordered_set<std::string> mps_request_flags_; // names assigned `x == "mps"`
+  // Keyword arguments gathered in a dict before a `f(**name)` call: the
+  // string-keyed entries of `name = {...}` and `name["key"] = value` (scope
+  // + name -> (key, value) in source order).
+  std::unordered_map<std::string, std::vector<std::pair<std::string, TSNode>>> keyword_dicts_;
   // Names bound to float64 NumPy arrays in the current function, and
   // `self.x` arrays by class (Class::self.x), seen by every later method.
   std::unordered_map<std::string, NumpyOrigin> numpy_float_names_;
@@ -1886,8 +2010,50 @@ TSParser *thread_parser() {
 
 } // namespace
 
-FileFacts extract_python_source(std::string_view source, const std::string &path, unsigned timeout_ms) {
-  FileFacts facts;
+// The facts of each kind this front end emits, and the words a file must
+// contain for it to emit one (see python_kind_triggers in the header). Keep
+// in step with the Walker: a kind missing here turns the prefilter off for
+// every rule on it (scan/python_prefilter.cpp).
+std::optional<PythonKindTriggers> python_kind_triggers(std::string_view kind) {
+  static const std::map<std::string_view, PythonKindTriggers> kTriggers{
+      {fact_kind::Import, {true, {}}},
+      {fact_kind::Call, {true, {}}},
+      {fact_kind::Attribute, {true, {}}},
+      {fact_kind::Assignment, {true, {}}},
+      {"function-def", {true, {}}},
+      {"class-def", {true, {}}},
+      {"parameter-default", {true, {}}},
+      {"config-value", {true, {}}},
+      // is_device_literal: "cuda", "cuda:N".
+      {fact_kind::DeviceString, {false, {"cuda"}}},
+      // visit_if / record_flag_decision: a CUDA availability test.
+      {fact_kind::DeviceSelection, {false, {"cuda"}}},
+      // record_cuda_requirement: a CUDA test or CUDA device query.
+      {"cuda-requirement", {false, {"cuda"}}},
+      // note_mixed_precision: is_grad_scaler.
+      {"cuda-only-grad-scaler", {false, {"gradscaler", "nativescaler"}}},
+      // torch.from_numpy / torch.tensor / torch.as_tensor moved to a device.
+      {"numpy-float64-to-device", {false, {"torch"}}},
+      // note_device_helper_call: a helper whose name contains "device".
+      {"device-helper-call", {false, {"device"}}},
+      // A fallback import (try/except ImportError) required after all.
+      {"required-import", {false, {"import"}}},
+      // is_main_guard.
+      {"main-guard", {false, {"__main__"}}},
+  };
+  const auto found = kTriggers.find(kind);
+  if (found == kTriggers.end())
+    return std::nullopt;
+  return found->second;
+}
+
+namespace {
+
+// Parses `source`; null after a timeout, with the diagnostic in `facts`. A
+// tree with errors adds a warning: tree-sitter recovers, so the rest of the
+// file is still analysed.
+std::unique_ptr<TSTree, TreeDeleter> parse_python(std::string_view source, const std::string &path,
+                                                  unsigned timeout_ms, FileFacts &facts) {
   TSParser *parser = thread_parser();
   ts_parser_reset(parser);
   ts_parser_set_timeout_micros(parser, static_cast<uint64_t>(timeout_ms) * 1000u);
@@ -1898,11 +2064,10 @@ FileFacts extract_python_source(std::string_view source, const std::string &path
     facts.diagnostics.push_back({DiagnosticLevel::Error, path, 0, "parse-timeout",
                                  "parsing took longer than " + std::to_string(timeout_ms) +
                                      " ms (--max-parse-time); the file was not analysed"});
-    return facts;
+    return tree;
   }
-  const TSNode root = ts_tree_root_node(tree.get());
   TSPoint where{};
-  if (first_error(root, where)) {
+  if (first_error(ts_tree_root_node(tree.get()), where)) {
     // tree-sitter recovers from errors: facts from the rest of the file are
     // still extracted, so this is a warning, not an error.
     facts.diagnostics.push_back({DiagnosticLevel::Warning, path, where.row + 1, "syntax-error",
@@ -1910,8 +2075,57 @@ FileFacts extract_python_source(std::string_view source, const std::string &path
                                      std::to_string(where.column + 1) +
                                      "; the rest of the file was still analysed"});
   }
+  return tree;
+}
+
+} // namespace
+
+FileFacts extract_python_source(std::string_view source, const std::string &path, unsigned timeout_ms) {
+  FileFacts facts;
+  const auto tree = parse_python(source, path, timeout_ms, facts);
+  if (!tree)
+    return facts;
   Walker walker(source, path, facts);
-  walker.run(root);
+  walker.run(ts_tree_root_node(tree.get()));
+  return facts;
+}
+
+namespace {
+
+// Whether the tree nests deeper than `limit` levels: a cursor loop, not a
+// recursion, for the same reason as first_error.
+bool deeper_than(TSNode root, int limit) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  int depth = 0;
+  bool deep = false;
+  while (!deep) {
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      deep = ++depth > limit;
+      continue;
+    }
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        ts_tree_cursor_delete(&cursor);
+        return false;
+      }
+      --depth;
+    }
+  }
+  ts_tree_cursor_delete(&cursor);
+  return true;
+}
+
+} // namespace
+
+FileFacts extract_python_syntax_only(std::string_view source, const std::string &path, unsigned timeout_ms) {
+  FileFacts facts;
+  const auto tree = parse_python(source, path, timeout_ms, facts);
+  // The walk stops at kMaxDepth with a warning; a tree that deep is walked,
+  // so that its warning is the same as in a full extraction.
+  if (tree && deeper_than(ts_tree_root_node(tree.get()), kMaxDepth / 2)) {
+    Walker walker(source, path, facts);
+    walker.run(ts_tree_root_node(tree.get()));
+  }
   return facts;
 }
 

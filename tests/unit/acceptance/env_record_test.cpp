@@ -11,6 +11,7 @@
 #include "acceptance/env_query_script.h"
 #include "acceptance/env_record.h"
 #include "acceptance_test_support.h"
+#include "core/confined_file.h"
 
 using namespace mpsaudit::acceptance;
 using mpsaudit::testing::ScopedVariable;
@@ -39,10 +40,10 @@ QueryOptions generous() {
 } // namespace
 
 TEST_CASE("the query script is compiled in, and is the file in the source tree", "[env]") {
-  std::ifstream in(std::string(MPSAUDIT_SOURCE_DIR) + "/analyzer/acceptance/env_query.py");
-  std::stringstream source;
-  source << in.rdbuf();
-  CHECK(env_query_script() == source.str());
+  const std::optional<std::string> source =
+      mpsaudit::read_whole_file(std::string(MPSAUDIT_SOURCE_DIR) + "/analyzer/acceptance/env_query.py");
+  REQUIRE(source);
+  CHECK(env_query_script() == *source);
   CHECK(env_query_script().find("import torch") != std::string_view::npos);
 }
 

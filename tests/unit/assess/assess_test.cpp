@@ -22,7 +22,7 @@ using testing::SourceText;
 
 EffortModel repository_model() {
   std::vector<Diagnostic> diagnostics;
-  EffortModel model = load_effort_model(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/effort.toml", diagnostics);
+  EffortModel model = load_effort_model(testing::rules_directory() + "/effort.toml", diagnostics);
   REQUIRE(diagnostics.empty());
   return model;
 }

@@ -1,4 +1,4 @@
-// The effort arithmetic of issue 16: kernel families, packages once per
+// The effort arithmetic: kernel families, packages once per
 // repository, acceptance on the Mac, and the recommended path's figure.
 #include <catch2/catch.hpp>
 
@@ -16,7 +16,7 @@ namespace {
 
 EffortModel repository_model() {
   std::vector<Diagnostic> diagnostics;
-  EffortModel model = load_effort_model(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/effort.toml", diagnostics);
+  EffortModel model = load_effort_model(testing::rules_directory() + "/effort.toml", diagnostics);
   REQUIRE(diagnostics.empty());
   return model;
 }

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/confined_file.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 
 namespace mpsaudit::checkpoint::testing {
@@ -17,11 +18,9 @@ inline std::string fixture_path(const std::string &name) {
 }
 
 inline std::string read_fixture(const std::string &name) {
-  std::ifstream in(fixture_path(name), std::ios::binary);
-  REQUIRE(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  const std::optional<std::string> bytes = mpsaudit::read_whole_file(fixture_path(name));
+  REQUIRE(bytes);
+  return *bytes;
 }
 
 inline CheckpointSummary summarize(const std::string &bytes) {

@@ -7,8 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/project_pass.h"
 #include "frontend/cxx/cxx_frontend.h"
-#include "scan/project_pass.h"
 
 namespace mpsaudit::test {
 

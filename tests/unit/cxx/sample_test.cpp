@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/confined_file.h"
 #include "cxx_test_util.h"
 #include "frontend/cxx/registration_pass.h"
 #include "frontend/frontend.h"
@@ -35,10 +36,7 @@ std::vector<ProjectFile> extract_sample(const std::string &name) {
     source.path = path;
     source.absolute_path = (root / path).string();
     source.kind = classify_path(path);
-    std::ifstream in(source.absolute_path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    source.text = text.str();
+    source.text = read_whole_file(source.absolute_path).value_or("");
     const Extractor *extractor = find_extractor(source.kind);
     if (!extractor)
       continue;

@@ -19,8 +19,7 @@ namespace {
 const FixCatalog &repository_fixes() {
   static const FixCatalog catalog = [] {
     std::vector<Diagnostic> diagnostics;
-    FixCatalog loaded =
-        FixCatalog::load_file(std::string(MPSAUDIT_SOURCE_DIR) + "/rules/fixes.toml", diagnostics);
+    FixCatalog loaded = FixCatalog::load_file(testing::rules_directory() + "/fixes.toml", diagnostics);
     for (const auto &diagnostic : diagnostics)
       FAIL(diagnostic.path << ":" << diagnostic.line << ": " << diagnostic.message);
     return loaded;

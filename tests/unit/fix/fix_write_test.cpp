@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/confined_file.h"
 #include "fix/fix.h"
 #include "fix/fix_files.h"
 
@@ -38,10 +39,7 @@ public:
     std::ofstream(root_ / relative, std::ios::binary) << text;
   }
   std::string read(const std::string &relative) const {
-    std::ifstream in(root_ / relative, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return read_whole_file(root_ / relative).value_or("");
   }
   // A planned fix of `relative`, read as plan_fixes reads it.
   FileFix plan(const std::string &relative, const std::string &fixed) const {

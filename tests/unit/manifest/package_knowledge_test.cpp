@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/confined_file.h"
 #include "core/text.h"
 #include "frontend/manifest/package_knowledge.h"
 #include "rules/engine.h"
@@ -18,10 +19,7 @@ using namespace mpsaudit::manifest;
 namespace {
 
 std::string read_source_file(const std::string &relative) {
-  std::ifstream in(std::string(MPSAUDIT_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_whole_file(std::string(MPSAUDIT_SOURCE_DIR) + "/" + relative).value_or("");
 }
 
 PackageKnowledge load_knowledge() {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/confined_file.h"
 #include "frontend/manifest/manifest_frontend.h"
 
 using namespace mpsaudit;
@@ -19,10 +20,7 @@ std::vector<std::string> sample_texts() {
   for (const auto &entry : fs::recursive_directory_iterator(root)) {
     if (!entry.is_regular_file())
       continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    texts.push_back(buffer.str());
+    texts.push_back(mpsaudit::read_whole_file(entry.path()).value_or(""));
   }
   return texts;
 }

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "../test_support.h"
+#include "core/confined_file.h"
 #include "frontend/prose/prose_frontend.h"
 
 using namespace mpsaudit;
@@ -28,11 +29,10 @@ std::set<Requirement> requirements(const std::string &text, const std::string &p
 }
 
 std::string read_sample(const std::string &relative) {
-  std::ifstream in(std::string(MPSAUDIT_SOURCE_DIR) + "/samples/memory-fit/" + relative);
-  REQUIRE(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  const std::optional<std::string> text =
+      read_whole_file(std::string(MPSAUDIT_SOURCE_DIR) + "/samples/memory-fit/" + relative);
+  REQUIRE(text);
+  return *text;
 }
 
 } // namespace

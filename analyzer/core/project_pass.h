@@ -2,7 +2,8 @@
 // here and its CPU registration there; a dependency declared in
 // requirements.txt and imported in code). They run after every file's facts
 // are extracted and before rules are evaluated, and may add facts to any
-// file. A front end's pass is listed in frontend/registry.cpp.
+// file. A front end's pass is listed in frontend/registry.cpp
+// (frontend_project_passes in frontend/frontend.h).
 #pragma once
 
 #include <functional>
@@ -44,8 +45,11 @@ struct ProjectPass {
   // it. The scan keeps only that, so a pass that reads a few calls does not
   // keep every call of a large tree.
   std::function<FactRetention(const Fact &fact)> retention;
+  // Words (any case) a Python file must contain for this pass to read or
+  // write anything of it; empty when it reads no Python facts. The Python
+  // prefilter (scan/python_prefilter.h) extracts only files that contain a
+  // word some rule, pass or the assessment needs.
+  std::vector<std::string> python_triggers;
 };
-
-const std::vector<ProjectPass> &project_passes();
 
 } // namespace mpsaudit

@@ -1,0 +1,696 @@
+#include "scan/result_cache.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <random>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+#include "frontend/cxx/cxx_plugin.h"
+#include "frontend/frontend.h"
+
+namespace mpsaudit {
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- SHA-256 (FIPS 180-4) ----
+
+constexpr std::array<std::uint32_t, 64> kRound = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+std::uint32_t rotate_right(std::uint32_t value, int bits) {
+  return (value >> bits) | (value << (32 - bits));
+}
+
+void sha256_block(std::array<std::uint32_t, 8> &state, const unsigned char *block) {
+  std::uint32_t w[64];
+  for (int i = 0; i < 16; ++i)
+    w[i] = (std::uint32_t(block[4 * i]) << 24) | (std::uint32_t(block[4 * i + 1]) << 16) |
+           (std::uint32_t(block[4 * i + 2]) << 8) | std::uint32_t(block[4 * i + 3]);
+  for (int i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotate_right(w[i - 15], 7) ^ rotate_right(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotate_right(w[i - 2], 17) ^ rotate_right(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5],
+                g = state[6], h = state[7];
+  for (int i = 0; i < 64; ++i) {
+    const std::uint32_t s1 = rotate_right(e, 6) ^ rotate_right(e, 11) ^ rotate_right(e, 25);
+    const std::uint32_t choice = (e & f) ^ (~e & g);
+    const std::uint32_t t1 = h + s1 + choice + kRound[i] + w[i];
+    const std::uint32_t s0 = rotate_right(a, 2) ^ rotate_right(a, 13) ^ rotate_right(a, 22);
+    const std::uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+    const std::uint32_t t2 = s0 + majority;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  state[0] += a;
+  state[1] += b;
+  state[2] += c;
+  state[3] += d;
+  state[4] += e;
+  state[5] += f;
+  state[6] += g;
+  state[7] += h;
+}
+
+std::string to_hex(std::string_view raw) {
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(raw.size() * 2);
+  for (unsigned char byte : raw) {
+    hex.push_back(digits[byte >> 4]);
+    hex.push_back(digits[byte & 15]);
+  }
+  return hex;
+}
+
+// ---- key building: length-prefixed fields, so that no two field lists
+// concatenate to the same bytes ----
+
+class KeyBuilder {
+public:
+  KeyBuilder &add(std::string_view field) {
+    const auto size = static_cast<std::uint64_t>(field.size());
+    for (int i = 0; i < 8; ++i)
+      bytes_.push_back(static_cast<char>((size >> (8 * i)) & 0xff));
+    bytes_.append(field);
+    return *this;
+  }
+  KeyBuilder &add(std::uint64_t number) { return add(std::to_string(number)); }
+  std::string digest() const { return sha256_raw(bytes_); }
+
+private:
+  std::string bytes_;
+};
+
+// ---- entry encoding ----
+
+constexpr char kMagic[8] = {'M', 'P', 'S', 'C', 'A', 'C', 'H', 'E'};
+constexpr std::size_t kKeyBytes = 32;
+constexpr std::size_t kHeaderBytes = sizeof kMagic + 4 + kKeyBytes + 8 + 8;
+// How often a run that wrote entries checks the cache's size.
+constexpr std::int64_t kTrimIntervalSeconds = 3600;
+// C/C++/CUDA files up to this size enter the C-family key by content.
+constexpr std::uint64_t kMaxHashedHeaderBytes = 16ull << 20;
+// No front end's facts for one file come near this; a larger entry is junk.
+constexpr std::uint64_t kMaxEntryBytes = 256ull << 20;
+
+// FNV-1a over the payload: catches truncation and bit rot (the directory is
+// the user's own, so no adversary forges entries).
+std::uint64_t checksum(std::string_view data) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char byte : data) {
+    hash ^= byte;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+class Writer {
+public:
+  void u8(std::uint8_t value) { out.push_back(static_cast<char>(value)); }
+  void u32(std::uint32_t value) {
+    for (int i = 0; i < 4; ++i)
+      out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+  }
+  void u64(std::uint64_t value) {
+    for (int i = 0; i < 8; ++i)
+      out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+  }
+  void str(std::string_view text) {
+    u32(static_cast<std::uint32_t>(text.size()));
+    out.append(text);
+  }
+  std::string out;
+};
+
+// Reads what Writer wrote; any read past the end sets `failed` and yields
+// zeros, so a truncated payload never reads outside its buffer.
+class Reader {
+public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  std::uint8_t u8() { return static_cast<std::uint8_t>(take(1)[0]); }
+  std::uint32_t u32() {
+    const std::string_view bytes = take(4);
+    std::uint32_t value = 0;
+    for (int i = 0; i < 4; ++i)
+      value |= std::uint32_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
+    return value;
+  }
+  std::uint64_t u64() {
+    const std::string_view bytes = take(8);
+    std::uint64_t value = 0;
+    for (int i = 0; i < 8; ++i)
+      value |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
+    return value;
+  }
+  std::string str() { return std::string(take(u32())); }
+  // A count of items each at least `min_bytes` long: never more than remain.
+  std::size_t count(std::size_t min_bytes) {
+    const std::uint32_t n = u32();
+    if (static_cast<std::uint64_t>(n) * min_bytes > data_.size() - position_)
+      failed = true;
+    return failed ? 0 : n;
+  }
+  bool at_end() const { return position_ == data_.size(); }
+  bool failed = false;
+
+private:
+  std::string_view take(std::size_t size) {
+    static const char zeros[8] = {};
+    if (failed || size > data_.size() - position_) {
+      failed = true;
+      return std::string_view(zeros, size <= sizeof zeros ? size : 0);
+    }
+    const std::string_view bytes = data_.substr(position_, size);
+    position_ += size;
+    return bytes;
+  }
+  std::string_view data_;
+  std::size_t position_ = 0;
+};
+
+constexpr auto kMaxGuard = static_cast<std::uint8_t>(Guard::CpuFallback);
+constexpr auto kMaxLevel = static_cast<std::uint8_t>(DiagnosticLevel::Error);
+
+// Stops compiling when a field is added to or removed from what an entry
+// holds: write_fact and read_fact must learn it, and kResultCacheFormat go up,
+// or warm scans would silently lose the new field.
+[[maybe_unused]] void entry_fields_are_all_written(const FileFacts &facts, const Fact &fact,
+                                                   const Argument &argument, const Diagnostic &diagnostic) {
+  [[maybe_unused]] const auto &[f1, f2, f3] = facts;
+  [[maybe_unused]] const auto &[g1, g2, g3, g4, g5, g6, g7, g8, g9, g10] = fact;
+  [[maybe_unused]] const auto &[s1, s2, s3, s4] = fact.span;
+  [[maybe_unused]] const auto &[a1, a2, a3, a4, a5, a6] = argument;
+  [[maybe_unused]] const auto &[d1, d2, d3, d4, d5] = diagnostic;
+}
+
+void write_span(Writer &writer, const Span &span) {
+  writer.u32(span.line);
+  writer.u32(span.column);
+  writer.u32(span.end_line);
+  writer.u32(span.end_column);
+}
+
+Span read_span(Reader &reader) {
+  Span span;
+  span.line = reader.u32();
+  span.column = reader.u32();
+  span.end_line = reader.u32();
+  span.end_column = reader.u32();
+  return span;
+}
+
+void write_fact(Writer &writer, const Fact &fact) {
+  writer.str(fact.kind);
+  writer.str(fact.name);
+  write_span(writer, fact.span);
+  writer.u32(static_cast<std::uint32_t>(fact.arguments.size()));
+  for (const Argument &argument : fact.arguments) {
+    writer.str(argument.keyword);
+    writer.str(argument.text);
+    writer.str(argument.canonical);
+    writer.str(argument.value);
+    writer.u8(argument.is_string ? 1 : 0);
+    write_span(writer, argument.written_at);
+  }
+  writer.u32(static_cast<std::uint32_t>(fact.attributes.size()));
+  for (const auto &[key, value] : fact.attributes) {
+    writer.str(key);
+    writer.str(value);
+  }
+  writer.u8(static_cast<std::uint8_t>(fact.guard));
+  writer.str(fact.scope);
+  writer.u8(fact.in_forward ? 1 : 0);
+  writer.u32(static_cast<std::uint32_t>(fact.cell));
+  writer.u32(fact.cell_line);
+}
+
+Fact read_fact(Reader &reader) {
+  Fact fact;
+  fact.kind = reader.str();
+  fact.name = reader.str();
+  fact.span = read_span(reader);
+  fact.arguments.resize(reader.count(33));
+  for (Argument &argument : fact.arguments) {
+    argument.keyword = reader.str();
+    argument.text = reader.str();
+    argument.canonical = reader.str();
+    argument.value = reader.str();
+    argument.is_string = reader.u8() != 0;
+    argument.written_at = read_span(reader);
+  }
+  const std::size_t attributes = reader.count(8);
+  fact.attributes.reserve(attributes);
+  for (std::size_t i = 0; i < attributes; ++i) {
+    std::string key = reader.str();
+    fact.attributes.emplace_back(std::move(key), reader.str());
+  }
+  const std::uint8_t guard = reader.u8();
+  if (guard > kMaxGuard)
+    reader.failed = true;
+  fact.guard = static_cast<Guard>(guard);
+  fact.scope = reader.str();
+  fact.in_forward = reader.u8() != 0;
+  fact.cell = static_cast<int>(reader.u32());
+  fact.cell_line = reader.u32();
+  return fact;
+}
+
+// Reads a regular file without following a symbolic link, up to `limit` bytes.
+std::optional<std::string> read_regular_file(const std::string &path, std::uint64_t limit,
+                                             struct stat *info_out = nullptr, int *fd_out = nullptr) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return std::nullopt;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) > limit) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string data(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t got = ::read(fd, data.data() + done, data.size() - done);
+    if (got <= 0)
+      break;
+    done += static_cast<std::size_t>(got);
+  }
+  data.resize(done);
+  if (info_out)
+    *info_out = info;
+  if (fd_out)
+    *fd_out = fd;
+  else
+    ::close(fd);
+  return data;
+}
+
+// A file's size and modification time, or "none".
+std::string file_identity(const std::string &path) {
+  struct stat info {};
+  if (path.empty() || ::stat(path.c_str(), &info) != 0)
+    return "none";
+  return std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
+         std::to_string(info.st_mtim.tv_nsec);
+}
+
+// The running binary: a rebuilt tool (a developer's build keeps its version
+// number) does not trust old entries.
+std::string executable_identity() {
+  return file_identity("/proc/self/exe");
+}
+
+// The C/C++/CUDA front end is a plugin beside the binary, or where
+// MPSAUDIT_CXX_PLUGIN points (frontend/cxx/cxx_lazy_frontend.cpp): a
+// rebuilt or another plugin parses differently.
+std::string cxx_plugin_identity() {
+  const char *explicit_path = std::getenv("MPSAUDIT_CXX_PLUGIN");
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  const std::string beside = error ? std::string() : (self.parent_path() / kCxxPluginFileName).string();
+  return std::string(explicit_path ? explicit_path : "") + "|" +
+         file_identity(explicit_path ? explicit_path : "") + "|" + file_identity(beside);
+}
+
+std::uint64_t cache_max_bytes() {
+  if (const char *text = std::getenv("MPSAUDIT_CACHE_MAX_BYTES"); text && *text) {
+    char *end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (end && *end == '\0' && value > 0)
+      return value;
+  }
+  return kDefaultCacheMaxBytes;
+}
+
+std::string unique_suffix() {
+  static std::atomic<std::uint64_t> counter{0};
+  std::random_device device;
+  return std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + "." +
+         std::to_string(device());
+}
+
+} // namespace
+
+std::string sha256_raw(std::string_view data) {
+  std::array<std::uint32_t, 8> state = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  const auto *bytes = reinterpret_cast<const unsigned char *>(data.data());
+  std::size_t whole = data.size() / 64 * 64;
+  for (std::size_t offset = 0; offset < whole; offset += 64)
+    sha256_block(state, bytes + offset);
+  unsigned char tail[128] = {};
+  const std::size_t rest = data.size() - whole;
+  std::memcpy(tail, bytes + whole, rest);
+  tail[rest] = 0x80;
+  const std::size_t tail_size = rest + 9 <= 64 ? 64 : 128;
+  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  for (int i = 0; i < 8; ++i)
+    tail[tail_size - 1 - i] = static_cast<unsigned char>((bits >> (8 * i)) & 0xff);
+  for (std::size_t offset = 0; offset < tail_size; offset += 64)
+    sha256_block(state, tail + offset);
+  std::string digest(32, '\0');
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j)
+      digest[4 * i + j] = static_cast<char>((state[i] >> (24 - 8 * j)) & 0xff);
+  return digest;
+}
+
+std::string sha256_hex(std::string_view data) {
+  return to_hex(sha256_raw(data));
+}
+
+std::string default_cache_directory() {
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
+    return std::string(xdg) + "/mpsaudit";
+  if (const char *home = std::getenv("HOME"); home && *home == '/')
+    return std::string(home) + "/.cache/mpsaudit";
+  return {};
+}
+
+std::string catalog_fingerprint(const RuleCatalog &catalog) {
+  KeyBuilder key;
+  const auto add_list = [&key](const std::vector<std::string> &items) {
+    key.add(items.size());
+    for (const auto &item : items)
+      key.add(item);
+  };
+  for (const Rule &rule : catalog.rules()) {
+    key.add(rule.id).add(rule.name).add(rule.family).add(rule.message).add(rule.replacement);
+    key.add(static_cast<std::uint64_t>(rule.effort)).add(static_cast<std::uint64_t>(rule.severity));
+    key.add(static_cast<std::uint64_t>(rule.guarded));
+    key.add(rule.kinds.size());
+    for (FileKind kind : rule.kinds)
+      key.add(to_string(kind));
+    add_list(rule.match.kinds);
+    add_list(rule.match.names);
+    add_list(rule.match.not_names);
+    for (const auto &[attribute, patterns] : rule.match.where) {
+      key.add(attribute);
+      add_list(patterns);
+    }
+    for (const auto *tests : {&rule.match.argument_absent, &rule.match.argument_matches}) {
+      key.add(tests->size());
+      for (const ArgumentTest &test : *tests) {
+        key.add(test.keyword).add(static_cast<std::uint64_t>(test.position + 1));
+        add_list(test.patterns);
+      }
+    }
+    key.add(rule.match.in_forward ? (*rule.match.in_forward ? "forward" : "not-forward") : "any");
+    add_list(rule.superseded_by);
+  }
+  return key.digest();
+}
+
+std::string encode_entry(std::string_view key, const FileFacts &facts) {
+  Writer payload;
+  payload.str(facts.mode);
+  payload.u32(static_cast<std::uint32_t>(facts.diagnostics.size()));
+  for (const Diagnostic &diagnostic : facts.diagnostics) {
+    payload.u8(static_cast<std::uint8_t>(diagnostic.level));
+    payload.str(diagnostic.path);
+    payload.u32(diagnostic.line);
+    payload.str(diagnostic.code);
+    payload.str(diagnostic.message);
+  }
+  payload.u32(static_cast<std::uint32_t>(facts.facts.size()));
+  for (const Fact &fact : facts.facts)
+    write_fact(payload, fact);
+
+  Writer entry;
+  entry.out.append(kMagic, sizeof kMagic);
+  entry.u32(kResultCacheFormat);
+  entry.out.append(key.substr(0, kKeyBytes));
+  entry.u64(payload.out.size());
+  entry.u64(checksum(payload.out));
+  entry.out += payload.out;
+  return entry.out;
+}
+
+std::optional<FileFacts> decode_entry(std::string_view key, std::string_view bytes) {
+  if (key.size() != kKeyBytes || bytes.size() < kHeaderBytes ||
+      std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return std::nullopt;
+  Reader header(bytes.substr(sizeof kMagic, kHeaderBytes - sizeof kMagic));
+  const std::uint32_t format = header.u32();
+  const std::string_view echoed_key = bytes.substr(sizeof kMagic + 4, kKeyBytes);
+  header = Reader(bytes.substr(sizeof kMagic + 4 + kKeyBytes, 16));
+  const std::uint64_t size = header.u64();
+  const std::uint64_t sum = header.u64();
+  if (format != kResultCacheFormat || echoed_key != key)
+    return std::nullopt;
+  const std::string_view payload = bytes.substr(kHeaderBytes);
+  if (size != payload.size() || sum != checksum(payload))
+    return std::nullopt;
+
+  Reader reader(payload);
+  FileFacts facts;
+  facts.mode = reader.str();
+  facts.diagnostics.resize(reader.count(17));
+  for (Diagnostic &diagnostic : facts.diagnostics) {
+    const std::uint8_t level = reader.u8();
+    if (level > kMaxLevel)
+      reader.failed = true;
+    diagnostic.level = static_cast<DiagnosticLevel>(level);
+    diagnostic.path = reader.str();
+    diagnostic.line = reader.u32();
+    diagnostic.code = reader.str();
+    diagnostic.message = reader.str();
+  }
+  const std::size_t fact_count = reader.count(50);
+  facts.facts.reserve(fact_count);
+  for (std::size_t i = 0; i < fact_count && !reader.failed; ++i)
+    facts.facts.push_back(read_fact(reader));
+  if (reader.failed || !reader.at_end())
+    return std::nullopt;
+  return facts;
+}
+
+ResultCache::ResultCache(std::string entries_directory, std::string context, std::uint64_t max_bytes)
+    : entries_(std::move(entries_directory)), context_(std::move(context)), max_bytes_(max_bytes) {}
+
+std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, const RuleCatalog &catalog,
+                                               const ExtractOptions &extract, std::string &note) {
+  const std::string entries = directory + "/v" + std::to_string(kResultCacheFormat);
+  // The directory itself may be one the user shares (`--cache-dir /tmp`):
+  // leave its mode alone, and keep what mpsaudit creates inside private.
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (!error && ::mkdir(entries.c_str(), 0700) != 0 && errno != EEXIST)
+    error.assign(errno, std::generic_category());
+  // In a shared directory another user could have made the entries folder,
+  // or a link to elsewhere: use only a real folder of our own.
+  struct stat owner {};
+  if (!error &&
+      (::lstat(entries.c_str(), &owner) != 0 || !S_ISDIR(owner.st_mode) || owner.st_uid != ::geteuid()))
+    error = std::make_error_code(std::errc::permission_denied);
+  // Writable? A probe file, created and removed, answers for this run.
+  const std::string probe = entries + "/.probe." + unique_suffix();
+  const int fd =
+      error ? -1 : ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const std::string why = error ? error.message() : std::strerror(errno);
+    note = "mpsaudit: note: the result cache " + directory + " cannot be written (" + why +
+           "); scanning without it";
+    return nullptr;
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+
+  KeyBuilder context;
+  context.add("mpsaudit result cache").add(kResultCacheFormat).add(executable_identity());
+  context.add(catalog_fingerprint(catalog));
+  context.add(extract.compile_commands_dir).add(extract.root).add(extract.roots.size());
+  for (const auto &root : extract.roots)
+    context.add(root);
+  context.add(extract.max_file_bytes).add(extract.parse_timeout_ms);
+  // compile_commands.json decides how Clang parses every C/C++/CUDA file.
+  const std::string database_directory =
+      !extract.compile_commands_dir.empty() ? extract.compile_commands_dir : extract.root;
+  const auto database = read_regular_file(database_directory + "/compile_commands.json", kMaxEntryBytes);
+  context.add(database ? sha256_raw(*database) : std::string("none"));
+  return std::unique_ptr<ResultCache>(new ResultCache(entries, context.digest(), cache_max_bytes()));
+}
+
+bool ResultCache::caches_kind(FileKind kind) const {
+  if (kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal)
+    return cxx_inputs_known_;
+  return kind != FileKind::Checkpoint && kind != FileKind::Requirements && kind != FileKind::Unknown;
+}
+
+void ResultCache::set_cxx_inputs(std::vector<std::string> absolute_paths) {
+  std::sort(absolute_paths.begin(), absolute_paths.end());
+  cxx_inputs_ = std::move(absolute_paths);
+  cxx_inputs_known_ = true;
+}
+
+const std::string &ResultCache::cxx_digest() {
+  std::call_once(cxx_once_, [this] {
+    KeyBuilder digest;
+    digest.add(cxx_plugin_identity());
+    for (const auto &path : cxx_inputs_) {
+      // A huge file (a generated header, a planted sparse file) is known by
+      // its size and time rather than read whole.
+      const auto text = read_regular_file(path, kMaxHashedHeaderBytes);
+      digest.add(path).add(text ? sha256_raw(*text) : file_identity(path));
+    }
+    cxx_digest_ = digest.digest();
+  });
+  return cxx_digest_;
+}
+
+std::string ResultCache::key_for(const SourceFile &file) {
+  KeyBuilder key;
+  key.add(context_).add(file.path).add(to_string(file.kind)).add(sha256_raw(file.text));
+  if (file.kind == FileKind::Cxx || file.kind == FileKind::Cuda || file.kind == FileKind::Metal)
+    key.add(cxx_digest());
+  return key.digest();
+}
+
+std::string ResultCache::entry_path(std::string_view key) const {
+  const std::string hex = to_hex(key);
+  return entries_ + "/" + hex.substr(0, 2) + "/" + hex;
+}
+
+std::optional<FileFacts> ResultCache::load(const std::string &key) {
+  struct stat info {};
+  int fd = -1;
+  const auto bytes = read_regular_file(entry_path(key), kMaxEntryBytes, &info, &fd);
+  std::optional<FileFacts> facts = bytes ? decode_entry(key, *bytes) : std::nullopt;
+  if (fd >= 0) {
+    // Eviction drops the entries least recently used: mark a hit as used,
+    // at most once a day, to keep warm runs from writing much.
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    if (facts && std::chrono::duration_cast<std::chrono::seconds>(now).count() - info.st_mtim.tv_sec > 86400)
+      ::futimens(fd, nullptr);
+    ::close(fd);
+  }
+  (facts ? hits_ : misses_).fetch_add(1, std::memory_order_relaxed);
+  return facts;
+}
+
+void ResultCache::store(const std::string &key, const FileFacts &facts) {
+  if (write_failed_.load(std::memory_order_relaxed))
+    return;
+  const std::string path = entry_path(key);
+  const std::string directory = fs::path(path).parent_path().string();
+  ::mkdir(directory.c_str(), 0700);
+  // Written beside its final name, then renamed: a reader sees the whole
+  // entry or none, and two runs writing the same entry both leave a whole one.
+  const std::string temporary = directory + "/.tmp." + unique_suffix();
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    write_failed_ = true;
+    return;
+  }
+  const std::string bytes = encode_entry(key, facts);
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (wrote <= 0)
+      break;
+    done += static_cast<std::size_t>(wrote);
+  }
+  const bool complete = done == bytes.size();
+  if (::close(fd) != 0 || !complete || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    ::unlink(temporary.c_str());
+    write_failed_ = true; // a full disk: stop trying for this run
+    return;
+  }
+  written_bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
+}
+
+void ResultCache::finish() {
+  const std::uint64_t written = written_bytes_.load();
+  if (written == 0)
+    return;
+  // Walking the cache costs a stat per entry (about 40 ms per 1,000 entries
+  // on a loaded machine): a pre-commit run cannot pay that each time. Walk
+  // at most once an hour, unless this run alone wrote a good share of the bound.
+  const std::string stamp = entries_ + "/.last-trim";
+  struct stat info {};
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  if (::lstat(stamp.c_str(), &info) == 0 && now - info.st_mtim.tv_sec < kTrimIntervalSeconds &&
+      written < max_bytes_ / 8)
+    return;
+  const int fd = ::open(stamp.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::futimens(fd, nullptr);
+    ::close(fd);
+  }
+  trim();
+}
+
+void ResultCache::trim() {
+  struct Entry {
+    std::int64_t used = 0;
+    std::uint64_t bytes = 0;
+    std::string path;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  std::error_code error;
+  for (fs::directory_iterator shard(entries_, error), end; !error && shard != end; shard.increment(error)) {
+    if (!shard->is_directory(error) || shard->is_symlink(error))
+      continue;
+    std::error_code inner;
+    for (fs::directory_iterator it(shard->path(), inner); !inner && it != end; it.increment(inner)) {
+      struct stat info {};
+      const std::string path = it->path().string();
+      if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+        continue;
+      // A temporary file a killed run left behind.
+      if (it->path().filename().string().rfind(".tmp.", 0) == 0) {
+        if (now - info.st_mtim.tv_sec > 3600)
+          ::unlink(path.c_str());
+        continue;
+      }
+      // What the entry takes on disk: a small file still fills a block.
+      const auto bytes = std::max<std::uint64_t>(static_cast<std::uint64_t>(info.st_size),
+                                                 static_cast<std::uint64_t>(info.st_blocks) * 512);
+      entries.push_back({info.st_mtim.tv_sec, bytes, path});
+      total += bytes;
+    }
+  }
+  if (total <= max_bytes_)
+    return;
+  // Down to three quarters of the bound, least recently used first, so the
+  // next runs do not trim again at once.
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.used < b.used; });
+  const std::uint64_t target = max_bytes_ / 4 * 3;
+  for (const Entry &entry : entries) {
+    if (total <= target)
+      break;
+    if (::unlink(entry.path.c_str()) == 0)
+      total -= entry.bytes;
+  }
+}
+
+} // namespace mpsaudit
