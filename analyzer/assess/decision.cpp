@@ -13,6 +13,16 @@
 #include "core/text.h"
 
 namespace mpsaudit {
+
+bool rule_names_cuda(const Rule *rule) {
+  if (!rule)
+    return true;
+  if (rule->family == "cxx" || rule->family == "library")
+    return true;
+  const std::string summary = to_lower(rule->summary + " " + rule->name);
+  return summary.find("cuda") != std::string::npos || summary.find("cudnn") != std::string::npos ||
+         summary.find("nvidia") != std::string::npos || summary.find("nccl") != std::string::npos;
+}
 namespace {
 
 int rank(Effort effort) {
@@ -55,7 +65,15 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
   factor.role = std::string(to_string(role));
   factor.replacement = finding.rule ? finding.rule->replacement : "";
   const std::string where = quoted_name(factor) + " (" + finding.rule_id + ") in " + location(factor);
-  if (factor.kind == "critical-blocker")
+  if (!rule_names_cuda(finding.rule) &&
+      (factor.kind == "critical-blocker" || factor.kind == "training-blocker"))
+    factor.summary =
+        where + " stops a Mac run (" + finding.message + ")" +
+        (factor.kind == "critical-blocker"
+             ? " on the model's critical path (" +
+                   (finding.in_forward ? "inside forward()" : std::string(role_title(role)) + " code") + ")"
+             : ", confined to " + std::string(role_title(role)) + " code");
+  else if (factor.kind == "critical-blocker")
     factor.summary = where + " is CUDA-only and sits on the model's critical path (" +
                      (finding.in_forward ? "inside forward()" : std::string(role_title(role)) + " code") +
                      ") with no fallback";

@@ -37,6 +37,11 @@
 
 namespace mpsaudit {
 
+// Whether a rule is about CUDA (its summary names CUDA, cuDNN or NVIDIA, or it
+// is a C++/CUDA or CUDA-library rule). Reasons call its findings CUDA-only;
+// others (an old torch pin) they describe by their own message.
+bool rule_names_cuda(const Rule *rule);
+
 enum class Outcome : std::uint8_t { Adapt, Dual, KeepLinuxGpu };
 std::string_view to_string(Outcome outcome); // "ADAPT", "DUAL", "KEEP_LINUX_GPU"
 std::string_view outcome_meaning(Outcome outcome);

@@ -1072,6 +1072,37 @@ void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &rol
                                              : "");
 }
 
+// The Mac entry points a DUAL goal names: inference and evaluation first,
+// then model, data and tests; tooling (download and conversion scripts) is
+// not what a lab runs on the Mac, so it is never named.
+std::vector<std::string> mac_work_entries(const std::vector<std::string> &mac_entries,
+                                          const std::map<std::string, Role> &role_of) {
+  const auto rank = [&](const std::string &path) {
+    const auto role = role_of.find(path);
+    if (role == role_of.end())
+      return 2;
+    switch (role->second) {
+    case Role::Inference:
+    case Role::Evaluation:
+      return 0;
+    case Role::Model:
+      return 1;
+    case Role::Tooling:
+    case Role::Docs:
+      return 9;
+    default:
+      return 2;
+    }
+  };
+  std::vector<std::string> named;
+  for (const std::string &path : mac_entries)
+    if (rank(path) < 9)
+      named.push_back(path);
+  std::stable_sort(named.begin(), named.end(),
+                   [&](const std::string &a, const std::string &b) { return rank(a) < rank(b); });
+  return named;
+}
+
 // DUAL: the items the Mac entry points need. Training code and multi-GPU
 // machinery stay on Linux; everything else (model, inference, evaluation,
 // data, tests, tooling, one-offs) is on the Mac path.
@@ -1108,9 +1139,10 @@ void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string
   }
   estimate.recommended = hours;
   estimate.recommended_fix = fix;
-  estimate.recommended_goal =
-      mac_entries.empty() ? "run inference, evaluation and tests on MPS while training stays on Linux"
-                          : "run " + list_of(mac_entries, 3) + " on MPS while training stays on Linux";
+  const std::vector<std::string> named = mac_work_entries(mac_entries, role_of);
+  estimate.recommended_goal = named.empty()
+                                  ? "run inference, evaluation and tests on MPS while training stays on Linux"
+                                  : "run " + list_of(named, 3) + " on MPS while training stays on Linux";
   estimate.recommended_basis =
       "the open work outside training code and multi-GPU machinery, plus acceptance on "
       "the Mac for " +

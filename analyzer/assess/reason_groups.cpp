@@ -38,7 +38,8 @@ std::string title_of(const std::string &cause, const DecisionFactor &lead, const
   if (cause == "cuda-code")
     return "CUDA kernels and CUDA C++ code";
   if (starts_with(cause, "package:"))
-    return "CUDA-only package `" + cause.substr(8) + "`";
+    return (finding && !rule_names_cuda(finding->rule) ? "Package `" : "CUDA-only package `") +
+           cause.substr(8) + "`";
   if (starts_with(cause, "rule:"))
     return (finding && finding->rule && !finding->rule->summary.empty() ? finding->rule->summary + " "
                                                                         : std::string()) +
@@ -49,7 +50,11 @@ std::string title_of(const std::string &cause, const DecisionFactor &lead, const
 }
 
 // What the members have in common, as the factor summaries say it.
-std::string kind_phrase(const std::string &kind) {
+std::string kind_phrase(const std::string &kind, bool about_cuda) {
+  if (!about_cuda && kind == "critical-blocker")
+    return "stops a Mac run on the model's critical path";
+  if (!about_cuda && kind == "training-blocker")
+    return "stops a Mac run, confined to code off the model's critical path";
   if (kind == "critical-blocker")
     return "CUDA-only on the model's critical path with no fallback";
   if (kind == "training-blocker")
@@ -106,14 +111,14 @@ void add_count(std::vector<std::pair<std::string, std::size_t>> &counts, const s
     ++found->second;
 }
 
-std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead) {
+std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead, const Finding *lead_finding) {
   if (group.count == 1)
     return lead.summary;
   std::string text = group.title + ": " + plural(group.count, lead.finding_index < 0 ? "item" : "finding") +
                      " in " + plural(group.files, "file");
   if (!group.rules.empty() && group.cause != "rule:" + group.rules.front().first)
     text += " (" + rules_text(group.rules) + ")";
-  text += ", " + kind_phrase(group.kind);
+  text += ", " + kind_phrase(group.kind, !lead_finding || rule_names_cuda(lead_finding->rule));
   if (group.directories.size() > 1)
     text += "; in " + directories_text(group.directories);
   text += "; e.g. " + group.example;
@@ -169,7 +174,8 @@ std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &facto
     const auto most_first = [](const auto &a, const auto &b) { return a.second > b.second; };
     std::stable_sort(group.rules.begin(), group.rules.end(), most_first);
     std::stable_sort(group.directories.begin(), group.directories.end(), most_first);
-    group.summary = group_summary(group, factors[group.members.front()]);
+    const DecisionFactor &lead = factors[group.members.front()];
+    group.summary = group_summary(group, lead, finding_of(lead, scan));
   }
   std::stable_sort(groups.begin(), groups.end(), [&](const ReasonGroup &a, const ReasonGroup &b) {
     const auto strength_a = reason_strength(factors[a.members.front()], scan);

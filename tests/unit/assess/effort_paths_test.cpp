@@ -213,3 +213,30 @@ TEST_CASE("long native ports read in whole person-months", "[assess][effort]") {
   CHECK(format_hours({100, 479}) == "2.5–12 wk");
   CHECK(format_hours({40, 500}) == "1–3 person-months");
 }
+
+TEST_CASE("a DUAL goal names the Mac's inference entries, never download scripts",
+          "[assess][effort][paths]") {
+  const std::string train =
+      "import torch\nimport torch.distributed as dist\n\ndef main(model, data):\n"
+      "    dist.init_process_group('nccl')\n    opt = torch.optim.AdamW(model.parameters())\n"
+      "    model(data.cuda()).sum().backward()\n    opt.step()\n"
+      "\nif __name__ == \"__main__\":\n    main(None, None)\n";
+  const std::string download = "import urllib.request\n\nif __name__ == \"__main__\":\n"
+                               "    urllib.request.urlretrieve('https://example.org/w.pt', 'w.pt')\n";
+  const std::string predict = "import torch\n\ndef predict(model, x):\n    with torch.no_grad():\n"
+                              "        return model.eval()(x.cuda())\n"
+                              "\nif __name__ == \"__main__\":\n    predict(None, None)\n";
+  const EffortModel model = repository_model();
+  const ScanResult only_tools = scan_of({{"train.py", train}, {"download.py", download}});
+  const auto tool_roles = classify_roles(only_tools.project_files, {});
+  EffortEstimate tools = estimate_effort(only_tools, tool_roles, model);
+  price_recommended_path(tools, RecommendedPath::MacEntryPoints, tool_roles, model);
+  CHECK(tools.recommended_goal == "run inference, evaluation and tests on MPS while training stays on Linux");
+
+  const ScanResult with_predict =
+      scan_of({{"train.py", train}, {"download.py", download}, {"predict.py", predict}});
+  const auto roles = classify_roles(with_predict.project_files, {});
+  EffortEstimate effort = estimate_effort(with_predict, roles, model);
+  price_recommended_path(effort, RecommendedPath::MacEntryPoints, roles, model);
+  CHECK(effort.recommended_goal == "run predict.py on MPS while training stays on Linux");
+}

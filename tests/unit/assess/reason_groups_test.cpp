@@ -153,3 +153,22 @@ TEST_CASE("the strongest group leads: code before manifests, then kind, then siz
                                            "package:pkg5"});
   CHECK(groups[3].summary == "even the low estimate exceeds the threshold");
 }
+
+TEST_CASE("a dependency rule that is not about CUDA is not called CUDA-only", "[assess][reasons]") {
+  Rule old_torch = rule_of("MPS711", "dependencies", Effort::Small);
+  old_torch.summary = "A torch pin older than the MPS backend";
+  Rule cuda_wheel = rule_of("MPS702", "dependencies", Effort::Small);
+  cuda_wheel.summary = "A CUDA wheel index";
+  CHECK_FALSE(rule_names_cuda(&old_torch));
+  CHECK(rule_names_cuda(&cuda_wheel));
+  Factors factors;
+  factors.add(old_torch, "a/requirements.txt", 1, "torch==1.9.0", "training-blocker", FileKind::Requirements);
+  factors.add(old_torch, "b/requirements.txt", 1, "torch==1.9.0", "training-blocker", FileKind::Requirements);
+  const auto groups = group_by_cause(factors.list, factors.scan);
+  const ReasonGroup *torch = group_with_cause(groups, "package:torch");
+  REQUIRE(torch);
+  CHECK(torch->title == "Package `torch`");
+  CHECK(torch->summary.find("CUDA-only") == std::string::npos);
+  CHECK(torch->summary.find("stops a Mac run, confined to code off the model's critical path") !=
+        std::string::npos);
+}
