@@ -32,7 +32,8 @@ ProbeVerdicts parse_probe_verdicts(const nlohmann::json &document, const std::st
   verdicts.present = true;
   verdicts.target = string_at(document, "target");
   verdicts.coverage_table = string_at(document, "coverage_table");
-  const nlohmann::json &environment = document.contains("environment") ? document["environment"] : nlohmann::json();
+  const nlohmann::json &environment =
+      document.contains("environment") ? document["environment"] : nlohmann::json();
   verdicts.environment.libtorch_version = string_at(environment, "libtorch_version");
   verdicts.environment.mps_built = bool_at(environment, "mps_built");
   verdicts.environment.mps_available = bool_at(environment, "mps_available");
@@ -78,8 +79,8 @@ ProbeVerdicts parse_probe_verdicts(const nlohmann::json &document, const std::st
           const std::string outcome = string_at(result, "outcome");
           if (outcome == "ok")
             ++op.live_ok;
-          else if (outcome == "not-implemented" || outcome == "numeric-mismatch" || outcome == "dtype-unsupported" ||
-                   outcome == "error")
+          else if (outcome == "not-implemented" || outcome == "numeric-mismatch" ||
+                   outcome == "dtype-unsupported" || outcome == "error")
             ++op.live_failed;
         }
       verdicts.operators.push_back(std::move(op));
@@ -90,7 +91,8 @@ ProbeVerdicts parse_probe_verdicts(const nlohmann::json &document, const std::st
       ProbeDowncast downcast;
       downcast.name = string_at(entry, "name");
       downcast.outcome = string_at(entry, "outcome");
-      if (entry.is_object() && entry.contains("max_relative_error") && entry["max_relative_error"].is_number())
+      if (entry.is_object() && entry.contains("max_relative_error") &&
+          entry["max_relative_error"].is_number())
         downcast.max_relative_error = entry["max_relative_error"].get<double>();
       verdicts.downcasts.push_back(std::move(downcast));
     }
@@ -109,7 +111,8 @@ ProbeVerdicts parse_probe_verdicts(const nlohmann::json &document, const std::st
 ProbeVerdicts load_probe_verdicts(const std::string &path, std::vector<Diagnostic> &diagnostics) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    diagnostics.push_back({DiagnosticLevel::Error, path, 0, "probe-verdicts", "cannot open the verdict file"});
+    diagnostics.push_back(
+        {DiagnosticLevel::Error, path, 0, "probe-verdicts", "cannot open the verdict file"});
     return {};
   }
   const nlohmann::json document = nlohmann::json::parse(in, nullptr, false);

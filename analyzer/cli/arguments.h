@@ -52,7 +52,6 @@ private:
   std::string error_;
 };
 
-
 // Prints `message` with a pointer to help; returns the usage exit code.
 int usage_error(const std::string &message);
 // Loads the rule catalog; prints problems and returns false on any.

@@ -8,9 +8,9 @@
 
 #include "acceptance/compare.h"
 #include "acceptance/run_directory.h"
-#include "cli/output.h"
 #include "cli/arguments.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 
 namespace mpsaudit::cli {
 

@@ -61,8 +61,8 @@ FileKind classify_path(std::string_view relative_path) {
   const auto slash = relative_path.rfind('/');
   const std::string_view directory =
       slash == std::string_view::npos ? std::string_view{} : relative_path.substr(0, slash);
-  const std::string name = lower(slash == std::string_view::npos ? relative_path
-                                                                  : relative_path.substr(slash + 1));
+  const std::string name =
+      lower(slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1));
   const std::string dir = lower(directory);
 
   if (name == "setup.py")

@@ -70,7 +70,9 @@ bool looks_binary(std::string_view text, std::size_t probe) {
 }
 
 std::string_view trim(std::string_view text) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; };
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+  };
   while (!text.empty() && is_space(text.front()))
     text.remove_prefix(1);
   while (!text.empty() && is_space(text.back()))

@@ -132,15 +132,17 @@ Span finding_span(const Matcher &matcher, const Fact &fact) {
   return fact.span;
 }
 
-bool has_glob(const std::string &pattern) { return pattern.find_first_of("*?") != std::string::npos; }
+bool has_glob(const std::string &pattern) {
+  return pattern.find_first_of("*?") != std::string::npos;
+}
 
 } // namespace
 
 RuleEngine::RuleEngine(const RuleCatalog &catalog)
     : catalog_(catalog), index_(static_cast<std::size_t>(FileKind::Unknown) + 1) {
   for (const Rule &rule : catalog_.rules()) {
-    const bool exact_only = !rule.match.names.empty() &&
-                            std::none_of(rule.match.names.begin(), rule.match.names.end(), has_glob);
+    const bool exact_only =
+        !rule.match.names.empty() && std::none_of(rule.match.names.begin(), rule.match.names.end(), has_glob);
     for (FileKind kind : rule.kinds) {
       for (const auto &fact_kind : rule.match.kinds) {
         FactKindIndex &entry = index_[static_cast<std::size_t>(kind)][fact_kind];
@@ -154,7 +156,8 @@ RuleEngine::RuleEngine(const RuleCatalog &catalog)
   }
 }
 
-void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &out) const {
+void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact,
+                            std::vector<const Rule *> &out) const {
   out.clear();
   const auto exact = index.by_exact_name.find(fact.name);
   if (exact == index.by_exact_name.end()) {
@@ -162,10 +165,10 @@ void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::v
     return;
   }
   // Both lists are in catalog order; merge them to keep findings ordered.
-  std::merge(exact->second.begin(), exact->second.end(), index.with_patterns.begin(), index.with_patterns.end(),
-             std::back_inserter(out), [](const Rule *a, const Rule *b) { return a < b; });
+  std::merge(exact->second.begin(), exact->second.end(), index.with_patterns.begin(),
+             index.with_patterns.end(), std::back_inserter(out),
+             [](const Rule *a, const Rule *b) { return a < b; });
 }
-
 
 std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
                                           const LineLookup &line_text) const {

@@ -88,7 +88,8 @@ public:
       check_keys(*entry, {"keyword", "position", "patterns"}, std::string(key) + " of " + where);
       ArgumentTest test;
       test.keyword = string_at(*entry, "keyword", where, false);
-      test.position = static_cast<int>(entry->get("position") ? entry->get("position")->value_or<int64_t>(-1) : -1);
+      test.position =
+          static_cast<int>(entry->get("position") ? entry->get("position")->value_or<int64_t>(-1) : -1);
       test.patterns = strings_at(*entry, "patterns", where);
       if (test.keyword.empty() && test.position < 0)
         error(entry, "an argument test needs a keyword or a position in " + where);
@@ -96,7 +97,6 @@ public:
     }
     return tests;
   }
-
 };
 
 // "rule MPS999: unknown fact kind 'cal' (did you mean 'call'?)".
@@ -109,8 +109,9 @@ std::string unknown_fact_kind_message(const std::string &kind, const std::string
 }
 
 Matcher read_matcher(RuleFileReader &reader, const toml::table &table, const std::string &where) {
-  reader.check_keys(table, {"kind", "names", "not_names", "where", "argument_absent", "argument_matches", "in_forward"},
-                    "[rule.match] of " + where);
+  reader.check_keys(
+      table, {"kind", "names", "not_names", "where", "argument_absent", "argument_matches", "in_forward"},
+      "[rule.match] of " + where);
   Matcher matcher;
   matcher.kinds = reader.strings_at(table, "kind", where);
   if (matcher.kinds.empty())
@@ -290,8 +291,7 @@ std::string to_lower_id(std::string_view id) {
   return out;
 }
 
-RuleCatalog RuleCatalog::load_directory(const std::string &directory,
-                                        std::vector<Diagnostic> &diagnostics) {
+RuleCatalog RuleCatalog::load_directory(const std::string &directory, std::vector<Diagnostic> &diagnostics) {
   RuleCatalog catalog;
   std::vector<fs::path> files;
   std::error_code error;
@@ -342,7 +342,8 @@ fs::path running_executable(std::string_view argv0) {
       while (!rest.empty()) {
         const std::size_t colon = rest.find(':');
         const std::string_view directory = rest.substr(0, colon);
-        const fs::path candidate = fs::path(directory.empty() ? "." : std::string(directory)) / std::string(argv0);
+        const fs::path candidate =
+            fs::path(directory.empty() ? "." : std::string(directory)) / std::string(argv0);
         if (fs::is_regular_file(candidate, error))
           return candidate;
         if (colon == std::string_view::npos)
@@ -362,8 +363,8 @@ std::string locate_data_directory(std::string_view executable_path, std::string_
   const fs::path bin_dir = executable.parent_path();
   // Installed layout (prefix/bin/mpsaudit + prefix/share/mpsaudit/<leaf>), a
   // relocated copy that keeps that layout, then a data folder beside the binary.
-  for (const fs::path &candidate : {bin_dir.parent_path() / "share" / "mpsaudit" / std::string(leaf),
-                                    bin_dir / std::string(leaf)}) {
+  for (const fs::path &candidate :
+       {bin_dir.parent_path() / "share" / "mpsaudit" / std::string(leaf), bin_dir / std::string(leaf)}) {
     if (fs::is_directory(candidate, error))
       return candidate.string();
   }

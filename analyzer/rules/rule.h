@@ -40,12 +40,12 @@ struct ArgumentTest {
 
 // The pattern part of a rule: which facts it matches.
 struct Matcher {
-  std::vector<std::string> kinds;  // fact kinds (see fact_kind::*); any of them
-  std::vector<std::string> names;  // globs on Fact::name; empty means any
+  std::vector<std::string> kinds;     // fact kinds (see fact_kind::*); any of them
+  std::vector<std::string> names;     // globs on Fact::name; empty means any
   std::vector<std::string> not_names; // globs that exclude
   std::vector<std::pair<std::string, std::vector<std::string>>> where; // attribute globs
-  std::vector<ArgumentTest> argument_absent;  // none of these arguments given
-  std::vector<ArgumentTest> argument_matches; // each given and matching a pattern
+  std::vector<ArgumentTest> argument_absent;                           // none of these arguments given
+  std::vector<ArgumentTest> argument_matches;                          // each given and matching a pattern
   std::optional<bool> in_forward;
 };
 
@@ -68,7 +68,7 @@ struct Rule {
   std::string message; // may use {name} and {value}
   std::string why;     // why it matters on MPS
   std::string replacement;
-  std::string docs;    // anchor in docs/rules.md
+  std::string docs;                 // anchor in docs/rules.md
   std::vector<std::string> sources; // where the claim comes from
   Effort effort = Effort::Trivial;
   Severity severity = Severity::Warning;
@@ -101,11 +101,9 @@ class RuleCatalog {
 public:
   // Loads every *.toml under `directory`. Problems (bad TOML, unknown keys,
   // duplicate IDs) are appended to `diagnostics` naming file and line.
-  static RuleCatalog load_directory(const std::string &directory,
-                                    std::vector<Diagnostic> &diagnostics);
+  static RuleCatalog load_directory(const std::string &directory, std::vector<Diagnostic> &diagnostics);
   // Loads one TOML document (used by tests).
-  void load_text(std::string_view toml_text, const std::string &origin,
-                 std::vector<Diagnostic> &diagnostics);
+  void load_text(std::string_view toml_text, const std::string &origin, std::vector<Diagnostic> &diagnostics);
 
   const std::vector<Rule> &rules() const { return rules_; }
   const std::vector<RuleFamily> &families() const { return families_; }

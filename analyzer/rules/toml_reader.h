@@ -43,7 +43,8 @@ public:
         error(&node, "unknown key '" + std::string(key.str()) + "' in " + where);
   }
 
-  std::string string_at(const toml::table &table, std::string_view key, const std::string &where, bool required) {
+  std::string string_at(const toml::table &table, std::string_view key, const std::string &where,
+                        bool required) {
     const toml::node *node = table.get(key);
     if (!node) {
       if (required)
@@ -57,7 +58,8 @@ public:
   }
 
   // A string or an array of strings.
-  std::vector<std::string> strings_at(const toml::table &table, std::string_view key, const std::string &where) {
+  std::vector<std::string> strings_at(const toml::table &table, std::string_view key,
+                                      const std::string &where) {
     std::vector<std::string> out;
     const toml::node *node = table.get(key);
     if (!node)

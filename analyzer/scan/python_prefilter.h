@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "core/literal_filter.h"
-#include "rules/rule.h"
 #include "core/project_pass.h"
+#include "rules/rule.h"
 
 namespace mpsaudit {
 

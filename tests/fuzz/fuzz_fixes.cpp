@@ -10,6 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   mpsaudit::FixCatalog catalog;
   std::vector<mpsaudit::Diagnostic> diagnostics;
-  catalog.load_text(std::string_view(reinterpret_cast<const char *>(data), size), "fuzz-fixes.toml", diagnostics);
+  catalog.load_text(std::string_view(reinterpret_cast<const char *>(data), size), "fuzz-fixes.toml",
+                    diagnostics);
   return 0;
 }

@@ -13,8 +13,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char *>(data), size);
   const std::size_t last_newline = input.rfind('\n');
-  const std::string_view patterns = last_newline == std::string_view::npos ? input : input.substr(0, last_newline);
-  std::string path(last_newline == std::string_view::npos ? std::string_view() : input.substr(last_newline + 1));
+  const std::string_view patterns =
+      last_newline == std::string_view::npos ? input : input.substr(0, last_newline);
+  std::string path(last_newline == std::string_view::npos ? std::string_view()
+                                                          : input.substr(last_newline + 1));
   path.resize(std::min(path.size(), path.find('\0'))); // paths never hold NUL
   const mpsaudit::IgnoreFile file(patterns, "base/");
   file.match(path, false);

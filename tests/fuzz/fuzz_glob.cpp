@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   const std::string_view input(reinterpret_cast<const char *>(data), size);
   const std::size_t newline = input.find('\n');
   const std::string_view pattern = input.substr(0, newline);
-  const std::string_view path = newline == std::string_view::npos ? std::string_view() : input.substr(newline + 1);
+  const std::string_view path =
+      newline == std::string_view::npos ? std::string_view() : input.substr(newline + 1);
   mpsaudit::path_pattern_match(pattern, path);
   return 0;
 }

@@ -6,7 +6,9 @@
 
 namespace mpsaudit::manifest {
 
-bool package_glob_match(std::string_view pattern, std::string_view text) { return glob_match(pattern, text); }
+bool package_glob_match(std::string_view pattern, std::string_view text) {
+  return glob_match(pattern, text);
+}
 
 const PackageEntry *PackageKnowledge::find(std::string_view distribution) const {
   // An exact entry wins over a glob entry.

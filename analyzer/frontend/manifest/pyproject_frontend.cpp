@@ -53,9 +53,9 @@ private:
       const auto *reference = target.as_string();
       if (!reference)
         continue;
-      Fact fact = make_fact(manifest_fact_kind::EntryPoint, reference->get(), line_of(reference->source()),
-                            column_of(reference->source()) + 1,
-                            static_cast<std::uint32_t>(reference->get().size()));
+      Fact fact =
+          make_fact(manifest_fact_kind::EntryPoint, reference->get(), line_of(reference->source()),
+                    column_of(reference->source()) + 1, static_cast<std::uint32_t>(reference->get().size()));
       fact.set_attribute("script", std::string(command.str()));
       facts_.facts.push_back(std::move(fact));
     }

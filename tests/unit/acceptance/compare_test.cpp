@@ -263,7 +263,8 @@ TEST_CASE("configs flatten from JSON, YAML and seed files", "[compare][readers]"
 }
 
 // 100,000 nested arrays overflowed the stack of the recursive flattening.
-TEST_CASE("deeply nested configs and metric records are cut off with a note", "[compare][readers][robustness]") {
+TEST_CASE("deeply nested configs and metric records are cut off with a note",
+          "[compare][readers][robustness]") {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   RunDirectory run;
   flatten_config("{\"lr\": 0.1, \"deep\": " + deep + "}", "config.json", run);

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "core/process.h"
 #include "acceptance_test_support.h"
+#include "core/process.h"
 
 using namespace mpsaudit;
 using mpsaudit::testing::ScratchDirectory;

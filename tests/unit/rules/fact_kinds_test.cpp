@@ -45,9 +45,10 @@ std::vector<std::string> fired(const RuleCatalog &catalog, const Fact &fact) {
 TEST_CASE("the list of fact kinds names each kind once, core/fact.h's included", "[rules][fact-kinds]") {
   const std::set<std::string_view> unique(kAllFactKinds.begin(), kAllFactKinds.end());
   CHECK(unique.size() == kAllFactKinds.size());
-  for (const std::string_view kind : {fact_kind::Import, fact_kind::Call, fact_kind::Attribute, fact_kind::Assignment,
-                                      fact_kind::DeviceString, fact_kind::DeviceSelection, fact_kind::Shell,
-                                      fact_kind::Dependency, fact_kind::CudaKernel, fact_kind::DocRequirement}) {
+  for (const std::string_view kind :
+       {fact_kind::Import, fact_kind::Call, fact_kind::Attribute, fact_kind::Assignment,
+        fact_kind::DeviceString, fact_kind::DeviceSelection, fact_kind::Shell, fact_kind::Dependency,
+        fact_kind::CudaKernel, fact_kind::DocRequirement}) {
     INFO(kind);
     CHECK(is_known_fact_kind(kind));
   }
@@ -82,14 +83,15 @@ TEST_CASE("a rule naming an unknown fact kind does not load; the error names fil
 TEST_CASE("an unknown kind in a list of kinds is reported, the known ones are not", "[rules][fact-kinds]") {
   RuleCatalog catalog;
   std::vector<Diagnostic> diagnostics;
-  catalog.load_text(rule_file(rule_text("MPS902", "kind = [\"call\", \"zzzzzzzz\", \"attribute\"]")), "rules/t.toml",
-                    diagnostics);
+  catalog.load_text(rule_file(rule_text("MPS902", "kind = [\"call\", \"zzzzzzzz\", \"attribute\"]")),
+                    "rules/t.toml", diagnostics);
   REQUIRE(diagnostics.size() == 1);
   CHECK(diagnostics[0].message.find("'zzzzzzzz'") != std::string::npos);
   CHECK(diagnostics[0].message.find("did you mean") == std::string::npos);
 }
 
-TEST_CASE("every fact the front ends emit for the rules' own examples has a listed kind", "[rules][fact-kinds]") {
+TEST_CASE("every fact the front ends emit for the rules' own examples has a listed kind",
+          "[rules][fact-kinds]") {
   const RuleCatalog &catalog = testing::repository_catalog();
   std::set<std::string> seen;
   for (const Rule &rule : catalog.rules())
@@ -109,11 +111,12 @@ TEST_CASE("every fact the front ends emit for the rules' own examples has a list
 TEST_CASE("a fallback rule reports only facts no specific rule matches", "[rules][fallback]") {
   RuleCatalog catalog;
   std::vector<Diagnostic> diagnostics;
-  catalog.load_text(rule_file(rule_text("MPS903", "kind = \"call\"\nnames = [\"torch.cuda.synchronize\"]") +
-                              rule_text("MPS904", "kind = \"call\"\nnames = [\"torch.cuda.*\"]", "fallback = true\n") +
-                              rule_text("MPS905", "kind = \"call\"\nnames = [\"torch.cuda.seed\"]",
-                                        "guarded = \"skip\"\n")),
-                    "rules/t.toml", diagnostics);
+  catalog.load_text(
+      rule_file(
+          rule_text("MPS903", "kind = \"call\"\nnames = [\"torch.cuda.synchronize\"]") +
+          rule_text("MPS904", "kind = \"call\"\nnames = [\"torch.cuda.*\"]", "fallback = true\n") +
+          rule_text("MPS905", "kind = \"call\"\nnames = [\"torch.cuda.seed\"]", "guarded = \"skip\"\n")),
+      "rules/t.toml", diagnostics);
   REQUIRE(diagnostics.empty());
   REQUIRE(catalog.find("MPS904")->fallback);
   CHECK_FALSE(catalog.find("MPS903")->fallback);
@@ -126,9 +129,10 @@ TEST_CASE("a fallback rule reports only facts no specific rule matches", "[rules
 TEST_CASE("two fallback rules on one fact both report it", "[rules][fallback]") {
   RuleCatalog catalog;
   std::vector<Diagnostic> diagnostics;
-  catalog.load_text(rule_file(rule_text("MPS906", "kind = \"call\"\nnames = [\"torch.*\"]", "fallback = true\n") +
-                              rule_text("MPS907", "kind = \"call\"\nnames = [\"torch.cuda.*\"]", "fallback = true\n")),
-                    "rules/t.toml", diagnostics);
+  catalog.load_text(
+      rule_file(rule_text("MPS906", "kind = \"call\"\nnames = [\"torch.*\"]", "fallback = true\n") +
+                rule_text("MPS907", "kind = \"call\"\nnames = [\"torch.cuda.*\"]", "fallback = true\n")),
+      "rules/t.toml", diagnostics);
   REQUIRE(diagnostics.empty());
   CHECK(fired(catalog, call_fact("torch.cuda.ipc_collect")) == std::vector<std::string>{"MPS906", "MPS907"});
 }

@@ -32,8 +32,10 @@ TEST_CASE("every rule's own examples fire exactly the rules they state", "[rules
       continue; // binary inputs; covered by the front end's unit tests
     if (find_extractor(rule.kinds.front()) == nullptr)
       continue; // optional front end not built in this configuration
-    const bool has_flag = std::any_of(rule.examples.begin(), rule.examples.end(), [](auto &e) { return e.must_flag; });
-    const bool has_pass = std::any_of(rule.examples.begin(), rule.examples.end(), [](auto &e) { return !e.must_flag; });
+    const bool has_flag =
+        std::any_of(rule.examples.begin(), rule.examples.end(), [](auto &e) { return e.must_flag; });
+    const bool has_pass =
+        std::any_of(rule.examples.begin(), rule.examples.end(), [](auto &e) { return !e.must_flag; });
     INFO("rule " << rule.id << " (" << rule.origin << ")");
     CHECK(has_flag);
     CHECK(has_pass);

@@ -48,15 +48,33 @@ extern const __device__ dim3 blockDim;
 extern const __device__ dim3 gridDim;
 extern const __device__ int warpSize;
 
-struct float2 { float x, y; };
-struct float3 { float x, y, z; };
-struct float4 { float x, y, z, w; };
-struct double2 { double x, y; };
-struct int2 { int x, y; };
-struct int3 { int x, y, z; };
-struct int4 { int x, y, z, w; };
-struct uint2 { unsigned int x, y; };
-struct uint4 { unsigned int x, y, z, w; };
+struct float2 {
+  float x, y;
+};
+struct float3 {
+  float x, y, z;
+};
+struct float4 {
+  float x, y, z, w;
+};
+struct double2 {
+  double x, y;
+};
+struct int2 {
+  int x, y;
+};
+struct int3 {
+  int x, y, z;
+};
+struct int4 {
+  int x, y, z, w;
+};
+struct uint2 {
+  unsigned int x, y;
+};
+struct uint4 {
+  unsigned int x, y, z, w;
+};
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
@@ -65,8 +83,7 @@ typedef enum cudaError cudaError_t;
 
 // The launch configuration that clang lowers <<<grid, block, smem, stream>>>
 // to: the older and the newer (CUDA 9.2+) entry point.
-extern "C" int cudaConfigureCall(dim3 grid, dim3 block, size_t shared_bytes = 0,
-                                 cudaStream_t stream = 0);
+extern "C" int cudaConfigureCall(dim3 grid, dim3 block, size_t shared_bytes = 0, cudaStream_t stream = 0);
 extern "C" unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared_bytes = 0,
                                                 cudaStream_t stream = 0);
 
