@@ -1670,10 +1670,10 @@ private:
     return files;
   }
 
-  [[gnu::noinline]] void visit_call(TSNode node, int depth) {
-    const TSNode function = field(node, g_.f_function);
-    const TSNode arguments = field(node, g_.f_arguments);
-    const std::string name = record_call(node, function, arguments);
+  // The facts of one call, out of line: visit_call recurses through nested
+  // calls, so its own frame must stay small (see visit()).
+  [[gnu::noinline]] std::string record_call_facts(TSNode node, TSNode function, TSNode arguments) {
+    std::string name = record_call(node, function, arguments);
     note_mixed_precision(out_.facts.back());
     check_numpy_float_to_device(node, name);
     note_empty_option(name, out_.facts.back());
@@ -1681,6 +1681,13 @@ private:
     record_jit_build_sources(out_.facts.back());
     if (const std::string chain = dotted(function); !chain.empty())
       note_name_use(text(function).substr(0, std::min(chain.find('.'), chain.size())));
+    return name;
+  }
+
+  [[gnu::noinline]] void visit_call(TSNode node, int depth) {
+    const TSNode function = field(node, g_.f_function);
+    const TSNode arguments = field(node, g_.f_arguments);
+    const std::string name = record_call_facts(node, function, arguments);
 
     // The callee chain: visit the receiver (it may contain calls) but not the
     // chain itself as an attribute read.
@@ -1751,17 +1758,26 @@ private:
       // Unresolved chains: only property reads that test CUDA placement.
       if (is(node, g_.attribute)) {
         const std::string_view leaf = text(field(node, g_.f_attribute));
-        if (leaf == "is_cuda") {
-          Fact fact = make_fact(fact_kind::Attribute, chain, node);
-          fact.set_attribute("method", "true");
-          out_.facts.push_back(std::move(fact));
-        }
+        if (leaf == "is_cuda")
+          record_cuda_placement_read(chain, node);
       }
       return;
     }
     // A bare module name (`torch`) is no use to any rule.
     if (canonical.find('.') == std::string::npos)
       return;
+    record_attribute(canonical, node);
+  }
+
+  [[gnu::noinline]] void record_cuda_placement_read(const std::string &chain, TSNode node) {
+    Fact fact = make_fact(fact_kind::Attribute, chain, node);
+    fact.set_attribute("method", "true");
+    out_.facts.push_back(std::move(fact));
+  }
+
+  // Out of line for the same reason as record_call_facts: visit_reference is
+  // part of every level of a nested receiver chain.
+  [[gnu::noinline]] void record_attribute(const std::string &canonical, TSNode node) {
     Fact fact = make_fact(fact_kind::Attribute, canonical, node);
     if (canonical == "torch.float64" || canonical == "torch.double")
       fact.set_attribute("placement", std::string(float64_placement(node)));
