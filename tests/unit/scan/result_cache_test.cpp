@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "../test_support.h"
+#include "core/temporary_directory.h"
 #include "frontend/frontend.h"
 #include "scan/result_cache.h"
 #include "scan/scan.h"
@@ -21,20 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class TempDirectory {
-public:
-  TempDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "mpsaudit-cache-test-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDirectory() {
-    std::error_code error;
-    fs::remove_all(path_, error);
-  }
-  const fs::path &path() const { return path_; }
-
-private:
-  fs::path path_;
+// core's TemporaryDirectory, with the path as a filesystem path for `/`.
+struct TempDirectory : TemporaryDirectory {
+  TempDirectory() : TemporaryDirectory("mpsaudit-cache-test-") {}
+  fs::path path() const { return TemporaryDirectory::path(); }
 };
 
 FileFacts sample_facts() {
