@@ -13,6 +13,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/fnv1a.h"
 #include "frontend/cxx/cxx_plugin.h"
 #include "frontend/frontend.h"
 
@@ -120,12 +121,7 @@ constexpr std::uint64_t kMaxEntryBytes = 256ull << 20;
 // FNV-1a over the payload: catches truncation and bit rot (the directory is
 // the user's own, so no adversary forges entries).
 std::uint64_t checksum(std::string_view data) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char byte : data) {
-    hash ^= byte;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
+  return fnv1a(data);
 }
 
 class Writer {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "core/fnv1a.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -15,15 +16,6 @@ std::string hex64(std::uint64_t value) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
   return buffer;
-}
-
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
 }
 
 // Tabs and newlines would break the line format; the readable copy is only
