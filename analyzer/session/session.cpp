@@ -603,21 +603,21 @@ DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const Sc
       if (const auto role = role_from_string(name))
         slot.push_back(*role);
   };
-  if (assess.adapt_max_hours)
-    thresholds.adapt_max_hours = assess.adapt_max_hours->value;
-  if (assess.keep_min_hours)
-    thresholds.keep_min_hours = assess.keep_min_hours->value;
+  // A setting the config gives replaces the default as it is.
+  const auto take = [](const auto &setting, auto &slot) {
+    if (setting)
+      slot = setting->value;
+  };
+  take(assess.adapt_max_hours, thresholds.adapt_max_hours);
+  take(assess.keep_min_hours, thresholds.keep_min_hours);
   effort(assess.blocker_min_effort, thresholds.blocker_min_effort);
   effort(assess.fallback_item_min_effort, thresholds.fallback_item_min_effort);
   effort(assess.training_scale_min_effort, thresholds.training_scale_min_effort);
-  if (assess.training_scale_families)
-    thresholds.training_scale_families = assess.training_scale_families->value;
-  if (assess.training_scale_rules)
-    thresholds.training_scale_rules = assess.training_scale_rules->value;
+  take(assess.training_scale_families, thresholds.training_scale_families);
+  take(assess.training_scale_rules, thresholds.training_scale_rules);
   roles(assess.critical_roles, thresholds.critical_roles);
   roles(assess.peripheral_roles, thresholds.peripheral_roles);
-  if (assess.memory_decides)
-    thresholds.memory_decides = assess.memory_decides->value;
+  take(assess.memory_decides, thresholds.memory_decides);
   // [roles] globs are relative to the config file and follow .gitignore
   // rules; resolve them here, one exact-path override per scanned file.
   if (!workflow.config.roles.empty()) {
