@@ -122,12 +122,23 @@ bool CoverageTable::has_name(std::string_view name) const {
 }
 
 void CoverageTable::rebuild_index() {
-  std::sort(operators.begin(), operators.end(), [](const OperatorCoverage &a, const OperatorCoverage &b) {
-    return a.full_name() < b.full_name();
-  });
-  index.clear();
+  // Each full name is built once: a comparator that built them would
+  // allocate twice per comparison, and every scan reads five tables.
+  std::vector<std::pair<std::string, std::size_t>> keys;
+  keys.reserve(operators.size());
   for (std::size_t i = 0; i < operators.size(); ++i)
-    index.emplace(operators[i].full_name(), i);
+    keys.emplace_back(operators[i].full_name(), i);
+  // Tables are written sorted, so this is usually one pass.
+  if (!std::is_sorted(keys.begin(), keys.end()))
+    std::sort(keys.begin(), keys.end());
+  std::vector<OperatorCoverage> sorted;
+  sorted.reserve(operators.size());
+  index.clear();
+  for (auto &[full_name, position] : keys) {
+    index.emplace_hint(index.end(), std::move(full_name), sorted.size());
+    sorted.push_back(std::move(operators[position]));
+  }
+  operators = std::move(sorted);
 }
 
 std::string fingerprint(std::string_view bytes) {
@@ -227,7 +238,7 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
   bool saw_header = false;
   std::uint32_t line_number = 0;
   std::size_t problems_before = problems.size();
-  for (const std::string &raw : split(text, '\n')) {
+  for (const std::string_view raw : split_views(text, '\n')) {
     ++line_number;
     std::string_view line = raw;
     if (!line.empty() && line.back() == '\r')
@@ -251,7 +262,7 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
       saw_header = true;
       continue;
     }
-    auto fields = split(line, '\t');
+    const std::vector<std::string_view> fields = split_views(line, '\t');
     auto bad = [&](const std::string &why) { problems.push_back({path, line_number, why}); };
     if (fields.size() != 10) {
       bad("expected 10 tab-separated fields");
@@ -259,8 +270,8 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
     }
     OperatorCoverage op;
     std::size_t dot = fields[0].find('.');
-    op.name = fields[0].substr(0, dot);
-    op.overload = dot == std::string::npos ? std::string() : fields[0].substr(dot + 1);
+    op.name = std::string(fields[0].substr(0, dot));
+    op.overload = dot == std::string_view::npos ? std::string() : std::string(fields[0].substr(dot + 1));
     auto cpu = fields[1].size() == 1 ? kernel_source_from_code(fields[1][0]) : std::nullopt;
     auto cuda = fields[2].size() == 1 ? kernel_source_from_code(fields[2][0]) : std::nullopt;
     auto mps = fields[3].size() == 1 ? kernel_source_from_code(fields[3][0]) : std::nullopt;
@@ -275,17 +286,17 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
     op.mps = *mps;
     op.mps_status = *status;
     op.composite = *composite;
-    auto undash = [](const std::string &field) { return field == "-" ? std::string() : field; };
-    op.delegate = undash(fields[6]);
-    std::string variants = undash(fields[7]);
-    op.function_variant = variants.find('f') != std::string::npos;
-    op.method_variant = variants.find('m') != std::string::npos;
-    op.python_module = undash(fields[8]);
-    std::string flags = undash(fields[9]);
-    op.structured = flags.find('s') != std::string::npos;
-    op.manual_registration = flags.find('r') != std::string::npos;
-    op.has_out_argument = flags.find('o') != std::string::npos;
-    op.in_place = flags.find('i') != std::string::npos;
+    auto undash = [](std::string_view field) { return field == "-" ? std::string_view() : field; };
+    op.delegate = std::string(undash(fields[6]));
+    const std::string_view variants = undash(fields[7]);
+    op.function_variant = variants.find('f') != std::string_view::npos;
+    op.method_variant = variants.find('m') != std::string_view::npos;
+    op.python_module = std::string(undash(fields[8]));
+    const std::string_view flags = undash(fields[9]);
+    op.structured = flags.find('s') != std::string_view::npos;
+    op.manual_registration = flags.find('r') != std::string_view::npos;
+    op.has_out_argument = flags.find('o') != std::string_view::npos;
+    op.in_place = flags.find('i') != std::string_view::npos;
     table.operators.push_back(std::move(op));
   }
   if (!saw_header) {

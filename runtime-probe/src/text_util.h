@@ -46,4 +46,18 @@ inline std::vector<std::string> split(std::string_view text, char separator) {
   return parts;
 }
 
+// split() without copies: the parts point into `text`.
+inline std::vector<std::string_view> split_views(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos)
+      break;
+    start = end + 1;
+  }
+  return parts;
+}
+
 } // namespace mpsaudit::probe
