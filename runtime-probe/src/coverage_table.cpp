@@ -1,6 +1,7 @@
 #include "coverage_table.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -100,8 +101,8 @@ std::string OperatorCoverage::full_name() const {
 }
 
 const OperatorCoverage *CoverageTable::find(std::string_view full_name) const {
-  auto it = index.find(full_name);
-  return it == index.end() ? nullptr : &operators[it->second];
+  const auto it = std::lower_bound(full_names.begin(), full_names.end(), full_name);
+  return it == full_names.end() || *it != full_name ? nullptr : &operators[it - full_names.begin()];
 }
 
 std::vector<const OperatorCoverage *> CoverageTable::overloads(std::string_view name) const {
@@ -109,10 +110,10 @@ std::vector<const OperatorCoverage *> CoverageTable::overloads(std::string_view 
   // Overloads of one name are adjacent: "name" sorts before "name.x", and
   // any "name_suffix" sorts after every "name.x" ('.' < '_' and letters).
   std::string prefix = std::string(name) + ".";
-  for (auto it = index.lower_bound(name); it != index.end(); ++it) {
-    if (it->first != name && it->first.compare(0, prefix.size(), prefix) != 0)
+  for (auto it = std::lower_bound(full_names.begin(), full_names.end(), name); it != full_names.end(); ++it) {
+    if (*it != name && it->compare(0, prefix.size(), prefix) != 0)
       break;
-    found.push_back(&operators[it->second]);
+    found.push_back(&operators[it - full_names.begin()]);
   }
   return found;
 }
@@ -133,9 +134,12 @@ void CoverageTable::rebuild_index() {
     std::sort(keys.begin(), keys.end());
   std::vector<OperatorCoverage> sorted;
   sorted.reserve(operators.size());
-  index.clear();
+  full_names.clear();
+  full_names.reserve(operators.size());
   for (auto &[full_name, position] : keys) {
-    index.emplace_hint(index.end(), std::move(full_name), sorted.size());
+    if (!full_names.empty() && full_names.back() == full_name)
+      continue; // one row per operator: the first of a repeated name
+    full_names.push_back(std::move(full_name));
     sorted.push_back(std::move(operators[position]));
   }
   operators = std::move(sorted);
@@ -238,9 +242,11 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
   bool saw_header = false;
   std::uint32_t line_number = 0;
   std::size_t problems_before = problems.size();
-  for (const std::string_view raw : split_views(text, '\n')) {
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
     ++line_number;
-    std::string_view line = raw;
     if (!line.empty() && line.back() == '\r')
       line.remove_suffix(1);
     if (line.empty())
@@ -262,9 +268,10 @@ std::optional<CoverageTable> read_table(std::string_view text, const std::string
       saw_header = true;
       continue;
     }
-    const std::vector<std::string_view> fields = split_views(line, '\t');
+    std::array<std::string_view, 10> fields;
+    const std::size_t field_count = split_fields(line, '\t', fields);
     auto bad = [&](const std::string &why) { problems.push_back({path, line_number, why}); };
-    if (fields.size() != 10) {
+    if (field_count != fields.size()) {
       bad("expected 10 tab-separated fields");
       continue;
     }

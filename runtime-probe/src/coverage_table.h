@@ -81,7 +81,8 @@ struct CoverageTable {
   std::vector<const OperatorCoverage *> overloads(std::string_view name) const;
   bool has_name(std::string_view name) const;
 
-  std::map<std::string, std::size_t, std::less<>> index; // full name -> position
+  // The full name of operators[i], sorted; built by rebuild_index().
+  std::vector<std::string> full_names;
   void rebuild_index();
 };
 

@@ -4,6 +4,7 @@
 // than depend on the analyzer's core library.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -46,18 +47,21 @@ inline std::vector<std::string> split(std::string_view text, char separator) {
   return parts;
 }
 
-// split() without copies: the parts point into `text`.
-inline std::vector<std::string_view> split_views(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
+// Splits `text` into `fields` without copies; returns how many fields it has
+// (more than fields.size() when it has too many: the rest are not stored).
+template <std::size_t N>
+std::size_t split_fields(std::string_view text, char separator, std::array<std::string_view, N> &fields) {
+  std::size_t count = 0;
   std::size_t start = 0;
   while (true) {
-    std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    const std::size_t end = text.find(separator, start);
+    if (count < N)
+      fields[count] = text.substr(start, end == std::string_view::npos ? end : end - start);
+    ++count;
     if (end == std::string_view::npos)
-      break;
+      return count;
     start = end + 1;
   }
-  return parts;
 }
 
 } // namespace mpsaudit::probe
