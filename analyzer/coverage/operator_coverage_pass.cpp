@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,16 +26,25 @@ struct ExtraRow {
   std::string first_mps_release;                         // else this decides; empty: none yet
 };
 
+// What the tables and data of one pair of directories say; the target
+// release, set apart, does not change it.
 struct Knowledge {
-  OperatorCoverageSettings settings;
+  std::string tables_dir;
+  std::string data_dir;
   probe::CoverageLibrary library;
   probe::PythonApiMap api_map;
   std::vector<ExtraRow> extras;
 };
 
-std::mutex knowledge_mutex;
+std::mutex settings_mutex; // guards `configured`
 OperatorCoverageSettings configured = source_tree_operator_coverage();
+std::mutex knowledge_mutex; // guards `loaded`, and is held while it loads
 std::shared_ptr<const Knowledge> loaded;
+
+OperatorCoverageSettings configured_settings() {
+  std::lock_guard<std::mutex> lock(settings_mutex);
+  return configured;
+}
 
 std::vector<std::string> split_list(const std::string &text, char separator) {
   std::vector<std::string> parts;
@@ -72,16 +82,18 @@ std::vector<ExtraRow> read_extra_rows(const std::string &path) {
 }
 
 std::shared_ptr<const Knowledge> knowledge() {
+  const OperatorCoverageSettings settings = configured_settings();
   std::lock_guard<std::mutex> lock(knowledge_mutex);
-  if (!loaded) {
+  if (!loaded || loaded->tables_dir != settings.tables_dir || loaded->data_dir != settings.data_dir) {
     auto fresh = std::make_shared<Knowledge>();
-    fresh->settings = configured;
+    fresh->tables_dir = settings.tables_dir;
+    fresh->data_dir = settings.data_dir;
     std::vector<probe::TableProblem> problems; // a missing table only means no findings
-    if (!configured.tables_dir.empty())
-      fresh->library = probe::CoverageLibrary::load(configured.tables_dir, problems);
-    if (!configured.data_dir.empty()) {
-      fresh->api_map = probe::PythonApiMap::load(configured.data_dir + "/python-api-map.tsv", problems);
-      fresh->extras = read_extra_rows(configured.data_dir + "/mps-extra-ops.tsv");
+    if (!settings.tables_dir.empty())
+      fresh->library = probe::CoverageLibrary::load(settings.tables_dir, problems);
+    if (!settings.data_dir.empty()) {
+      fresh->api_map = probe::PythonApiMap::load(settings.data_dir + "/python-api-map.tsv", problems);
+      fresh->extras = read_extra_rows(settings.data_dir + "/mps-extra-ops.tsv");
     }
     loaded = std::move(fresh);
   }
@@ -90,9 +102,9 @@ std::shared_ptr<const Knowledge> knowledge() {
 
 // The release the project targets: the config's target-torch, else an
 // exact torch pin in a manifest, else empty (the newest table).
-std::string wanted_release(const Knowledge &known, const std::vector<ProjectFile> &files) {
-  if (!known.settings.target_torch.empty())
-    return known.settings.target_torch;
+std::string wanted_release(const std::vector<ProjectFile> &files) {
+  if (std::string target = configured_settings().target_torch; !target.empty())
+    return target;
   for (const ProjectFile &file : files)
     for (const Fact &fact : file.facts.facts)
       if (fact.kind == fact_kind::Dependency && fact.name == "torch")
@@ -229,11 +241,22 @@ std::string python_name(const Fact &call) {
 } // namespace
 
 void configure_operator_coverage(OperatorCoverageSettings settings) {
-  std::lock_guard<std::mutex> lock(knowledge_mutex);
+  std::lock_guard<std::mutex> lock(settings_mutex);
+  const bool same_tables =
+      settings.tables_dir == configured.tables_dir && settings.data_dir == configured.data_dir;
   configured = std::move(settings);
-  loaded.reset();
+  if (same_tables) // the target release alone changes no table, and no memoised answer
+    return;
   std::lock_guard<std::mutex> candidates_lock(candidates_mutex);
   candidates.clear();
+}
+
+void prefetch_operator_coverage(OperatorCoverageSettings settings) {
+  configure_operator_coverage(std::move(settings));
+  // The destructor of a future from std::async waits for the load, so the
+  // process never exits while the thread still runs.
+  static std::future<void> background;
+  background = std::async(std::launch::async, [] { knowledge(); });
 }
 
 OperatorCoverageSettings source_tree_operator_coverage() {
@@ -245,7 +268,7 @@ void find_missing_mps_operators(std::vector<ProjectFile> &files) {
   const std::shared_ptr<const Knowledge> known = knowledge();
   if (known->library.tables().empty())
     return;
-  const std::string wanted = wanted_release(*known, files);
+  const std::string wanted = wanted_release(files);
   const probe::CoverageTable *table =
       wanted.empty() ? &known->library.tables().back() : known->library.closest(wanted);
   const std::string release = wanted.empty() ? table->version : wanted;

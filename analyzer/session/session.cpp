@@ -530,6 +530,8 @@ std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResu
 
 SessionStatus run_session(SessionRequest request, Session &session) {
   std::ostream &err = *request.diagnostics;
+  prefetch_operator_coverage(
+      {coverage_directory(request.executable), probe_data_directory(request.executable), ""});
   if (!load_rule_catalog(request.rules_dir, session.catalog, err))
     return SessionStatus::Refused;
   if (!load_fix_catalog(request, session.fixes, err))

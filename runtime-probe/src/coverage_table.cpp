@@ -113,7 +113,8 @@ std::vector<const OperatorCoverage *> CoverageTable::overloads(std::string_view 
   for (auto it = std::lower_bound(full_names.begin(), full_names.end(), name); it != full_names.end(); ++it) {
     if (*it != name && it->compare(0, prefix.size(), prefix) != 0)
       break;
-    found.push_back(&operators[it - full_names.begin()]);
+    if (it == full_names.begin() || *(it - 1) != *it) // a repeated row: find() gives the first
+      found.push_back(&operators[it - full_names.begin()]);
   }
   return found;
 }
@@ -124,21 +125,19 @@ bool CoverageTable::has_name(std::string_view name) const {
 
 void CoverageTable::rebuild_index() {
   // Each full name is built once: a comparator that built them would
-  // allocate twice per comparison, and every scan reads five tables.
+  // allocate twice per comparison, and every scan reads five tables. The
+  // comparator looks at names only, as the one before it did, so rows with
+  // the same name (tables have a few) keep the order they always had.
   std::vector<std::pair<std::string, std::size_t>> keys;
   keys.reserve(operators.size());
   for (std::size_t i = 0; i < operators.size(); ++i)
     keys.emplace_back(operators[i].full_name(), i);
-  // Tables are written sorted, so this is usually one pass.
-  if (!std::is_sorted(keys.begin(), keys.end()))
-    std::sort(keys.begin(), keys.end());
+  std::sort(keys.begin(), keys.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<OperatorCoverage> sorted;
   sorted.reserve(operators.size());
   full_names.clear();
   full_names.reserve(operators.size());
   for (auto &[full_name, position] : keys) {
-    if (!full_names.empty() && full_names.back() == full_name)
-      continue; // one row per operator: the first of a repeated name
     full_names.push_back(std::move(full_name));
     sorted.push_back(std::move(operators[position]));
   }

@@ -81,7 +81,8 @@ struct CoverageTable {
   std::vector<const OperatorCoverage *> overloads(std::string_view name) const;
   bool has_name(std::string_view name) const;
 
-  // The full name of operators[i], sorted; built by rebuild_index().
+  // The full name of operators[i], sorted (a name can repeat: find() gives
+  // the first row); built by rebuild_index().
   std::vector<std::string> full_names;
   void rebuild_index();
 };
