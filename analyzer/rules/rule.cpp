@@ -312,6 +312,14 @@ RuleCatalog RuleCatalog::load_directory(const std::string &directory, std::vecto
   return catalog;
 }
 
+RuleCatalog RuleCatalog::from_parts(std::vector<Rule> rules, std::vector<RuleFamily> families) {
+  RuleCatalog catalog;
+  catalog.rules_ = std::move(rules);
+  catalog.families_ = std::move(families);
+  catalog.reindex();
+  return catalog;
+}
+
 void RuleCatalog::reindex() {
   std::stable_sort(rules_.begin(), rules_.end(), [](const Rule &a, const Rule &b) { return a.id < b.id; });
   by_id_.clear();

@@ -102,6 +102,9 @@ public:
   // Loads every *.toml under `directory`. Problems (bad TOML, unknown keys,
   // duplicate IDs) are appended to `diagnostics` naming file and line.
   static RuleCatalog load_directory(const std::string &directory, std::vector<Diagnostic> &diagnostics);
+  // A catalog of rules and families already read (the catalog snapshot,
+  // scan/catalog_snapshot.h, rebuilds one so).
+  static RuleCatalog from_parts(std::vector<Rule> rules, std::vector<RuleFamily> families);
   // Loads one TOML document (used by tests).
   void load_text(std::string_view toml_text, const std::string &origin, std::vector<Diagnostic> &diagnostics);
 

@@ -8,20 +8,25 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <openssl/sha.h>
 #include <random>
 #include <sys/stat.h>
 #include <thread>
-#include <openssl/sha.h>
 #include <unistd.h>
 
 #include "core/fnv1a.h"
 #include "frontend/cxx/cxx_plugin.h"
 #include "frontend/frontend.h"
+#include "scan/cache_codec.h"
 
 namespace mpsaudit {
 namespace fs = std::filesystem;
 
 namespace {
+
+using cache_codec::KeyBuilder;
+using cache_codec::Reader;
+using cache_codec::Writer;
 
 std::string to_hex(std::string_view raw) {
   static const char digits[] = "0123456789abcdef";
@@ -33,25 +38,6 @@ std::string to_hex(std::string_view raw) {
   }
   return hex;
 }
-
-// ---- key building: length-prefixed fields, so that no two field lists
-// concatenate to the same bytes ----
-
-class KeyBuilder {
-public:
-  KeyBuilder &add(std::string_view field) {
-    const auto size = static_cast<std::uint64_t>(field.size());
-    for (int i = 0; i < 8; ++i)
-      bytes_.push_back(static_cast<char>((size >> (8 * i)) & 0xff));
-    bytes_.append(field);
-    return *this;
-  }
-  KeyBuilder &add(std::uint64_t number) { return add(std::to_string(number)); }
-  std::string digest() const { return sha256_raw(bytes_); }
-
-private:
-  std::string bytes_;
-};
 
 // ---- entry encoding ----
 
@@ -70,70 +56,6 @@ constexpr std::uint64_t kMaxEntryBytes = 256ull << 20;
 std::uint64_t checksum(std::string_view data) {
   return fnv1a(data);
 }
-
-class Writer {
-public:
-  void u8(std::uint8_t value) { out.push_back(static_cast<char>(value)); }
-  void u32(std::uint32_t value) {
-    for (int i = 0; i < 4; ++i)
-      out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  }
-  void u64(std::uint64_t value) {
-    for (int i = 0; i < 8; ++i)
-      out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  }
-  void str(std::string_view text) {
-    u32(static_cast<std::uint32_t>(text.size()));
-    out.append(text);
-  }
-  std::string out;
-};
-
-// Reads what Writer wrote; any read past the end sets `failed` and yields
-// zeros, so a truncated payload never reads outside its buffer.
-class Reader {
-public:
-  explicit Reader(std::string_view data) : data_(data) {}
-  std::uint8_t u8() { return static_cast<std::uint8_t>(take(1)[0]); }
-  std::uint32_t u32() {
-    const std::string_view bytes = take(4);
-    std::uint32_t value = 0;
-    for (int i = 0; i < 4; ++i)
-      value |= std::uint32_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
-    return value;
-  }
-  std::uint64_t u64() {
-    const std::string_view bytes = take(8);
-    std::uint64_t value = 0;
-    for (int i = 0; i < 8; ++i)
-      value |= std::uint64_t(static_cast<unsigned char>(bytes[i])) << (8 * i);
-    return value;
-  }
-  std::string str() { return std::string(take(u32())); }
-  // A count of items each at least `min_bytes` long: never more than remain.
-  std::size_t count(std::size_t min_bytes) {
-    const std::uint32_t n = u32();
-    if (static_cast<std::uint64_t>(n) * min_bytes > data_.size() - position_)
-      failed = true;
-    return failed ? 0 : n;
-  }
-  bool at_end() const { return position_ == data_.size(); }
-  bool failed = false;
-
-private:
-  std::string_view take(std::size_t size) {
-    static const char zeros[8] = {};
-    if (failed || size > data_.size() - position_) {
-      failed = true;
-      return std::string_view(zeros, size <= sizeof zeros ? size : 0);
-    }
-    const std::string_view bytes = data_.substr(position_, size);
-    position_ += size;
-    return bytes;
-  }
-  std::string_view data_;
-  std::size_t position_ = 0;
-};
 
 constexpr auto kMaxGuard = static_cast<std::uint8_t>(Guard::CpuFallback);
 constexpr auto kMaxLevel = static_cast<std::uint8_t>(DiagnosticLevel::Error);
@@ -262,7 +184,7 @@ std::string file_identity(const std::string &path) {
 
 // The running binary: a rebuilt tool (a developer's build keeps its version
 // number) does not trust old entries.
-std::string executable_identity() {
+std::string binary_identity() {
   return file_identity("/proc/self/exe");
 }
 
@@ -295,6 +217,38 @@ std::string unique_suffix() {
          std::to_string(device());
 }
 
+// An entry's file: a shard folder per first byte of the key, so that no
+// folder holds more than a few thousand entries.
+std::string entry_path_in(const std::string &entries, std::string_view key) {
+  const std::string hex = to_hex(key);
+  return entries + "/" + hex.substr(0, 2) + "/" + hex;
+}
+
+// Writes `bytes` beside `path`, then renames it into place: a reader sees the
+// whole entry or none, and two runs writing the same entry both leave a whole
+// one. False when it could not (a full disk, say).
+bool write_entry_file(const std::string &path, std::string_view bytes) {
+  const std::string directory = fs::path(path).parent_path().string();
+  ::mkdir(directory.c_str(), 0700);
+  const std::string temporary = directory + "/.tmp." + unique_suffix();
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return false;
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (wrote <= 0)
+      break;
+    done += static_cast<std::size_t>(wrote);
+  }
+  const bool complete = done == bytes.size();
+  if (::close(fd) != 0 || !complete || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    ::unlink(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 std::string sha256_raw(std::string_view data) {
@@ -305,6 +259,10 @@ std::string sha256_raw(std::string_view data) {
   SHA256(reinterpret_cast<const unsigned char *>(data.data()), data.size(),
          reinterpret_cast<unsigned char *>(digest.data()));
   return digest;
+}
+
+std::string executable_identity() {
+  return binary_identity();
 }
 
 std::string sha256_hex(std::string_view data) {
@@ -353,32 +311,23 @@ std::string catalog_fingerprint(const RuleCatalog &catalog) {
   return key.digest();
 }
 
-std::string encode_entry(std::string_view key, const FileFacts &facts) {
-  Writer payload;
-  payload.str(facts.mode);
-  payload.u32(static_cast<std::uint32_t>(facts.diagnostics.size()));
-  for (const Diagnostic &diagnostic : facts.diagnostics) {
-    payload.u8(static_cast<std::uint8_t>(diagnostic.level));
-    payload.str(diagnostic.path);
-    payload.u32(diagnostic.line);
-    payload.str(diagnostic.code);
-    payload.str(diagnostic.message);
-  }
-  payload.u32(static_cast<std::uint32_t>(facts.facts.size()));
-  for (const Fact &fact : facts.facts)
-    write_fact(payload, fact);
+namespace {
 
+// The entry's bytes: a header (magic, format, key echo, payload size and
+// checksum), then the payload.
+std::string wrap_payload(std::string_view key, std::string_view payload) {
   Writer entry;
   entry.out.append(kMagic, sizeof kMagic);
   entry.u32(kResultCacheFormat);
   entry.out.append(key.substr(0, kKeyBytes));
-  entry.u64(payload.out.size());
-  entry.u64(checksum(payload.out));
-  entry.out += payload.out;
+  entry.u64(payload.size());
+  entry.u64(checksum(payload));
+  entry.out += payload;
   return entry.out;
 }
 
-std::optional<FileFacts> decode_entry(std::string_view key, std::string_view bytes) {
+// The payload of an entry whose header matches `key`, else nullopt.
+std::optional<std::string_view> unwrap_payload(std::string_view key, std::string_view bytes) {
   if (key.size() != kKeyBytes || bytes.size() < kHeaderBytes ||
       std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return std::nullopt;
@@ -393,8 +342,33 @@ std::optional<FileFacts> decode_entry(std::string_view key, std::string_view byt
   const std::string_view payload = bytes.substr(kHeaderBytes);
   if (size != payload.size() || sum != checksum(payload))
     return std::nullopt;
+  return payload;
+}
 
-  Reader reader(payload);
+} // namespace
+
+std::string encode_entry(std::string_view key, const FileFacts &facts) {
+  Writer payload;
+  payload.str(facts.mode);
+  payload.u32(static_cast<std::uint32_t>(facts.diagnostics.size()));
+  for (const Diagnostic &diagnostic : facts.diagnostics) {
+    payload.u8(static_cast<std::uint8_t>(diagnostic.level));
+    payload.str(diagnostic.path);
+    payload.u32(diagnostic.line);
+    payload.str(diagnostic.code);
+    payload.str(diagnostic.message);
+  }
+  payload.u32(static_cast<std::uint32_t>(facts.facts.size()));
+  for (const Fact &fact : facts.facts)
+    write_fact(payload, fact);
+  return wrap_payload(key, payload.out);
+}
+
+std::optional<FileFacts> decode_entry(std::string_view key, std::string_view bytes) {
+  const std::optional<std::string_view> payload = unwrap_payload(key, bytes);
+  if (!payload)
+    return std::nullopt;
+  Reader reader(*payload);
   FileFacts facts;
   facts.mode = reader.str();
   facts.diagnostics.resize(reader.count(17));
@@ -417,11 +391,11 @@ std::optional<FileFacts> decode_entry(std::string_view key, std::string_view byt
   return facts;
 }
 
-ResultCache::ResultCache(std::string entries_directory, std::string context, std::uint64_t max_bytes)
-    : entries_(std::move(entries_directory)), context_(std::move(context)), max_bytes_(max_bytes) {}
+namespace {
 
-std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, const RuleCatalog &catalog,
-                                               const ExtractOptions &extract, std::string &note) {
+// `directory`'s entries folder, created if needed, when it is a real folder
+// of this user's that can be written; else empty, with `note` saying why.
+std::string usable_entries_directory(const std::string &directory, std::string &note) {
   const std::string entries = directory + "/v" + std::to_string(kResultCacheFormat);
   // The directory itself may be one the user shares (`--cache-dir /tmp`):
   // leave its mode alone, and keep what mpsaudit creates inside private.
@@ -443,13 +417,26 @@ std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, con
     const std::string why = error ? error.message() : std::strerror(errno);
     note = "mpsaudit: note: the result cache " + directory + " cannot be written (" + why +
            "); scanning without it";
-    return nullptr;
+    return {};
   }
   ::close(fd);
   ::unlink(probe.c_str());
 
+  return entries;
+}
+
+} // namespace
+
+ResultCache::ResultCache(std::string entries_directory, std::string context, std::uint64_t max_bytes)
+    : entries_(std::move(entries_directory)), context_(std::move(context)), max_bytes_(max_bytes) {}
+
+std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, const RuleCatalog &catalog,
+                                               const ExtractOptions &extract, std::string &note) {
+  const std::string entries = usable_entries_directory(directory, note);
+  if (entries.empty())
+    return nullptr;
   KeyBuilder context;
-  context.add("mpsaudit result cache").add(kResultCacheFormat).add(executable_identity());
+  context.add("mpsaudit result cache").add(kResultCacheFormat).add(binary_identity());
   context.add(catalog_fingerprint(catalog));
   context.add(extract.compile_commands_dir).add(extract.root).add(extract.roots.size());
   for (const auto &root : extract.roots)
@@ -499,8 +486,7 @@ std::string ResultCache::key_for(const SourceFile &file) {
 }
 
 std::string ResultCache::entry_path(std::string_view key) const {
-  const std::string hex = to_hex(key);
-  return entries_ + "/" + hex.substr(0, 2) + "/" + hex;
+  return entry_path_in(entries_, key);
 }
 
 std::optional<FileFacts> ResultCache::load(const std::string &key) {
@@ -523,32 +509,29 @@ std::optional<FileFacts> ResultCache::load(const std::string &key) {
 void ResultCache::store(const std::string &key, const FileFacts &facts) {
   if (write_failed_.load(std::memory_order_relaxed))
     return;
-  const std::string path = entry_path(key);
-  const std::string directory = fs::path(path).parent_path().string();
-  ::mkdir(directory.c_str(), 0700);
-  // Written beside its final name, then renamed: a reader sees the whole
-  // entry or none, and two runs writing the same entry both leave a whole one.
-  const std::string temporary = directory + "/.tmp." + unique_suffix();
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    write_failed_ = true;
-    return;
-  }
   const std::string bytes = encode_entry(key, facts);
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (wrote <= 0)
-      break;
-    done += static_cast<std::size_t>(wrote);
-  }
-  const bool complete = done == bytes.size();
-  if (::close(fd) != 0 || !complete || ::rename(temporary.c_str(), path.c_str()) != 0) {
-    ::unlink(temporary.c_str());
+  if (!write_entry_file(entry_path(key), bytes)) {
     write_failed_ = true; // a full disk: stop trying for this run
     return;
   }
   written_bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
+}
+
+std::optional<std::string> load_cache_payload(const std::string &directory, std::string_view key) {
+  std::string unused_note;
+  const std::string entries = usable_entries_directory(directory, unused_note);
+  if (entries.empty())
+    return std::nullopt;
+  const auto bytes = read_regular_file(entry_path_in(entries, key), kMaxEntryBytes);
+  const std::optional<std::string_view> payload = bytes ? unwrap_payload(key, *bytes) : std::nullopt;
+  return payload ? std::optional<std::string>(std::string(*payload)) : std::nullopt;
+}
+
+void store_cache_payload(const std::string &directory, std::string_view key, std::string_view payload) {
+  std::string unused_note;
+  const std::string entries = usable_entries_directory(directory, unused_note);
+  if (!entries.empty())
+    write_entry_file(entry_path_in(entries, key), wrap_payload(key, payload));
 }
 
 void ResultCache::finish() {

@@ -48,6 +48,16 @@ std::string default_cache_directory();
 // A digest of the rules' content: what they match and report.
 std::string catalog_fingerprint(const RuleCatalog &catalog);
 
+// The running binary's size and modification time: a rebuilt tool does not
+// trust what an older build wrote.
+std::string executable_identity();
+
+// A payload kept under `key` (32 raw bytes) in the cache at `directory`, with
+// the checks of an entry (header, key echo, checksum): what the rule-catalog
+// snapshot (scan/catalog_snapshot.h) keeps there. nullopt when absent or bad.
+std::optional<std::string> load_cache_payload(const std::string &directory, std::string_view key);
+void store_cache_payload(const std::string &directory, std::string_view key, std::string_view payload);
+
 // An entry's bytes for `key` (32 raw bytes) and back. decode_entry accepts
 // only an entry of this format whose key echo and checksum match and whose
 // payload parses to its exact end.

@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include "scan/catalog_snapshot.h"
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "core/text.h"
 #include "coverage/operator_coverage_pass.h"
 #include "report/report.h"
+#include "scan/catalog_snapshot.h"
 #include "session/probe_runner.h"
 #include "workflow/baseline.h"
 #include "workflow/git_changes.h"
@@ -424,13 +426,14 @@ std::string effort_model_label(const std::string &model_path, bool bundled) {
 
 } // namespace
 
-bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::ostream &diagnostics) {
+bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::ostream &diagnostics,
+                       const std::string &cache_directory) {
   if (directory.empty()) {
     diagnostics << "mpsaudit: cannot find the rules directory; pass --rules-dir or set MPSAUDIT_RULES_DIR\n";
     return false;
   }
   std::vector<Diagnostic> problems;
-  catalog = RuleCatalog::load_directory(directory, problems);
+  catalog = load_rule_catalog_through_cache(directory, cache_directory, problems);
   for (const auto &problem : problems)
     diagnostics << terminal_safe(problem.path) << ":" << problem.line << ": "
                 << terminal_safe(problem.message) << "\n";
@@ -532,7 +535,7 @@ SessionStatus run_session(SessionRequest request, Session &session) {
   std::ostream &err = *request.diagnostics;
   prefetch_operator_coverage(
       {coverage_directory(request.executable), probe_data_directory(request.executable), ""});
-  if (!load_rule_catalog(request.rules_dir, session.catalog, err))
+  if (!load_rule_catalog(request.rules_dir, session.catalog, err, request.scan.cache_directory))
     return SessionStatus::Refused;
   if (!load_fix_catalog(request, session.fixes, err))
     return SessionStatus::Refused;

@@ -128,7 +128,10 @@ SessionStatus run_session(SessionRequest request, Session &session);
 
 // Loads rules/*.toml from `directory`; prints problems on `diagnostics` and
 // returns false on any (also for `rules` and `explain`).
-bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::ostream &diagnostics);
+// `cache_directory`, when given, keeps a parsed snapshot of the catalog
+// (scan/catalog_snapshot.h).
+bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::ostream &diagnostics,
+                       const std::string &cache_directory = {});
 
 // The assessment's knobs from the config's [assess] table over their
 // defaults, with [roles] resolved for the scanned files

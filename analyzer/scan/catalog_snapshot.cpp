@@ -1,0 +1,216 @@
+#include "scan/catalog_snapshot.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/confined_file.h"
+#include "scan/cache_codec.h"
+#include "scan/result_cache.h"
+
+namespace mpsaudit {
+namespace fs = std::filesystem;
+
+namespace {
+
+using cache_codec::KeyBuilder;
+using cache_codec::Reader;
+using cache_codec::Writer;
+
+constexpr auto kMaxEffort = static_cast<std::uint8_t>(Effort::Blocker);
+constexpr auto kMaxSeverity = static_cast<std::uint8_t>(Severity::Error);
+constexpr auto kMaxGuardPolicy = static_cast<std::uint8_t>(GuardPolicy::Ignore);
+
+void write_strings(Writer &out, const std::vector<std::string> &items) {
+  out.u32(static_cast<std::uint32_t>(items.size()));
+  for (const std::string &item : items)
+    out.str(item);
+}
+
+std::vector<std::string> read_strings(Reader &in) {
+  std::vector<std::string> items(in.count(4));
+  for (std::string &item : items)
+    item = in.str();
+  return items;
+}
+
+void write_argument_tests(Writer &out, const std::vector<ArgumentTest> &tests) {
+  out.u32(static_cast<std::uint32_t>(tests.size()));
+  for (const ArgumentTest &test : tests) {
+    out.str(test.keyword);
+    out.u32(static_cast<std::uint32_t>(test.position + 1));
+    write_strings(out, test.patterns);
+  }
+}
+
+std::vector<ArgumentTest> read_argument_tests(Reader &in) {
+  std::vector<ArgumentTest> tests(in.count(12));
+  for (ArgumentTest &test : tests) {
+    test.keyword = in.str();
+    test.position = static_cast<int>(in.u32()) - 1;
+    test.patterns = read_strings(in);
+  }
+  return tests;
+}
+
+void write_matcher(Writer &out, const Matcher &match) {
+  write_strings(out, match.kinds);
+  write_strings(out, match.names);
+  write_strings(out, match.not_names);
+  out.u32(static_cast<std::uint32_t>(match.where.size()));
+  for (const auto &[attribute, patterns] : match.where) {
+    out.str(attribute);
+    write_strings(out, patterns);
+  }
+  write_argument_tests(out, match.argument_absent);
+  write_argument_tests(out, match.argument_matches);
+  out.u8(match.in_forward ? (*match.in_forward ? 2 : 1) : 0);
+}
+
+Matcher read_matcher(Reader &in) {
+  Matcher match;
+  match.kinds = read_strings(in);
+  match.names = read_strings(in);
+  match.not_names = read_strings(in);
+  match.where.resize(in.count(8));
+  for (auto &[attribute, patterns] : match.where) {
+    attribute = in.str();
+    patterns = read_strings(in);
+  }
+  match.argument_absent = read_argument_tests(in);
+  match.argument_matches = read_argument_tests(in);
+  const std::uint8_t in_forward = in.u8();
+  if (in_forward > 2)
+    in.failed = true;
+  if (in_forward != 0)
+    match.in_forward = in_forward == 2;
+  return match;
+}
+
+void write_rule(Writer &out, const Rule &rule) {
+  for (const std::string *text : {&rule.id, &rule.name, &rule.family, &rule.summary, &rule.message, &rule.why,
+                                  &rule.replacement, &rule.docs, &rule.examples_waived, &rule.origin})
+    out.str(*text);
+  write_strings(out, rule.sources);
+  out.u8(static_cast<std::uint8_t>(rule.effort));
+  out.u8(static_cast<std::uint8_t>(rule.severity));
+  out.u8(static_cast<std::uint8_t>(rule.guarded));
+  out.u32(static_cast<std::uint32_t>(rule.kinds.size()));
+  for (FileKind kind : rule.kinds)
+    out.str(to_string(kind));
+  write_matcher(out, rule.match);
+  out.u32(static_cast<std::uint32_t>(rule.examples.size()));
+  for (const RuleExample &example : rule.examples) {
+    out.u8(example.must_flag ? 1 : 0);
+    out.str(to_string(example.kind));
+    out.str(example.code);
+    write_strings(out, example.also);
+  }
+  write_strings(out, rule.superseded_by);
+  out.u8(rule.fallback ? 1 : 0);
+}
+
+// A file kind written by name: a name this build does not know is a bad snapshot.
+FileKind read_file_kind(Reader &in) {
+  const std::string name = in.str();
+  const FileKind kind = file_kind_from_string(name);
+  if (to_string(kind) != name)
+    in.failed = true;
+  return kind;
+}
+
+Rule read_rule(Reader &in) {
+  Rule rule;
+  for (std::string *text : {&rule.id, &rule.name, &rule.family, &rule.summary, &rule.message, &rule.why,
+                            &rule.replacement, &rule.docs, &rule.examples_waived, &rule.origin})
+    *text = in.str();
+  rule.sources = read_strings(in);
+  const std::uint8_t effort = in.u8(), severity = in.u8(), guarded = in.u8();
+  if (effort > kMaxEffort || severity > kMaxSeverity || guarded > kMaxGuardPolicy)
+    in.failed = true;
+  rule.effort = static_cast<Effort>(effort);
+  rule.severity = static_cast<Severity>(severity);
+  rule.guarded = static_cast<GuardPolicy>(guarded);
+  rule.kinds.resize(in.count(4));
+  for (FileKind &kind : rule.kinds)
+    kind = read_file_kind(in);
+  rule.match = read_matcher(in);
+  rule.examples.resize(in.count(13));
+  for (RuleExample &example : rule.examples) {
+    example.must_flag = in.u8() != 0;
+    example.kind = read_file_kind(in);
+    example.code = in.str();
+    example.also = read_strings(in);
+  }
+  rule.superseded_by = read_strings(in);
+  rule.fallback = in.u8() != 0;
+  return rule;
+}
+
+// The snapshot's key: the binary, and the name and bytes of every rules
+// file in the order load_directory reads them. nullopt when a file cannot
+// be read (the catalog is then parsed, and its diagnostics say why).
+std::optional<std::string> snapshot_key(const std::string &rules_dir) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (fs::directory_iterator it(rules_dir, error), end; !error && it != end; it.increment(error))
+    if (it->path().extension() == ".toml")
+      files.push_back(it->path());
+  if (error)
+    return std::nullopt;
+  std::sort(files.begin(), files.end());
+  KeyBuilder key;
+  key.add("mpsaudit rule catalog").add(kResultCacheFormat).add(executable_identity()).add(files.size());
+  for (const fs::path &file : files) {
+    const std::optional<std::string> text = read_whole_file(file);
+    if (!text)
+      return std::nullopt;
+    key.add(file.string()).add(*text);
+  }
+  return key.digest();
+}
+
+} // namespace
+
+std::string encode_catalog(const RuleCatalog &catalog) {
+  Writer out;
+  out.u32(static_cast<std::uint32_t>(catalog.families().size()));
+  for (const RuleFamily &family : catalog.families())
+    for (const std::string *text : {&family.name, &family.prefix, &family.title, &family.description})
+      out.str(*text);
+  out.u32(static_cast<std::uint32_t>(catalog.rules().size()));
+  for (const Rule &rule : catalog.rules())
+    write_rule(out, rule);
+  return out.out;
+}
+
+std::optional<RuleCatalog> decode_catalog(std::string_view payload) {
+  Reader in(payload);
+  std::vector<RuleFamily> families(in.count(16));
+  for (RuleFamily &family : families)
+    for (std::string *text : {&family.name, &family.prefix, &family.title, &family.description})
+      *text = in.str();
+  const std::size_t rule_count = in.count(64);
+  std::vector<Rule> rules;
+  rules.reserve(rule_count);
+  for (std::size_t i = 0; i < rule_count && !in.failed; ++i)
+    rules.push_back(read_rule(in));
+  if (in.failed || !in.at_end())
+    return std::nullopt;
+  return RuleCatalog::from_parts(std::move(rules), std::move(families));
+}
+
+RuleCatalog load_rule_catalog_through_cache(const std::string &rules_dir, const std::string &cache_directory,
+                                            std::vector<Diagnostic> &diagnostics) {
+  const std::optional<std::string> key = cache_directory.empty() ? std::nullopt : snapshot_key(rules_dir);
+  if (key)
+    if (const std::optional<std::string> payload = load_cache_payload(cache_directory, *key))
+      if (std::optional<RuleCatalog> catalog = decode_catalog(*payload))
+        return std::move(*catalog);
+  const std::size_t problems_before = diagnostics.size();
+  RuleCatalog catalog = RuleCatalog::load_directory(rules_dir, diagnostics);
+  if (key && diagnostics.size() == problems_before) // a catalog with problems is never kept
+    store_cache_payload(cache_directory, *key, encode_catalog(catalog));
+  return catalog;
+}
+
+} // namespace mpsaudit
