@@ -190,32 +190,36 @@ nlohmann::json roles_list(const std::vector<Role> &roles) {
   return out;
 }
 
-// One distinct fix of the estimate (its file shares inline: one item's
-// shares are at most one per file).
-nlohmann::json effort_item_json(const EffortItem &item) {
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto &share : item.files)
-    files.push_back({{"path", sanitize_utf8(share.path)},
-                     {"sites", share.sites},
-                     {"hours", hours_json(share.hours)},
-                     {"fix", fix_credit_json(share.fix)}});
-  nlohmann::json entry = {{"key", sanitize_utf8(item.key)},
-                          {"title", sanitize_utf8(item.title)},
-                          {"category", item.family},
-                          {"effort", std::string(to_string(item.effort))},
-                          {"kind", item.kind},
-                          {"sites", item.sites},
-                          {"hours", hours_json(item.hours)},
-                          {"estimable", item.estimable},
-                          {"basis", sanitize_utf8(item.basis)},
-                          {"replacement", item.replacement},
-                          {"fix", fix_credit_json(item.fix)},
-                          {"files", files}};
-  if (!item.rule_id.empty())
-    entry["rule"] = item.rule_id;
+// One distinct fix of the estimate, streamed: an item that many files
+// share (a hard-coded "cuda" string) has one share per file, and built as a
+// whole it held tens of MB on a large tree. Members in nlohmann's (sorted)
+// order, so the output stays what dump() wrote.
+void write_effort_item_json(JsonStreamWriter &json, const EffortItem &item) {
+  json.begin_object();
+  json.member("basis", sanitize_utf8(item.basis));
+  json.member("category", item.family);
   if (item.deferred.high > 0)
-    entry["deferred"] = hours_json(item.deferred);
-  return entry;
+    json.member("deferred", hours_json(item.deferred));
+  json.member("effort", std::string(to_string(item.effort)));
+  json.member("estimable", item.estimable);
+  json.key("files");
+  json.begin_array();
+  for (const auto &share : item.files)
+    json.value(nlohmann::json{{"path", sanitize_utf8(share.path)},
+                              {"sites", share.sites},
+                              {"hours", hours_json(share.hours)},
+                              {"fix", fix_credit_json(share.fix)}});
+  json.end_array();
+  json.member("fix", fix_credit_json(item.fix));
+  json.member("hours", hours_json(item.hours));
+  json.member("key", sanitize_utf8(item.key));
+  json.member("kind", item.kind);
+  json.member("replacement", item.replacement);
+  if (!item.rule_id.empty())
+    json.member("rule", item.rule_id);
+  json.member("sites", item.sites);
+  json.member("title", sanitize_utf8(item.title));
+  json.end_object();
 }
 
 // The effort estimate, streamed: items and the per-file roll-up grow with
@@ -240,7 +244,7 @@ void write_effort_json(JsonStreamWriter &json, const Assessment &assessment) {
   json.key("items");
   json.begin_array();
   for (const auto &item : effort.items)
-    json.value(effort_item_json(item));
+    write_effort_item_json(json, item);
   json.end_array();
   nlohmann::json families = nlohmann::json::array();
   for (const KernelFamily &family : effort.kernel_families)

@@ -568,7 +568,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
           kept.end());
       kept.shrink_to_fit();
     }
-    work[i].fact_lines.clear();
+    decltype(work[i].fact_lines)().swap(work[i].fact_lines); // clear() would keep its bucket array
     work[i].suppression_counts =
         apply_suppressions(work[i].suppressions, all, engine, project[i].path, project[i].kind);
     count_file_done(options.progress);

@@ -408,13 +408,17 @@ std::string nothing_to_scan_reason(const ScanResult &result) {
   return reason;
 }
 
-// The scan the assessment reads: every finding, the baseline's known ones
-// too, so that a baseline filters what is reported as new but never hides
-// the port's size or blockers.
-ScanResult with_baseline_findings(const ScanResult &result) {
-  ScanResult all = result;
-  all.findings.insert(all.findings.end(), result.baseline_findings.begin(), result.baseline_findings.end());
-  return all;
+// The assessment reads every finding, the baseline's known ones too, so
+// that a baseline filters what is reported as new but never hides the
+// port's size or blockers. The known findings join the reported ones for
+// the assessment alone: a copy of the scan would double its memory.
+Assessment assess_with_known_findings(const AssessmentInput &input, ScanResult &result) {
+  const auto reported = static_cast<std::ptrdiff_t>(result.findings.size());
+  result.findings.insert(result.findings.end(), result.baseline_findings.begin(),
+                         result.baseline_findings.end());
+  Assessment assessment = assess(input);
+  result.findings.erase(result.findings.begin() + reported, result.findings.end());
+  return assessment;
 }
 
 // The effort model as reports name it: the bundled model by its place in
@@ -579,12 +583,11 @@ SessionStatus run_session(SessionRequest request, Session &session) {
     err << "mpsaudit: " << terminal_safe(session.no_decision_reason) << "\n";
   }
   AssessmentInput input;
-  const ScanResult with_known = with_baseline_findings(result);
-  if (!assessment_input(request, session, result.baseline_findings.empty() ? result : with_known, input, err))
+  if (!assessment_input(request, session, result, input, err))
     return SessionStatus::Refused;
   result.profile.phases.emplace_back("baseline, config, effort model, probe", seconds_since(phase_started));
   phase_started = std::chrono::steady_clock::now();
-  session.assessment = assess(input);
+  session.assessment = assess_with_known_findings(input, result);
   demote_errors_off_entry_paths(result.findings, session.assessment);
   label_partial_scan(session.assessment, result); // --changed-since, --staged, named files
   result.profile.phases.emplace_back("assess", seconds_since(phase_started));
