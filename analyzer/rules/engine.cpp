@@ -150,24 +150,46 @@ RuleEngine::RuleEngine(const RuleCatalog &catalog)
           for (const auto &name : rule.match.names)
             entry.by_exact_name[name].push_back(&rule);
         else
-          entry.with_patterns.push_back(&rule);
+          add_pattern_rule(entry, rule);
       }
     }
   }
 }
 
-void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact,
-                            std::vector<const Rule *> &out) const {
-  out.clear();
-  const auto exact = index.by_exact_name.find(fact.name);
-  if (exact == index.by_exact_name.end()) {
-    out = index.with_patterns;
+void RuleEngine::add_pattern_rule(FactKindIndex &entry, const Rule &rule) {
+  const auto starts_with_wildcard = [](const std::string &pattern) {
+    return pattern.empty() || pattern.front() == '*' || pattern.front() == '?';
+  };
+  const std::vector<std::string> &names = rule.match.names;
+  if (names.empty() || std::any_of(names.begin(), names.end(), starts_with_wildcard)) {
+    entry.with_patterns_for_any_name.push_back(&rule);
     return;
   }
-  // Both lists are in catalog order; merge them to keep findings ordered.
-  std::merge(exact->second.begin(), exact->second.end(), index.with_patterns.begin(),
-             index.with_patterns.end(), std::back_inserter(out),
-             [](const Rule *a, const Rule *b) { return a < b; });
+  std::set<char> first_chars;
+  for (const std::string &pattern : names)
+    first_chars.insert(pattern.front());
+  for (char first : first_chars)
+    entry.with_patterns_by_first_char[first].push_back(&rule);
+}
+
+void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &scratch,
+                            std::vector<const Rule *> &out) {
+  // Every list is in catalog order, and no rule is in two of them: merging
+  // keeps findings in that order.
+  static const std::vector<const Rule *> none;
+  const auto exact = index.by_exact_name.find(fact.name);
+  const std::vector<const Rule *> &by_name = exact == index.by_exact_name.end() ? none : exact->second;
+  const auto first = fact.name.empty() ? index.with_patterns_by_first_char.end()
+                                       : index.with_patterns_by_first_char.find(fact.name.front());
+  const std::vector<const Rule *> &by_first_char =
+      first == index.with_patterns_by_first_char.end() ? none : first->second;
+  const auto catalog_order = [](const Rule *a, const Rule *b) { return a < b; };
+  scratch.clear();
+  std::merge(by_first_char.begin(), by_first_char.end(), index.with_patterns_for_any_name.begin(),
+             index.with_patterns_for_any_name.end(), std::back_inserter(scratch), catalog_order);
+  out.clear();
+  std::merge(by_name.begin(), by_name.end(), scratch.begin(), scratch.end(), std::back_inserter(out),
+             catalog_order);
 }
 
 std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
@@ -176,12 +198,12 @@ std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind
   const auto &by_fact_kind = index_[static_cast<std::size_t>(kind)];
   if (by_fact_kind.empty())
     return findings;
-  std::vector<const Rule *> rules;
+  std::vector<const Rule *> rules, scratch;
   for (const Fact &fact : facts.facts) {
     const auto index = by_fact_kind.find(fact.kind);
     if (index == by_fact_kind.end())
       continue;
-    candidates(index->second, fact, rules);
+    candidates(index->second, fact, scratch, rules);
     rules.erase(std::remove_if(rules.begin(), rules.end(),
                                [&](const Rule *rule) { return !matches(rule->match, fact); }),
                 rules.end());
