@@ -125,18 +125,24 @@ bool CoverageTable::has_name(std::string_view name) const {
 
 void CoverageTable::rebuild_index() {
   // Each full name is built once: a comparator that built them would
-  // allocate twice per comparison, and every scan reads five tables. The
-  // comparator looks at names only, as the one before it did, so rows with
-  // the same name (tables have a few) keep the order they always had.
+  // allocate twice per comparison, and every scan reads five tables. Rows
+  // with the same name (a table has a few) keep their order, so a table read
+  // back, already sorted, needs no sort at all.
   std::vector<std::pair<std::string, std::size_t>> keys;
   keys.reserve(operators.size());
   for (std::size_t i = 0; i < operators.size(); ++i)
     keys.emplace_back(operators[i].full_name(), i);
-  std::sort(keys.begin(), keys.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-  std::vector<OperatorCoverage> sorted;
-  sorted.reserve(operators.size());
+  const auto by_name = [](const auto &a, const auto &b) { return a.first < b.first; };
   full_names.clear();
   full_names.reserve(operators.size());
+  if (std::is_sorted(keys.begin(), keys.end(), by_name)) {
+    for (auto &key : keys)
+      full_names.push_back(std::move(key.first));
+    return;
+  }
+  std::stable_sort(keys.begin(), keys.end(), by_name);
+  std::vector<OperatorCoverage> sorted;
+  sorted.reserve(operators.size());
   for (auto &[full_name, position] : keys) {
     full_names.push_back(std::move(full_name));
     sorted.push_back(std::move(operators[position]));
