@@ -3,6 +3,7 @@
 #include "frontend/cxx/ast_scan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,8 @@
 
 namespace mpsaudit::cxx {
 namespace {
+
+std::atomic<std::uint64_t> clang_run_count{0};
 
 // Where the embedded shim appears inside the in-memory file system.
 constexpr const char *kShimPath = "/mpsaudit-shim/mpsaudit_cuda_shim.h";
@@ -430,6 +433,7 @@ struct RunOutcome {
 
 void run_clang(const Invocation &invocation, const std::string &main_path, const std::string &text,
                FileModel &model, RunOutcome &outcome) {
+  clang_run_count.fetch_add(1, std::memory_order_relaxed);
   // createPhysicalFileSystem, not getRealFileSystem: the latter is shared by
   // the process and changing its working directory would chdir every thread.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
@@ -473,6 +477,23 @@ std::string virtual_main_path(const SourceFile &file) {
 }
 
 } // namespace
+
+bool compilation_database_applies(const ExtractOptions &options) {
+  return !options.compile_commands_dir.empty() ||
+         (!options.root.empty() && file_exists(options.root + "/compile_commands.json"));
+}
+
+std::vector<std::string> builtin_header_directories() {
+  const std::string resources = resource_directory();
+  if (resources.empty())
+    return {};
+  // cuda_wrappers too: clang may add it to a CUDA parse's search path.
+  return {resources + "/include", resources + "/include/cuda_wrappers"};
+}
+
+std::uint64_t clang_runs() {
+  return clang_run_count.load(std::memory_order_relaxed);
+}
 
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
                        std::uint32_t line_count) {

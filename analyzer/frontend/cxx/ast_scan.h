@@ -30,4 +30,16 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const Ex
 // The shim header's text, as embedded at build time.
 const char *cuda_shim_text();
 
+// Whether scan_ast takes the file's command line from a compile_commands.json
+// (which may change its language, include paths and macros) rather than from
+// the fixed command line alone.
+bool compilation_database_applies(const ExtractOptions &options);
+
+// Where the fixed command line finds angled includes besides the scan root:
+// clang's builtin headers (stddef.h, cpuid.h, ...), when they are installed.
+std::vector<std::string> builtin_header_directories();
+
+// How many times this process has run clang on a file (tests read it).
+std::uint64_t clang_runs();
+
 } // namespace mpsaudit::cxx

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "frontend/cxx/ast_scan.h"
 #include "frontend/cxx/file_model.h"
@@ -88,6 +93,163 @@ void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
   append(model.shared_lines, ast.shared_lines);
   append(model.double_lines, ast.double_lines);
   append(model.barrier_lines, ast.barrier_lines);
+}
+
+// ------------------------------------------------- when clang can add nothing
+//
+// merge_ast_into reads these parts of the AST model (ast_scan.cpp's Collector
+// fills them), and each needs a token that clang sees in the main file, either
+// written there or coming from a macro of a header the file includes:
+//   regions       a body with CUDAGlobalAttr or an explicit CUDADeviceAttr:
+//                 __global__, __device__ (the shim's macros of those names),
+//                 __attribute__((global|device)), __declspec(__global__), or
+//                 `#pragma clang force_cuda_host_device`
+//   launches      CUDAKernelCallExpr: `<<<`
+//   asm_sites     GCCAsmStmt: asm, __asm, __asm__
+//   shared_lines  CUDASharedAttr: __shared__, __attribute__((shared)), ...
+//   double_lines, barrier_lines   read only inside regions (build_facts)
+// Regions, launches and shared memory exist in CUDA mode only: in C, C++ and
+// Objective-C++ clang knows neither the CUDA attributes nor `<<<`, and the
+// shim defines the keywords away. So when neither the file nor any header
+// clang could open for it holds one of its language's words below, the AST
+// model would be empty except for double lines outside any region, and the
+// merged model equals the token model: clang is not run. Regions the token
+// path found always go to clang, whose double lines and extents refine them.
+// A compilation database can change the language, the include paths and the
+// macros, so a file it covers always goes to clang.
+const std::vector<std::string_view> &clang_evidence_words(SourceLanguage language) {
+  static const std::vector<std::string_view> any_language{"asm", "__asm", "__asm__"};
+  static const std::vector<std::string_view> cuda{"asm",           "__asm",      "__asm__",
+                                                  "__global__",    "__device__", "__shared__",
+                                                  "__attribute__", "__declspec", "force_cuda_host_device"};
+  return language == SourceLanguage::Cuda ? cuda : any_language;
+}
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool contains_word(std::string_view text, std::string_view word) {
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !is_identifier_char(text[at - 1]);
+    const bool ends = at + word.size() == text.size() || !is_identifier_char(text[at + word.size()]);
+    if (starts && ends)
+      return true;
+  }
+  return false;
+}
+
+// Whether `text` (comments included: erring towards clang) holds a word that
+// can make clang's model differ from the token model.
+bool has_clang_evidence(std::string_view text, SourceLanguage language) {
+  if (language == SourceLanguage::Cuda && text.find("<<<") != std::string_view::npos)
+    return true;
+  const auto &words = clang_evidence_words(language);
+  return std::any_of(words.begin(), words.end(),
+                     [&](std::string_view word) { return contains_word(text, word); });
+}
+
+struct IncludeDirective {
+  std::string name;
+  bool quoted = false;
+};
+
+// The #include, #include_next and #import directives of `text`, whether or
+// not they are live. False when one names its header through a macro.
+bool read_includes(std::string_view text, std::vector<IncludeDirective> &includes) {
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos)
+      line_end = text.size();
+    std::size_t at = line_start;
+    auto skip_blanks = [&] {
+      while (at < line_end && (text[at] == ' ' || text[at] == '\t'))
+        ++at;
+    };
+    skip_blanks();
+    if (at < line_end && text[at] == '#') {
+      ++at;
+      skip_blanks();
+      const std::size_t word_start = at;
+      while (at < line_end && is_identifier_char(text[at]))
+        ++at;
+      const std::string_view directive = text.substr(word_start, at - word_start);
+      if (directive == "include" || directive == "include_next" || directive == "import") {
+        skip_blanks();
+        const char open = at < line_end ? text[at] : '\0';
+        const char close = open == '"' ? '"' : open == '<' ? '>' : '\0';
+        const std::size_t end = close ? text.find(close, at + 1) : std::string_view::npos;
+        if (end == std::string_view::npos || end > line_end)
+          return false; // computed: #include HEADER_MACRO
+        includes.push_back({std::string(text.substr(at + 1, end - at - 1)), open == '"'});
+      }
+    }
+    line_start = line_end + 1;
+  }
+  return true;
+}
+
+// Past these, looking for evidence costs more than it saves: ask clang.
+constexpr std::size_t kMaxHeadersForGate = 256;
+constexpr std::size_t kMaxHeaderBytesForGate = 16u << 20;
+
+// Whether clang could build a model that differs from the token model for
+// `file` (see above). It follows every header that the fixed command line
+// could open (next to its includer, under the scan root, among clang's
+// builtin headers), live or not, and erring towards clang when unsure.
+bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const cxx::FileModel &tokens,
+                        const ExtractOptions &options) {
+  namespace fs = std::filesystem;
+  if (!tokens.regions.empty() || cxx::compilation_database_applies(options))
+    return true;
+  if (has_clang_evidence(file.text, language))
+    return true;
+  std::vector<fs::path> angled_directories;
+  if (!options.root.empty())
+    angled_directories.emplace_back(options.root);
+  for (const auto &directory : cxx::builtin_header_directories())
+    angled_directories.emplace_back(directory);
+  struct Pending {
+    std::string text;
+    fs::path directory; // the includer's, for quoted includes; empty if unknown
+  };
+  std::vector<Pending> pending{
+      {file.text, file.absolute_path.empty() ? fs::path() : fs::path(file.absolute_path).parent_path()}};
+  std::set<std::string> seen;
+  std::size_t bytes = 0;
+  while (!pending.empty()) {
+    const Pending current = std::move(pending.back());
+    pending.pop_back();
+    std::vector<IncludeDirective> includes;
+    if (!read_includes(current.text, includes))
+      return true;
+    for (const auto &include : includes) {
+      std::vector<fs::path> candidates;
+      if (include.quoted && !current.directory.empty())
+        candidates.push_back(current.directory / include.name);
+      for (const auto &directory : angled_directories)
+        candidates.push_back(directory / include.name);
+      for (const auto &candidate : candidates) {
+        std::error_code error;
+        if (!fs::is_regular_file(candidate, error))
+          continue;
+        const std::string key = fs::weakly_canonical(candidate, error).string();
+        if (!seen.insert(error ? candidate.string() : key).second)
+          continue;
+        std::ifstream stream(candidate, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+        bytes += text.size();
+        if (!stream.good() && !stream.eof())
+          return true;
+        if (seen.size() > kMaxHeadersForGate || bytes > kMaxHeaderBytesForGate ||
+            has_clang_evidence(text, language))
+          return true;
+        pending.push_back({std::move(text), candidate.parent_path()});
+      }
+    }
+  }
+  return false;
 }
 
 std::size_t count_in(const std::vector<std::uint32_t> &sorted_lines, std::uint32_t first,
@@ -272,6 +434,8 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
                                     std::to_string(file.text.size()) + " bytes is over the " +
                                         std::to_string(kCxxAstByteLimit) +
                                         "-byte limit for a clang parse; matched with clang's raw lexer"});
+    } else if (!clang_could_add_to(file, language, model, options)) {
+      // Nothing for clang to confirm (see clang_could_add_to): tokens alone, as clang would leave them.
     } else {
       cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count);
       for (auto &diagnostic : ast.diagnostics)
