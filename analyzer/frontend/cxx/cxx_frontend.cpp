@@ -434,7 +434,7 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
                                     std::to_string(file.text.size()) + " bytes is over the " +
                                         std::to_string(kCxxAstByteLimit) +
                                         "-byte limit for a clang parse; matched with clang's raw lexer"});
-    } else if (!clang_could_add_to(file, language, model, options)) {
+    } else if (mode == CxxParseMode::Auto && !clang_could_add_to(file, language, model, options)) {
       // Nothing for clang to confirm (see clang_could_add_to): tokens alone, as clang would leave them.
     } else {
       cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count);
