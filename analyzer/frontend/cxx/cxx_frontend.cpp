@@ -102,26 +102,28 @@ void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
 // written there or coming from a macro of a header the file includes:
 //   regions       a body with CUDAGlobalAttr or an explicit CUDADeviceAttr:
 //                 __global__, __device__ (the shim's macros of those names),
-//                 __attribute__((global|device)), __declspec(__global__), or
-//                 `#pragma clang force_cuda_host_device`
+//                 __attribute__((global|device)) or __declspec(__global__)
+//                 (implicit attributes, as from `#pragma clang
+//                 force_cuda_host_device` or on lambdas, do not count)
 //   launches      CUDAKernelCallExpr: `<<<`
 //   asm_sites     GCCAsmStmt: asm, __asm, __asm__
 //   shared_lines  CUDASharedAttr: __shared__, __attribute__((shared)), ...
 //   double_lines, barrier_lines   read only inside regions (build_facts)
 // Regions, launches and shared memory exist in CUDA mode only: in C, C++ and
 // Objective-C++ clang knows neither the CUDA attributes nor `<<<`, and the
-// shim defines the keywords away. So when neither the file nor any header
-// clang could open for it holds one of its language's words below, the AST
-// model would be empty except for double lines outside any region, and the
-// merged model equals the token model: clang is not run. Regions the token
+// shim defines the keywords away. So when neither the file nor a macro
+// definition in any header clang could open for it holds one of its
+// language's words below, the AST model would be empty except for double
+// lines outside any region, and the merged model equals the token model:
+// clang is not run. (The rest of a header never reaches the model: the
+// Collector skips whatever lies outside the main file.) Regions the token
 // path found always go to clang, whose double lines and extents refine them.
 // A compilation database can change the language, the include paths and the
 // macros, so a file it covers always goes to clang.
 const std::vector<std::string_view> &clang_evidence_words(SourceLanguage language) {
   static const std::vector<std::string_view> any_language{"asm", "__asm", "__asm__"};
-  static const std::vector<std::string_view> cuda{"asm",           "__asm",      "__asm__",
-                                                  "__global__",    "__device__", "__shared__",
-                                                  "__attribute__", "__declspec", "force_cuda_host_device"};
+  static const std::vector<std::string_view> cuda{"asm",        "__asm",      "__asm__",       "__global__",
+                                                  "__device__", "__shared__", "__attribute__", "__declspec"};
   return language == SourceLanguage::Cuda ? cuda : any_language;
 }
 
@@ -147,6 +149,48 @@ bool has_clang_evidence(std::string_view text, SourceLanguage language) {
   const auto &words = clang_evidence_words(language);
   return std::any_of(words.begin(), words.end(),
                      [&](std::string_view word) { return contains_word(text, word); });
+}
+
+// The #define directives of `text`, continuation lines included, one per
+// line: all of a header that can reach the main file's AST. Everything else in
+// a header (its functions, its templates and their instantiations) sits
+// outside the main file, which the AST's Collector skips.
+std::string macro_definitions(std::string_view text) {
+  std::string definitions;
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t at = line_start;
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+      ++at;
+    bool is_define = false;
+    if (at < text.size() && text[at] == '#') {
+      ++at;
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+        ++at;
+      is_define = text.compare(at, 6, "define") == 0;
+    }
+    // The logical line: physical lines joined by a trailing backslash.
+    std::size_t line_end = line_start;
+    for (;;) {
+      line_end = text.find('\n', line_end);
+      if (line_end == std::string_view::npos) {
+        line_end = text.size();
+        break;
+      }
+      std::size_t last = line_end;
+      while (last > line_start && (text[last - 1] == '\r' || text[last - 1] == ' ' || text[last - 1] == '\t'))
+        --last;
+      if (last == line_start || text[last - 1] != '\\')
+        break;
+      ++line_end;
+    }
+    if (is_define) {
+      definitions.append(text.substr(line_start, line_end - line_start));
+      definitions.push_back('\n');
+    }
+    line_start = line_end + 1;
+  }
+  return definitions;
 }
 
 struct IncludeDirective {
@@ -197,7 +241,7 @@ constexpr std::size_t kMaxHeaderBytesForGate = 16u << 20;
 // Whether clang could build a model that differs from the token model for
 // `file` (see above). It follows every header that the fixed command line
 // could open (next to its includer, under the scan root, among clang's
-// builtin headers), live or not, and erring towards clang when unsure.
+// builtin headers), live or not, and errs towards clang when unsure.
 bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const cxx::FileModel &tokens,
                         const ExtractOptions &options) {
   namespace fs = std::filesystem;
@@ -243,7 +287,7 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
         if (!stream.good() && !stream.eof())
           return true;
         if (seen.size() > kMaxHeadersForGate || bytes > kMaxHeaderBytesForGate ||
-            has_clang_evidence(text, language))
+            has_clang_evidence(macro_definitions(text), language))
           return true;
         pending.push_back({std::move(text), candidate.parent_path()});
       }

@@ -485,6 +485,29 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
     fs::remove_all(directory);
   }
 
+  SECTION("assembly inside a header's own function does not") {
+    namespace fs = std::filesystem;
+    const fs::path directory = fs::temp_directory_path() / "mpsaudit-cxx-gate-header-function";
+    fs::remove_all(directory);
+    fs::create_directories(directory);
+    std::ofstream(directory / "spin.h") << "inline void cpu_pause() { asm volatile(\"pause\"); }\n"
+                                        << "#define SPIN_LIMIT 64\n";
+    const std::string text = "#include \"spin.h\"\n"
+                             "void wait_a_bit() { for (int i = 0; i < SPIN_LIMIT; ++i) cpu_pause(); }\n";
+    SourceFile input = source("spin.cpp", text);
+    input.absolute_path = (directory / "spin.cpp").string();
+    ExtractOptions options;
+    options.root = directory.string();
+    const auto [gated, gated_runs] = extract_counting(input, options, CxxParseMode::Auto);
+    CHECK(gated_runs == 0);
+    CHECK(gated.mode == "lexical");
+    const auto [forced, forced_runs] = extract_counting(input, options, CxxParseMode::Ast);
+    CHECK(forced_runs == 1);
+    CHECK(forced.mode == "ast");
+    CHECK(describe(gated) == describe(forced));
+    fs::remove_all(directory);
+  }
+
   SECTION("a computed include goes to clang") {
     const std::string text = "#define HEADER \"kernels.cuh\"\n#include HEADER\nvoid f() {}\n";
     const auto [facts, runs] = extract_counting(source("computed.cpp", text), {}, CxxParseMode::Auto);
