@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -23,6 +24,9 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Lex/MacroInfo.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/JSONCompilationDatabase.h>
@@ -250,22 +254,152 @@ private:
   FileModel &model_;
 };
 
+// ---------------------------------------------------- function bodies skipped
+//
+// Nearly all of a parse's time goes into function bodies (and the template
+// instantiations they cause), and the Collector reads few of them: those of
+// kernels and device functions, and host bodies holding a launch, an asm
+// statement or a device declaration. The parser asks, for each body, whether
+// to skip it (clang's -skip-function-bodies, decided per function); a body is
+// skipped unparsed when nothing in it can reach the model:
+//   - a function outside the main file: the Collector skips those whole;
+//   - a host function of the main file whose body, as written between its
+//     braces, holds none of clang_evidence_words (nor `<<<`), directly or
+//     through a macro defined at that point (followed recursively).
+// Kernels, explicit device functions, constructors (their initializers hold
+// braces too), bodies with a preprocessor directive inside (the braces as
+// written may not be the parsed ones) and bodies made by a macro are parsed.
+class BodyFilter {
+public:
+  explicit BodyFilter(clang::CompilerInstance &compiler)
+      : sources_(compiler.getSourceManager()), preprocessor_(compiler.getPreprocessor()),
+        language_(compiler.getLangOpts()), cuda_(compiler.getLangOpts().CUDA) {}
+
+  bool can_skip(const clang::Decl *decl) {
+    const clang::FunctionDecl *function = decl->getAsFunction();
+    if (!function)
+      return false;
+    const clang::SourceLocation location = sources_.getExpansionLoc(function->getLocation());
+    if (location.isValid() && !sources_.isInMainFile(location))
+      return true;
+    if (function->hasAttr<clang::CUDAGlobalAttr>())
+      return false;
+    if (const auto *device = function->getAttr<clang::CUDADeviceAttr>(); device && !device->isImplicit())
+      return false;
+    if (llvm::isa<clang::CXXConstructorDecl>(function))
+      return false;
+    const clang::SourceLocation end = function->getEndLoc();
+    if (end.isInvalid() || end.isMacroID() || !sources_.isInMainFile(end))
+      return false;
+    return body_is_unread(end);
+  }
+
+private:
+  // Lexes, unpreprocessed, from the end of the declarator to the end of the
+  // body; true when the body holds nothing the Collector could read.
+  bool body_is_unread(clang::SourceLocation declarator_end) {
+    const auto [file, offset] = sources_.getDecomposedLoc(declarator_end);
+    const llvm::StringRef buffer = sources_.getBufferData(file);
+    clang::Lexer lexer(sources_.getLocForStartOfFile(file), language_, buffer.begin(),
+                       buffer.begin() + offset, buffer.end());
+    clang::Token token;
+    lexer.LexFromRawLexer(token); // the declarator's last token
+    int parentheses = 0;
+    for (int steps = 0;; ++steps) {
+      if (lexer.LexFromRawLexer(token) || steps > 256 ||
+          (token.is(clang::tok::hash) && token.isAtStartOfLine()))
+        return false;
+      if (token.isOneOf(clang::tok::l_paren, clang::tok::l_square))
+        ++parentheses;
+      else if (token.isOneOf(clang::tok::r_paren, clang::tok::r_square))
+        --parentheses;
+      else if (parentheses == 0 && token.is(clang::tok::l_brace))
+        break;
+      else if (parentheses == 0 && token.isOneOf(clang::tok::semi, clang::tok::colon, clang::tok::equal))
+        return false;
+      else if (token.is(clang::tok::raw_identifier) && token.getRawIdentifier() == "try")
+        return false;
+    }
+    const unsigned body_begin = sources_.getFileOffset(token.getLocation());
+    std::vector<llvm::StringRef> names;
+    for (int depth = 1; depth > 0;) {
+      if (lexer.LexFromRawLexer(token) || (token.is(clang::tok::hash) && token.isAtStartOfLine()))
+        return false;
+      if (token.is(clang::tok::l_brace))
+        ++depth;
+      else if (token.is(clang::tok::r_brace))
+        --depth;
+      else if (token.is(clang::tok::raw_identifier))
+        names.push_back(token.getRawIdentifier());
+    }
+    const unsigned body_end = sources_.getFileOffset(token.getLocation()) + 1;
+    if (has_clang_evidence(std::string_view(buffer.data() + body_begin, body_end - body_begin), cuda_))
+      return false;
+    for (const llvm::StringRef name : names) {
+      const clang::IdentifierInfo *identifier = preprocessor_.getIdentifierInfo(name);
+      if (identifier->hasMacroDefinition() && macro_has_evidence(preprocessor_.getMacroInfo(identifier), 0))
+        return false;
+    }
+    return true;
+  }
+
+  bool macro_has_evidence(const clang::MacroInfo *macro, int depth) {
+    if (!macro)
+      return false;
+    if (depth > 64)
+      return true;
+    const auto known = macros_.find(macro);
+    if (known != macros_.end())
+      return known->second;
+    macros_[macro] = false; // a macro that names itself is not expanded again
+    bool found = false;
+    for (const clang::Token &token : macro->tokens()) {
+      if (token.is(clang::tok::lesslessless)) {
+        found = true;
+        break;
+      }
+      const clang::IdentifierInfo *identifier = token.getIdentifierInfo();
+      if (!identifier)
+        continue;
+      const auto &words = clang_evidence_words(cuda_);
+      if (std::find(words.begin(), words.end(), std::string_view(identifier->getName())) != words.end() ||
+          (identifier->hasMacroDefinition() &&
+           macro_has_evidence(preprocessor_.getMacroInfo(identifier), depth + 1))) {
+        found = true;
+        break;
+      }
+    }
+    macros_[macro] = found;
+    return found;
+  }
+
+  clang::SourceManager &sources_;
+  clang::Preprocessor &preprocessor_;
+  const clang::LangOptions &language_;
+  const bool cuda_;
+  std::unordered_map<const clang::MacroInfo *, bool> macros_;
+};
+
 class CollectorConsumer : public clang::ASTConsumer {
 public:
-  CollectorConsumer(FileModel &model, bool &ran) : model_(model), ran_(ran) {}
+  CollectorConsumer(FileModel &model, bool &ran, std::unique_ptr<BodyFilter> bodies)
+      : model_(model), ran_(ran), bodies_(std::move(bodies)) {}
   void HandleTranslationUnit(clang::ASTContext &context) override {
     ran_ = true;
     Collector(context, model_).TraverseDecl(context.getTranslationUnitDecl());
   }
+  bool shouldSkipFunctionBody(clang::Decl *decl) override { return bodies_ && bodies_->can_skip(decl); }
 
 private:
   FileModel &model_;
   bool &ran_;
+  std::unique_ptr<BodyFilter> bodies_; // null: every body is parsed
 };
 
 class CollectAction : public clang::ASTFrontendAction {
 public:
-  CollectAction(FileModel &model, bool &ran) : model_(model), ran_(ran) {}
+  CollectAction(FileModel &model, bool &ran, bool skip_unread_bodies)
+      : model_(model), ran_(ran), skip_unread_bodies_(skip_unread_bodies) {}
 
 protected:
   bool BeginSourceFileAction(clang::CompilerInstance &compiler) override {
@@ -275,15 +409,20 @@ protected:
     // it lets the rest of the file build.
     diagnostics.setSeverity(clang::diag::err_pp_file_not_found, clang::diag::Severity::Error,
                             clang::SourceLocation());
+    // Asks the consumer before each body (BodyFilter); read by ExecuteAction.
+    compiler.getFrontendOpts().SkipFunctionBodies = skip_unread_bodies_;
     return true;
   }
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
-    return std::make_unique<CollectorConsumer>(model_, ran_);
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
+                                                        llvm::StringRef) override {
+    return std::make_unique<CollectorConsumer>(
+        model_, ran_, skip_unread_bodies_ ? std::make_unique<BodyFilter>(compiler) : nullptr);
   }
 
 private:
   FileModel &model_;
   bool &ran_;
+  bool skip_unread_bodies_;
 };
 
 // ------------------------------------------------------ compilation databases
@@ -432,7 +571,7 @@ struct RunOutcome {
 };
 
 void run_clang(const Invocation &invocation, const std::string &main_path, const std::string &text,
-               FileModel &model, RunOutcome &outcome) {
+               bool skip_unread_bodies, FileModel &model, RunOutcome &outcome) {
   clang_run_count.fetch_add(1, std::memory_order_relaxed);
   // createPhysicalFileSystem, not getRealFileSystem: the latter is shared by
   // the process and changing its working directory would chdir every thread.
@@ -446,8 +585,9 @@ void run_clang(const Invocation &invocation, const std::string &main_path, const
     overlay->setCurrentWorkingDirectory(invocation.working_directory);
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
   static const auto pch_operations = std::make_shared<clang::PCHContainerOperations>();
-  clang::tooling::ToolInvocation tool(
-      invocation.arguments, std::make_unique<CollectAction>(model, outcome.ran), files.get(), pch_operations);
+  clang::tooling::ToolInvocation tool(invocation.arguments,
+                                      std::make_unique<CollectAction>(model, outcome.ran, skip_unread_bodies),
+                                      files.get(), pch_operations);
   tool.setDiagnosticConsumer(&outcome.diagnostics);
   // Bad input must not take the scan down: should clang crash on a file,
   // the crash is contained to this call and the file falls back to tokens.
@@ -496,7 +636,7 @@ std::uint64_t clang_runs() {
 }
 
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
-                       std::uint32_t line_count) {
+                       std::uint32_t line_count, bool skip_unread_bodies) {
   AstScanResult result;
   const std::string main_path = virtual_main_path(file);
 
@@ -548,7 +688,7 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const Ex
   for (const auto &attempt : attempts) {
     FileModel model;
     RunOutcome outcome;
-    run_clang(attempt, main_path, file.text, model, outcome);
+    run_clang(attempt, main_path, file.text, skip_unread_bodies, model, outcome);
     if (!outcome.ran && &attempt != &attempts.back())
       continue; // the database's command did not run: try the fixed one
     const RecordingConsumer &seen = outcome.diagnostics;

@@ -120,11 +120,15 @@ void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
 // path found always go to clang, whose double lines and extents refine them.
 // A compilation database can change the language, the include paths and the
 // macros, so a file it covers always goes to clang.
-const std::vector<std::string_view> &clang_evidence_words(SourceLanguage language) {
+} // namespace
+
+namespace cxx {
+
+const std::vector<std::string_view> &clang_evidence_words(bool cuda) {
   static const std::vector<std::string_view> any_language{"asm", "__asm", "__asm__"};
-  static const std::vector<std::string_view> cuda{"asm",        "__asm",      "__asm__",       "__global__",
-                                                  "__device__", "__shared__", "__attribute__", "__declspec"};
-  return language == SourceLanguage::Cuda ? cuda : any_language;
+  static const std::vector<std::string_view> cuda_words{
+      "asm", "__asm", "__asm__", "__global__", "__device__", "__shared__", "__attribute__", "__declspec"};
+  return cuda ? cuda_words : any_language;
 }
 
 bool is_identifier_char(char c) {
@@ -141,15 +145,20 @@ bool contains_word(std::string_view text, std::string_view word) {
   return false;
 }
 
-// Whether `text` (comments included: erring towards clang) holds a word that
-// can make clang's model differ from the token model.
-bool has_clang_evidence(std::string_view text, SourceLanguage language) {
-  if (language == SourceLanguage::Cuda && text.find("<<<") != std::string_view::npos)
+bool has_clang_evidence(std::string_view text, bool cuda) {
+  if (cuda && text.find("<<<") != std::string_view::npos)
     return true;
-  const auto &words = clang_evidence_words(language);
+  const auto &words = clang_evidence_words(cuda);
   return std::any_of(words.begin(), words.end(),
                      [&](std::string_view word) { return contains_word(text, word); });
 }
+
+} // namespace cxx
+
+namespace {
+
+using cxx::has_clang_evidence;
+using cxx::is_identifier_char;
 
 // The #define directives of `text`, continuation lines included, one per
 // line: all of a header that can reach the main file's AST. Everything else in
@@ -247,7 +256,7 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
   namespace fs = std::filesystem;
   if (!tokens.regions.empty() || cxx::compilation_database_applies(options))
     return true;
-  if (has_clang_evidence(file.text, language))
+  if (has_clang_evidence(file.text, language == SourceLanguage::Cuda))
     return true;
   std::vector<fs::path> angled_directories;
   if (!options.root.empty())
@@ -287,7 +296,7 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
         if (!stream.good() && !stream.eof())
           return true;
         if (seen.size() > kMaxHeadersForGate || bytes > kMaxHeaderBytesForGate ||
-            has_clang_evidence(macro_definitions(text), language))
+            has_clang_evidence(macro_definitions(text), language == SourceLanguage::Cuda))
           return true;
         pending.push_back({std::move(text), candidate.parent_path()});
       }
@@ -481,7 +490,8 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
     } else if (mode == CxxParseMode::Auto && !clang_could_add_to(file, language, model, options)) {
       // Nothing for clang to confirm (see clang_could_add_to): tokens alone, as clang would leave them.
     } else {
-      cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count);
+      cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count,
+                                             /*skip_unread_bodies=*/mode == CxxParseMode::Auto);
       for (auto &diagnostic : ast.diagnostics)
         result.diagnostics.push_back(std::move(diagnostic));
       if (ast.usable) {

@@ -23,7 +23,8 @@ enum class CxxParseMode {
   Auto,    // clang when the file is small enough and clang could add to the
            // token model (cxx_frontend.cpp, clang_could_add_to), else tokens
   Lexical, // the raw-lexer path only (tests and benchmarks compare the two)
-  Ast,     // clang whenever the file is small enough (tests check the gate)
+  Ast,     // clang whenever the file is small enough, on every function
+           // body: the reference the gate and the skipped bodies are tested against
 };
 
 // Facts of one C, C++, Objective-C++ or CUDA file.
