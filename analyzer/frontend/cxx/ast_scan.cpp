@@ -41,6 +41,7 @@ namespace mpsaudit::cxx {
 namespace {
 
 std::atomic<std::uint64_t> clang_run_count{0};
+std::atomic<std::uint64_t> skipped_body_count{0};
 
 // Where the embedded shim appears inside the in-memory file system.
 constexpr const char *kShimPath = "/mpsaudit-shim/mpsaudit_cuda_shim.h";
@@ -388,7 +389,12 @@ public:
     ran_ = true;
     Collector(context, model_).TraverseDecl(context.getTranslationUnitDecl());
   }
-  bool shouldSkipFunctionBody(clang::Decl *decl) override { return bodies_ && bodies_->can_skip(decl); }
+  bool shouldSkipFunctionBody(clang::Decl *decl) override {
+    const bool skip = bodies_ && bodies_->can_skip(decl);
+    if (skip)
+      skipped_body_count.fetch_add(1, std::memory_order_relaxed);
+    return skip;
+  }
 
 private:
   FileModel &model_;
@@ -633,6 +639,10 @@ std::vector<std::string> builtin_header_directories() {
 
 std::uint64_t clang_runs() {
   return clang_run_count.load(std::memory_order_relaxed);
+}
+
+std::uint64_t skipped_function_bodies() {
+  return skipped_body_count.load(std::memory_order_relaxed);
 }
 
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,

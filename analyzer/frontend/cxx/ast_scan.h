@@ -55,5 +55,7 @@ bool has_clang_evidence(std::string_view text, bool cuda);
 
 // How many times this process has run clang on a file (tests read it).
 std::uint64_t clang_runs();
+// How many function bodies clang has left unparsed in this process (tests).
+std::uint64_t skipped_function_bodies();
 
 } // namespace mpsaudit::cxx

@@ -514,3 +514,40 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
     CHECK(runs == 1);
   }
 }
+
+TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]") {
+  // Host bodies without kernel evidence are skipped; a kernel, a host body
+  // with a launch and one whose launch hides in a macro are parsed.
+  const std::string text =
+      "#define LAUNCH_ON(kernel, x) kernel<<<1, 32>>>(x)\n"
+      "#define CHECKED(call) call\n"
+      "__global__ void twice(float *x) {\n"
+      "  __shared__ float tile[32];\n"
+      "  double scale = 2.0;\n"
+      "  tile[threadIdx.x] = x[threadIdx.x] * scale;\n"
+      "  x[threadIdx.x] = tile[threadIdx.x];\n"
+      "}\n"
+      "int pick_blocks(int n) { double d = n / 256.0; return static_cast<int>(d) + 1; }\n"
+      "void run(float *x) { twice<<<pick_blocks(32), 32>>>(x); }\n"
+      "void run_hidden(float *x) { CHECKED(LAUNCH_ON(twice, x)); }\n"
+      "struct Config { int blocks() const { return 4; } };\n";
+  const std::uint64_t skipped_before = cxx::skipped_function_bodies();
+  const auto [facts, runs] = extract_counting(source("twice.cu", text), {}, CxxParseMode::Auto);
+  CHECK(runs == 1);
+  CHECK(cxx::skipped_function_bodies() - skipped_before == 2); // pick_blocks, Config::blocks
+  CHECK(facts.mode == "ast");
+  const Fact *kernel = find_fact(facts, "cuda-kernel", "twice");
+  REQUIRE(kernel != nullptr);
+  CHECK(attribute(kernel, "shared_memory") == "1");
+  CHECK(attribute(kernel, "has_double") == "true");
+  std::vector<std::uint32_t> launch_lines;
+  for (const Fact *launch : facts_of(facts, "kernel-launch"))
+    if (attribute(launch, "origin") == "ast")
+      launch_lines.push_back(launch->span.line);
+  CHECK(launch_lines == std::vector<std::uint32_t>{10, 11});
+
+  const std::uint64_t skipped_forced = cxx::skipped_function_bodies();
+  const FileFacts every_body = extract("twice.cu", text, CxxParseMode::Ast);
+  CHECK(cxx::skipped_function_bodies() == skipped_forced);
+  CHECK(describe(facts) == describe(every_body));
+}
