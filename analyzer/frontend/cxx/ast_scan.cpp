@@ -269,7 +269,8 @@ private:
 //     through a macro defined at that point (followed recursively).
 // Kernels, explicit device functions, constructors (their initializers hold
 // braces too), bodies with a preprocessor directive inside (the braces as
-// written may not be the parsed ones) and bodies made by a macro are parsed.
+// written may not be the parsed ones), bodies made by a macro and functions
+// that share a line with other code are parsed.
 class BodyFilter {
 public:
   explicit BodyFilter(clang::CompilerInstance &compiler)
@@ -292,12 +293,32 @@ public:
     const clang::SourceLocation end = function->getEndLoc();
     if (end.isInvalid() || end.isMacroID() || !sources_.isInMainFile(end))
       return false;
-    return body_is_unread(end);
+    return starts_its_line(decl->getBeginLoc()) && body_is_unread(end);
   }
 
 private:
+  // Whether only blanks precede `location` on its line. Evidence lines are
+  // counted per line: a host body sharing a line with a kernel's first or
+  // last line would lend it its double lines.
+  bool starts_its_line(clang::SourceLocation location) const {
+    if (location.isInvalid() || location.isMacroID() || !sources_.isInMainFile(location))
+      return false;
+    const auto [file, offset] = sources_.getDecomposedLoc(location);
+    const llvm::StringRef before = sources_.getBufferData(file).take_front(offset);
+    const llvm::StringRef line = before.substr(before.rfind('\n') + 1);
+    return line.find_first_not_of(" \t\r") == llvm::StringRef::npos;
+  }
+
+  // Whether nothing but blanks, `;` or a // comment follows `offset`.
+  static bool ends_its_line(llvm::StringRef buffer, unsigned offset) {
+    const llvm::StringRef rest = buffer.substr(offset).take_until([](char c) { return c == '\n'; });
+    const llvm::StringRef code = rest.substr(0, rest.find("//"));
+    return code.find_first_not_of(" \t\r;") == llvm::StringRef::npos;
+  }
+
   // Lexes, unpreprocessed, from the end of the declarator to the end of the
-  // body; true when the body holds nothing the Collector could read.
+  // body; true when the body holds nothing the Collector could read and
+  // ends its line.
   bool body_is_unread(clang::SourceLocation declarator_end) {
     const auto [file, offset] = sources_.getDecomposedLoc(declarator_end);
     const llvm::StringRef buffer = sources_.getBufferData(file);
@@ -334,6 +355,8 @@ private:
         names.push_back(token.getRawIdentifier());
     }
     const unsigned body_end = sources_.getFileOffset(token.getLocation()) + 1;
+    if (!ends_its_line(buffer, body_end))
+      return false;
     if (has_clang_evidence(std::string_view(buffer.data() + body_begin, body_end - body_begin), cuda_))
       return false;
     for (const llvm::StringRef name : names) {

@@ -530,7 +530,10 @@ TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]"
       "int pick_blocks(int n) { double d = n / 256.0; return static_cast<int>(d) + 1; }\n"
       "void run(float *x) { twice<<<pick_blocks(32), 32>>>(x); }\n"
       "void run_hidden(float *x) { CHECKED(LAUNCH_ON(twice, x)); }\n"
-      "struct Config { int blocks() const { return 4; } };\n";
+      "struct Config {\n"
+      "  int blocks() const { return 4; }\n"
+      "};\n"
+      "__global__ void one_line(float *x) { x[0] = 1.f; } int next(int n) { double d = n; return (int)d; }\n";
   const std::uint64_t skipped_before = cxx::skipped_function_bodies();
   const auto [facts, runs] = extract_counting(source("twice.cu", text), {}, CxxParseMode::Auto);
   CHECK(runs == 1);
@@ -545,6 +548,8 @@ TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]"
     if (attribute(launch, "origin") == "ast")
       launch_lines.push_back(launch->span.line);
   CHECK(launch_lines == std::vector<std::uint32_t>{10, 11});
+  // `next` shares the kernel's line, whose evidence is counted per line.
+  CHECK(attribute(find_fact(facts, "cuda-kernel", "one_line"), "has_double") == "true");
 
   const std::uint64_t skipped_forced = cxx::skipped_function_bodies();
   const FileFacts every_body = extract("twice.cu", text, CxxParseMode::Ast);
