@@ -95,6 +95,8 @@ void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
   append(model.barrier_lines, ast.barrier_lines);
 }
 
+} // namespace
+
 // ------------------------------------------------- when clang can add nothing
 //
 // merge_ast_into reads these parts of the AST model (ast_scan.cpp's Collector
@@ -120,8 +122,6 @@ void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
 // path found always go to clang, whose double lines and extents refine them.
 // A compilation database can change the language, the include paths and the
 // macros, so a file it covers always goes to clang.
-} // namespace
-
 namespace cxx {
 
 const std::vector<std::string_view> &clang_evidence_words(bool cuda) {
@@ -290,6 +290,9 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
         const std::string key = fs::weakly_canonical(candidate, error).string();
         if (!seen.insert(error ? candidate.string() : key).second)
           continue;
+        const std::uintmax_t size = fs::file_size(candidate, error);
+        if (error || size > kMaxHeaderBytesForGate - bytes)
+          return true;
         std::ifstream stream(candidate, std::ios::binary);
         std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
         bytes += text.size();
