@@ -9,6 +9,13 @@
 //     save.
 //
 //   mpsaudit-cxx-bench [--files N] [--header-lines L] [--runs R]
+//   mpsaudit-cxx-bench --tree DIR
+//
+// --tree times every C/C++/CUDA file of a real tree instead, once per mode,
+// in CPU time of the one thread (so other load on the machine barely
+// counts): clang on every body (CxxParseMode::Ast, the path before the
+// gate), the default path (the gate, unread bodies skipped) and the raw
+// lexer alone; it also counts files whose facts differ between the first two.
 //
 // The inputs are generated into a temporary directory: N CUDA files of
 // about 60 lines (a kernel with shared memory, a warp shuffle, an atomic, a
@@ -17,8 +24,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +36,7 @@
 #include <unistd.h>
 
 #include "core/confined_file.h"
+#include "core/source.h"
 #include "frontend/cxx/cxx_frontend.h"
 
 namespace fs = std::filesystem;
@@ -124,6 +135,111 @@ Timing median_of(const std::vector<fs::path> &files, CxxParseMode mode, int runs
   return timings[timings.size() / 2];
 }
 
+double thread_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// Everything about a file's facts that rules can read, one line per fact.
+std::string describe(const mpsaudit::FileFacts &facts) {
+  std::string text;
+  for (const auto &fact : facts.facts) {
+    text += fact.kind + " " + fact.name + " " + std::to_string(fact.span.line) + ":" +
+            std::to_string(fact.span.column) + " guard=" + std::to_string(static_cast<int>(fact.guard));
+    for (const auto &[key, value] : fact.attributes)
+      text += " " + key + "=" + value;
+    text += "\n";
+  }
+  return text;
+}
+
+int time_tree(const fs::path &tree) {
+  std::vector<mpsaudit::SourceFile> sources;
+  std::error_code error;
+  for (auto entry =
+           fs::recursive_directory_iterator(tree, fs::directory_options::skip_permission_denied, error);
+       entry != fs::recursive_directory_iterator(); entry.increment(error)) {
+    if (error || !entry->is_regular_file(error))
+      continue;
+    mpsaudit::SourceFile source;
+    source.path = fs::relative(entry->path(), tree, error).generic_string();
+    source.kind = mpsaudit::classify_path(source.path);
+    if (source.kind != mpsaudit::FileKind::Cxx && source.kind != mpsaudit::FileKind::Cuda)
+      continue;
+    source.absolute_path = entry->path().string();
+    source.text = mpsaudit::read_whole_file(entry->path()).value_or("");
+    sources.push_back(std::move(source));
+  }
+  mpsaudit::ExtractOptions options;
+  options.root = tree.string();
+  struct Mode {
+    CxxParseMode mode = CxxParseMode::Auto;
+    const char *name = "";
+    double seconds = 0;
+    std::map<std::string, int> modes;
+    std::vector<std::string> facts;
+    std::vector<double> per_file;
+  };
+  Mode modes[3];
+  modes[0].mode = CxxParseMode::Ast;
+  modes[0].name = "clang on every body (before)";
+  modes[1].mode = CxxParseMode::Auto;
+  modes[1].name = "default: gate + unread bodies skipped";
+  modes[2].mode = CxxParseMode::Lexical;
+  modes[2].name = "raw lexer only";
+  for (Mode &mode : modes)
+    for (const auto &source : sources) {
+      const double start = thread_seconds();
+      const mpsaudit::FileFacts facts = mpsaudit::extract_cxx_file(source, options, mode.mode);
+      const double spent = thread_seconds() - start;
+      mode.seconds += spent;
+      mode.per_file.push_back(spent);
+      ++mode.modes[facts.mode];
+      mode.facts.push_back(describe(facts));
+    }
+  std::printf(
+      "%s: %zu C/C++/CUDA files\n\n| path | CPU s | files/s per core | file modes |\n|---|---:|---:|---|\n",
+      tree.string().c_str(), sources.size());
+  for (const Mode &mode : modes) {
+    std::string counts;
+    for (const auto &[name, count] : mode.modes)
+      counts += (counts.empty() ? "" : ", ") + name + " " + std::to_string(count);
+    std::printf("| %s | %.2f | %.0f | %s |\n", mode.name, mode.seconds,
+                mode.seconds > 0 ? static_cast<double>(sources.size()) / mode.seconds : 0.0, counts.c_str());
+  }
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (modes[0].facts[i] != modes[1].facts[i]) {
+      ++differ;
+      std::printf("facts differ: %s\n", sources[i].path.c_str());
+      std::istringstream before(modes[0].facts[i]), now(modes[1].facts[i]);
+      std::set<std::string> before_lines, now_lines;
+      for (std::string line; std::getline(before, line);)
+        before_lines.insert(line);
+      for (std::string line; std::getline(now, line);)
+        now_lines.insert(line);
+      for (const auto &line : before_lines)
+        if (!now_lines.count(line))
+          std::printf("  - %s\n", line.c_str());
+      for (const auto &line : now_lines)
+        if (!before_lines.count(line))
+          std::printf("  + %s\n", line.c_str());
+    }
+  std::printf(
+      "\nfiles whose facts differ between the first two paths: %zu\nslowest files (before -> now, ms):\n",
+      differ);
+  std::vector<std::size_t> order(sources.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return modes[0].per_file[a] > modes[0].per_file[b]; });
+  for (std::size_t k = 0; k < std::min<std::size_t>(8, order.size()); ++k)
+    std::printf("  %8.1f -> %8.1f  %s\n", modes[0].per_file[order[k]] * 1000,
+                modes[1].per_file[order[k]] * 1000, sources[order[k]].path.c_str());
+  return 0;
+}
+
 int number_after(int &argi, int argc, char **argv) {
   if (argi + 1 >= argc) {
     std::fprintf(stderr, "%s needs a number\n", argv[argi]);
@@ -144,8 +260,10 @@ int main(int argc, char **argv) {
       header_lines = number_after(argi, argc, argv);
     else if (arg == "--runs")
       runs = number_after(argi, argc, argv);
+    else if (arg == "--tree" && argi + 1 < argc)
+      return time_tree(argv[++argi]);
     else {
-      std::fprintf(stderr, "usage: %s [--files N] [--header-lines L] [--runs R]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--files N] [--header-lines L] [--runs R] | --tree DIR\n", argv[0]);
       return 2;
     }
   }
@@ -179,8 +297,10 @@ int main(int argc, char **argv) {
     CxxParseMode mode;
     const char *mode_name;
   };
-  const Case cases[] = {{"no header", &plain, CxxParseMode::Auto, "AST"},
+  const Case cases[] = {{"no header", &plain, CxxParseMode::Ast, "AST, every body"},
+                        {"no header", &plain, CxxParseMode::Auto, "AST"},
                         {"no header", &plain, CxxParseMode::Lexical, "lexical"},
+                        {"with common.cuh", &with_header, CxxParseMode::Ast, "AST, every body"},
                         {"with common.cuh", &with_header, CxxParseMode::Auto, "AST"},
                         {"with common.cuh", &with_header, CxxParseMode::Lexical, "lexical"}};
   double ast_plain = 0, ast_header = 0;

@@ -3,11 +3,13 @@
 #include "frontend/cxx/ast_scan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -22,6 +24,9 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Lex/MacroInfo.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/JSONCompilationDatabase.h>
@@ -34,6 +39,9 @@
 
 namespace mpsaudit::cxx {
 namespace {
+
+std::atomic<std::uint64_t> clang_run_count{0};
+std::atomic<std::uint64_t> skipped_body_count{0};
 
 // Where the embedded shim appears inside the in-memory file system.
 constexpr const char *kShimPath = "/mpsaudit-shim/mpsaudit_cuda_shim.h";
@@ -247,22 +255,180 @@ private:
   FileModel &model_;
 };
 
+// ---------------------------------------------------- function bodies skipped
+//
+// Nearly all of a parse's time goes into function bodies (and the template
+// instantiations they cause), and the Collector reads few of them: those of
+// kernels and device functions, and host bodies holding a launch, an asm
+// statement or a device declaration. The parser asks, for each body, whether
+// to skip it (clang's -skip-function-bodies, decided per function); a body is
+// skipped unparsed when nothing in it can reach the model:
+//   - a function outside the main file: the Collector skips those whole;
+//   - a host function of the main file whose body, as written between its
+//     braces, holds none of clang_evidence_words (nor `<<<`), directly or
+//     through a macro defined at that point (followed recursively).
+// Kernels, explicit device functions, constructors (their initializers hold
+// braces too), bodies with a preprocessor directive inside (the braces as
+// written may not be the parsed ones), bodies made by a macro and functions
+// that share a line with other code are parsed.
+class BodyFilter {
+public:
+  explicit BodyFilter(clang::CompilerInstance &compiler)
+      : sources_(compiler.getSourceManager()), preprocessor_(compiler.getPreprocessor()),
+        language_(compiler.getLangOpts()), cuda_(compiler.getLangOpts().CUDA) {}
+
+  bool can_skip(const clang::Decl *decl) {
+    const clang::FunctionDecl *function = decl->getAsFunction();
+    if (!function)
+      return false;
+    const clang::SourceLocation location = sources_.getExpansionLoc(function->getLocation());
+    if (location.isValid() && !sources_.isInMainFile(location))
+      return true;
+    if (function->hasAttr<clang::CUDAGlobalAttr>())
+      return false;
+    if (const auto *device = function->getAttr<clang::CUDADeviceAttr>(); device && !device->isImplicit())
+      return false;
+    if (llvm::isa<clang::CXXConstructorDecl>(function))
+      return false;
+    const clang::SourceLocation end = function->getEndLoc();
+    if (end.isInvalid() || end.isMacroID() || !sources_.isInMainFile(end))
+      return false;
+    return starts_its_line(decl->getBeginLoc()) && body_is_unread(end);
+  }
+
+private:
+  // Whether only blanks precede `location` on its line. Evidence lines are
+  // counted per line: a host body sharing a line with a kernel's first or
+  // last line would lend it its double lines.
+  bool starts_its_line(clang::SourceLocation location) const {
+    if (location.isInvalid() || location.isMacroID() || !sources_.isInMainFile(location))
+      return false;
+    const auto [file, offset] = sources_.getDecomposedLoc(location);
+    const llvm::StringRef before = sources_.getBufferData(file).take_front(offset);
+    const llvm::StringRef line = before.substr(before.rfind('\n') + 1);
+    return line.find_first_not_of(" \t\r") == llvm::StringRef::npos;
+  }
+
+  // Whether nothing but blanks, `;` or a // comment follows `offset`.
+  static bool ends_its_line(llvm::StringRef buffer, unsigned offset) {
+    const llvm::StringRef rest = buffer.substr(offset).take_until([](char c) { return c == '\n'; });
+    const llvm::StringRef code = rest.substr(0, rest.find("//"));
+    return code.find_first_not_of(" \t\r;") == llvm::StringRef::npos;
+  }
+
+  // Lexes, unpreprocessed, from the end of the declarator to the end of the
+  // body; true when the body holds nothing the Collector could read and
+  // ends its line.
+  bool body_is_unread(clang::SourceLocation declarator_end) {
+    const auto [file, offset] = sources_.getDecomposedLoc(declarator_end);
+    const llvm::StringRef buffer = sources_.getBufferData(file);
+    clang::Lexer lexer(sources_.getLocForStartOfFile(file), language_, buffer.begin(),
+                       buffer.begin() + offset, buffer.end());
+    clang::Token token;
+    lexer.LexFromRawLexer(token); // the declarator's last token
+    int parentheses = 0;
+    for (int steps = 0;; ++steps) {
+      if (lexer.LexFromRawLexer(token) || steps > 256 ||
+          (token.is(clang::tok::hash) && token.isAtStartOfLine()))
+        return false;
+      if (token.isOneOf(clang::tok::l_paren, clang::tok::l_square))
+        ++parentheses;
+      else if (token.isOneOf(clang::tok::r_paren, clang::tok::r_square))
+        --parentheses;
+      else if (parentheses == 0 && token.is(clang::tok::l_brace))
+        break;
+      else if (parentheses == 0 && token.isOneOf(clang::tok::semi, clang::tok::colon, clang::tok::equal))
+        return false;
+      else if (token.is(clang::tok::raw_identifier) && token.getRawIdentifier() == "try")
+        return false;
+    }
+    const unsigned body_begin = sources_.getFileOffset(token.getLocation());
+    std::vector<llvm::StringRef> names;
+    for (int depth = 1; depth > 0;) {
+      if (lexer.LexFromRawLexer(token) || (token.is(clang::tok::hash) && token.isAtStartOfLine()))
+        return false;
+      if (token.is(clang::tok::l_brace))
+        ++depth;
+      else if (token.is(clang::tok::r_brace))
+        --depth;
+      else if (token.is(clang::tok::raw_identifier))
+        names.push_back(token.getRawIdentifier());
+    }
+    const unsigned body_end = sources_.getFileOffset(token.getLocation()) + 1;
+    if (!ends_its_line(buffer, body_end))
+      return false;
+    if (has_clang_evidence(std::string_view(buffer.data() + body_begin, body_end - body_begin), cuda_))
+      return false;
+    for (const llvm::StringRef name : names) {
+      const clang::IdentifierInfo *identifier = preprocessor_.getIdentifierInfo(name);
+      if (identifier->hasMacroDefinition() && macro_has_evidence(preprocessor_.getMacroInfo(identifier), 0))
+        return false;
+    }
+    return true;
+  }
+
+  bool macro_has_evidence(const clang::MacroInfo *macro, int depth) {
+    if (!macro)
+      return false;
+    if (depth > 64)
+      return true;
+    const auto known = macros_.find(macro);
+    if (known != macros_.end())
+      return known->second;
+    macros_[macro] = false; // a macro that names itself is not expanded again
+    bool found = false;
+    for (const clang::Token &token : macro->tokens()) {
+      if (token.is(clang::tok::lesslessless)) {
+        found = true;
+        break;
+      }
+      const clang::IdentifierInfo *identifier = token.getIdentifierInfo();
+      if (!identifier)
+        continue;
+      const auto &words = clang_evidence_words(cuda_);
+      if (std::find(words.begin(), words.end(), std::string_view(identifier->getName())) != words.end() ||
+          (identifier->hasMacroDefinition() &&
+           macro_has_evidence(preprocessor_.getMacroInfo(identifier), depth + 1))) {
+        found = true;
+        break;
+      }
+    }
+    macros_[macro] = found;
+    return found;
+  }
+
+  clang::SourceManager &sources_;
+  clang::Preprocessor &preprocessor_;
+  const clang::LangOptions &language_;
+  const bool cuda_;
+  std::unordered_map<const clang::MacroInfo *, bool> macros_;
+};
+
 class CollectorConsumer : public clang::ASTConsumer {
 public:
-  CollectorConsumer(FileModel &model, bool &ran) : model_(model), ran_(ran) {}
+  CollectorConsumer(FileModel &model, bool &ran, std::unique_ptr<BodyFilter> bodies)
+      : model_(model), ran_(ran), bodies_(std::move(bodies)) {}
   void HandleTranslationUnit(clang::ASTContext &context) override {
     ran_ = true;
     Collector(context, model_).TraverseDecl(context.getTranslationUnitDecl());
+  }
+  bool shouldSkipFunctionBody(clang::Decl *decl) override {
+    const bool skip = bodies_ && bodies_->can_skip(decl);
+    if (skip)
+      skipped_body_count.fetch_add(1, std::memory_order_relaxed);
+    return skip;
   }
 
 private:
   FileModel &model_;
   bool &ran_;
+  std::unique_ptr<BodyFilter> bodies_; // null: every body is parsed
 };
 
 class CollectAction : public clang::ASTFrontendAction {
 public:
-  CollectAction(FileModel &model, bool &ran) : model_(model), ran_(ran) {}
+  CollectAction(FileModel &model, bool &ran, bool skip_unread_bodies)
+      : model_(model), ran_(ran), skip_unread_bodies_(skip_unread_bodies) {}
 
 protected:
   bool BeginSourceFileAction(clang::CompilerInstance &compiler) override {
@@ -272,15 +438,20 @@ protected:
     // it lets the rest of the file build.
     diagnostics.setSeverity(clang::diag::err_pp_file_not_found, clang::diag::Severity::Error,
                             clang::SourceLocation());
+    // Asks the consumer before each body (BodyFilter); read by ExecuteAction.
+    compiler.getFrontendOpts().SkipFunctionBodies = skip_unread_bodies_;
     return true;
   }
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &, llvm::StringRef) override {
-    return std::make_unique<CollectorConsumer>(model_, ran_);
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
+                                                        llvm::StringRef) override {
+    return std::make_unique<CollectorConsumer>(
+        model_, ran_, skip_unread_bodies_ ? std::make_unique<BodyFilter>(compiler) : nullptr);
   }
 
 private:
   FileModel &model_;
   bool &ran_;
+  bool skip_unread_bodies_;
 };
 
 // ------------------------------------------------------ compilation databases
@@ -429,7 +600,8 @@ struct RunOutcome {
 };
 
 void run_clang(const Invocation &invocation, const std::string &main_path, const std::string &text,
-               FileModel &model, RunOutcome &outcome) {
+               bool skip_unread_bodies, FileModel &model, RunOutcome &outcome) {
+  clang_run_count.fetch_add(1, std::memory_order_relaxed);
   // createPhysicalFileSystem, not getRealFileSystem: the latter is shared by
   // the process and changing its working directory would chdir every thread.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
@@ -442,8 +614,9 @@ void run_clang(const Invocation &invocation, const std::string &main_path, const
     overlay->setCurrentWorkingDirectory(invocation.working_directory);
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
   static const auto pch_operations = std::make_shared<clang::PCHContainerOperations>();
-  clang::tooling::ToolInvocation tool(
-      invocation.arguments, std::make_unique<CollectAction>(model, outcome.ran), files.get(), pch_operations);
+  clang::tooling::ToolInvocation tool(invocation.arguments,
+                                      std::make_unique<CollectAction>(model, outcome.ran, skip_unread_bodies),
+                                      files.get(), pch_operations);
   tool.setDiagnosticConsumer(&outcome.diagnostics);
   // Bad input must not take the scan down: should clang crash on a file,
   // the crash is contained to this call and the file falls back to tokens.
@@ -474,8 +647,29 @@ std::string virtual_main_path(const SourceFile &file) {
 
 } // namespace
 
+bool compilation_database_applies(const ExtractOptions &options) {
+  return !options.compile_commands_dir.empty() ||
+         (!options.root.empty() && file_exists(options.root + "/compile_commands.json"));
+}
+
+std::vector<std::string> builtin_header_directories() {
+  const std::string resources = resource_directory();
+  if (resources.empty())
+    return {};
+  // cuda_wrappers too: clang may add it to a CUDA parse's search path.
+  return {resources + "/include", resources + "/include/cuda_wrappers"};
+}
+
+std::uint64_t clang_runs() {
+  return clang_run_count.load(std::memory_order_relaxed);
+}
+
+std::uint64_t skipped_function_bodies() {
+  return skipped_body_count.load(std::memory_order_relaxed);
+}
+
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
-                       std::uint32_t line_count) {
+                       std::uint32_t line_count, bool skip_unread_bodies) {
   AstScanResult result;
   const std::string main_path = virtual_main_path(file);
 
@@ -527,7 +721,7 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const Ex
   for (const auto &attempt : attempts) {
     FileModel model;
     RunOutcome outcome;
-    run_clang(attempt, main_path, file.text, model, outcome);
+    run_clang(attempt, main_path, file.text, skip_unread_bodies, model, outcome);
     if (!outcome.ran && &attempt != &attempts.back())
       continue; // the database's command did not run: try the fixed one
     const RecordingConsumer &seen = outcome.diagnostics;

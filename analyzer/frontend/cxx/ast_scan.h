@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/diagnostic.h"
@@ -24,10 +25,37 @@ struct AstScanResult {
   std::vector<Diagnostic> diagnostics; // missing-include, parse-error
 };
 
+// skip_unread_bodies: leave unparsed the function bodies the model cannot
+// read anything from (ast_scan.cpp, BodyFilter); false parses every body.
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
-                       std::uint32_t line_count);
+                       std::uint32_t line_count, bool skip_unread_bodies = true);
 
 // The shim header's text, as embedded at build time.
 const char *cuda_shim_text();
+
+// Whether scan_ast takes the file's command line from a compile_commands.json
+// (which may change its language, include paths and macros) rather than from
+// the fixed command line alone.
+bool compilation_database_applies(const ExtractOptions &options);
+
+// Where the fixed command line finds angled includes besides the scan root:
+// clang's builtin headers (stddef.h, cpuid.h, ...), when they are installed.
+std::vector<std::string> builtin_header_directories();
+
+// The words that let clang's model differ from the token model (regions,
+// launches, asm, shared memory; cxx_frontend.cpp, "when clang can add
+// nothing", says why each), in CUDA mode or in the other languages.
+const std::vector<std::string_view> &clang_evidence_words(bool cuda);
+bool is_identifier_char(char c);
+// Whether `word` occurs in `text` as a whole identifier.
+bool contains_word(std::string_view text, std::string_view word);
+// Whether `text` (comments included: erring towards clang) holds one of
+// those words, or `<<<` in CUDA mode.
+bool has_clang_evidence(std::string_view text, bool cuda);
+
+// How many times this process has run clang on a file (tests read it).
+std::uint64_t clang_runs();
+// How many function bodies clang has left unparsed in this process (tests).
+std::uint64_t skipped_function_bodies();
 
 } // namespace mpsaudit::cxx

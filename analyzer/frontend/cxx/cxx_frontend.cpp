@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "frontend/cxx/ast_scan.h"
 #include "frontend/cxx/file_model.h"
@@ -88,6 +93,219 @@ void merge_ast_into(cxx::FileModel &model, cxx::FileModel &&ast) {
   append(model.shared_lines, ast.shared_lines);
   append(model.double_lines, ast.double_lines);
   append(model.barrier_lines, ast.barrier_lines);
+}
+
+} // namespace
+
+// ------------------------------------------------- when clang can add nothing
+//
+// merge_ast_into reads these parts of the AST model (ast_scan.cpp's Collector
+// fills them), and each needs a token that clang sees in the main file, either
+// written there or coming from a macro of a header the file includes:
+//   regions       a body with CUDAGlobalAttr or an explicit CUDADeviceAttr:
+//                 __global__, __device__ (the shim's macros of those names),
+//                 __attribute__((global|device)) or __declspec(__global__)
+//                 (implicit attributes, as from `#pragma clang
+//                 force_cuda_host_device` or on lambdas, do not count)
+//   launches      CUDAKernelCallExpr: `<<<`
+//   asm_sites     GCCAsmStmt: asm, __asm, __asm__
+//   shared_lines  CUDASharedAttr: __shared__, __attribute__((shared)), ...
+//   double_lines, barrier_lines   read only inside regions (build_facts)
+// Regions, launches and shared memory exist in CUDA mode only: in C, C++ and
+// Objective-C++ clang knows neither the CUDA attributes nor `<<<`, and the
+// shim defines the keywords away. So when neither the file nor a macro
+// definition in any header clang could open for it holds one of its
+// language's words below, the AST model would be empty except for double
+// lines outside any region, and the merged model equals the token model:
+// clang is not run. (The rest of a header never reaches the model: the
+// Collector skips whatever lies outside the main file.) Regions the token
+// path found always go to clang, whose double lines and extents refine them.
+// A compilation database can change the language, the include paths and the
+// macros, so a file it covers always goes to clang.
+namespace cxx {
+
+const std::vector<std::string_view> &clang_evidence_words(bool cuda) {
+  static const std::vector<std::string_view> any_language{"asm", "__asm", "__asm__"};
+  static const std::vector<std::string_view> cuda_words{
+      "asm", "__asm", "__asm__", "__global__", "__device__", "__shared__", "__attribute__", "__declspec"};
+  return cuda ? cuda_words : any_language;
+}
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool contains_word(std::string_view text, std::string_view word) {
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !is_identifier_char(text[at - 1]);
+    const bool ends = at + word.size() == text.size() || !is_identifier_char(text[at + word.size()]);
+    if (starts && ends)
+      return true;
+  }
+  return false;
+}
+
+bool has_clang_evidence(std::string_view text, bool cuda) {
+  if (cuda && text.find("<<<") != std::string_view::npos)
+    return true;
+  const auto &words = clang_evidence_words(cuda);
+  return std::any_of(words.begin(), words.end(),
+                     [&](std::string_view word) { return contains_word(text, word); });
+}
+
+} // namespace cxx
+
+namespace {
+
+using cxx::has_clang_evidence;
+using cxx::is_identifier_char;
+
+// The #define directives of `text`, continuation lines included, one per
+// line: all of a header that can reach the main file's AST. Everything else in
+// a header (its functions, its templates and their instantiations) sits
+// outside the main file, which the AST's Collector skips.
+std::string macro_definitions(std::string_view text) {
+  std::string definitions;
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t at = line_start;
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+      ++at;
+    bool is_define = false;
+    if (at < text.size() && text[at] == '#') {
+      ++at;
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+        ++at;
+      is_define = text.compare(at, 6, "define") == 0;
+    }
+    // The logical line: physical lines joined by a trailing backslash.
+    std::size_t line_end = line_start;
+    for (;;) {
+      line_end = text.find('\n', line_end);
+      if (line_end == std::string_view::npos) {
+        line_end = text.size();
+        break;
+      }
+      std::size_t last = line_end;
+      while (last > line_start && (text[last - 1] == '\r' || text[last - 1] == ' ' || text[last - 1] == '\t'))
+        --last;
+      if (last == line_start || text[last - 1] != '\\')
+        break;
+      ++line_end;
+    }
+    if (is_define) {
+      definitions.append(text.substr(line_start, line_end - line_start));
+      definitions.push_back('\n');
+    }
+    line_start = line_end + 1;
+  }
+  return definitions;
+}
+
+struct IncludeDirective {
+  std::string name;
+  bool quoted = false;
+};
+
+// The #include, #include_next and #import directives of `text`, whether or
+// not they are live. False when one names its header through a macro.
+bool read_includes(std::string_view text, std::vector<IncludeDirective> &includes) {
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos)
+      line_end = text.size();
+    std::size_t at = line_start;
+    auto skip_blanks = [&] {
+      while (at < line_end && (text[at] == ' ' || text[at] == '\t'))
+        ++at;
+    };
+    skip_blanks();
+    if (at < line_end && text[at] == '#') {
+      ++at;
+      skip_blanks();
+      const std::size_t word_start = at;
+      while (at < line_end && is_identifier_char(text[at]))
+        ++at;
+      const std::string_view directive = text.substr(word_start, at - word_start);
+      if (directive == "include" || directive == "include_next" || directive == "import") {
+        skip_blanks();
+        const char open = at < line_end ? text[at] : '\0';
+        const char close = open == '"' ? '"' : open == '<' ? '>' : '\0';
+        const std::size_t end = close ? text.find(close, at + 1) : std::string_view::npos;
+        if (end == std::string_view::npos || end > line_end)
+          return false; // computed: #include HEADER_MACRO
+        includes.push_back({std::string(text.substr(at + 1, end - at - 1)), open == '"'});
+      }
+    }
+    line_start = line_end + 1;
+  }
+  return true;
+}
+
+// Past these, looking for evidence costs more than it saves: ask clang.
+constexpr std::size_t kMaxHeadersForGate = 256;
+constexpr std::size_t kMaxHeaderBytesForGate = 16u << 20;
+
+// Whether clang could build a model that differs from the token model for
+// `file` (see above). It follows every header that the fixed command line
+// could open (next to its includer, under the scan root, among clang's
+// builtin headers), live or not, and errs towards clang when unsure.
+bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const cxx::FileModel &tokens,
+                        const ExtractOptions &options) {
+  namespace fs = std::filesystem;
+  if (!tokens.regions.empty() || cxx::compilation_database_applies(options))
+    return true;
+  if (has_clang_evidence(file.text, language == SourceLanguage::Cuda))
+    return true;
+  std::vector<fs::path> angled_directories;
+  if (!options.root.empty())
+    angled_directories.emplace_back(options.root);
+  for (const auto &directory : cxx::builtin_header_directories())
+    angled_directories.emplace_back(directory);
+  struct Pending {
+    std::string text;
+    fs::path directory; // the includer's, for quoted includes; empty if unknown
+  };
+  std::vector<Pending> pending{
+      {file.text, file.absolute_path.empty() ? fs::path() : fs::path(file.absolute_path).parent_path()}};
+  std::set<std::string> seen;
+  std::size_t bytes = 0;
+  while (!pending.empty()) {
+    const Pending current = std::move(pending.back());
+    pending.pop_back();
+    std::vector<IncludeDirective> includes;
+    if (!read_includes(current.text, includes))
+      return true;
+    for (const auto &include : includes) {
+      std::vector<fs::path> candidates;
+      if (include.quoted && !current.directory.empty())
+        candidates.push_back(current.directory / include.name);
+      for (const auto &directory : angled_directories)
+        candidates.push_back(directory / include.name);
+      for (const auto &candidate : candidates) {
+        std::error_code error;
+        if (!fs::is_regular_file(candidate, error))
+          continue;
+        const std::string key = fs::weakly_canonical(candidate, error).string();
+        if (!seen.insert(error ? candidate.string() : key).second)
+          continue;
+        const std::uintmax_t size = fs::file_size(candidate, error);
+        if (error || size > kMaxHeaderBytesForGate - bytes)
+          return true;
+        std::ifstream stream(candidate, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+        bytes += text.size();
+        if (!stream.good() && !stream.eof())
+          return true;
+        if (seen.size() > kMaxHeadersForGate || bytes > kMaxHeaderBytesForGate ||
+            has_clang_evidence(macro_definitions(text), language == SourceLanguage::Cuda))
+          return true;
+        pending.push_back({std::move(text), candidate.parent_path()});
+      }
+    }
+  }
+  return false;
 }
 
 std::size_t count_in(const std::vector<std::uint32_t> &sorted_lines, std::uint32_t first,
@@ -272,8 +490,11 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
                                     std::to_string(file.text.size()) + " bytes is over the " +
                                         std::to_string(kCxxAstByteLimit) +
                                         "-byte limit for a clang parse; matched with clang's raw lexer"});
+    } else if (mode == CxxParseMode::Auto && !clang_could_add_to(file, language, model, options)) {
+      // Nothing for clang to confirm (see clang_could_add_to): tokens alone, as clang would leave them.
     } else {
-      cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count);
+      cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count,
+                                             /*skip_unread_bodies=*/mode == CxxParseMode::Auto);
       for (auto &diagnostic : ast.diagnostics)
         result.diagnostics.push_back(std::move(diagnostic));
       if (ast.usable) {

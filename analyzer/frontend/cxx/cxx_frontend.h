@@ -1,8 +1,9 @@
 // The C++/CUDA front end (Clang LibTooling) and the Metal evidence front end.
 //
-// C++ and CUDA files are parsed by clang when possible ("ast" mode) and
-// always matched by clang's raw lexer as well; files over kAstByteLimit, or
-// whose AST is unusable, get the token path alone ("lexical" mode). Metal
+// C++ and CUDA files are always matched by clang's raw lexer, and parsed by
+// clang as well ("ast" mode) when the AST could add to what the tokens show;
+// files with nothing for clang to add, files over kAstByteLimit and files
+// whose AST is unusable get the token path alone ("lexical" mode). Metal
 // shader files are lexical only. Fact kinds: docs/cxx-frontend.md.
 #pragma once
 
@@ -19,8 +20,11 @@ namespace mpsaudit {
 inline constexpr std::size_t kCxxAstByteLimit = 1u << 20; // 1 MiB
 
 enum class CxxParseMode {
-  Auto,    // clang when the file is small enough and its AST usable, else tokens
+  Auto,    // clang when the file is small enough and clang could add to the
+           // token model (cxx_frontend.cpp, clang_could_add_to), else tokens
   Lexical, // the raw-lexer path only (tests and benchmarks compare the two)
+  Ast,     // clang whenever the file is small enough, on every function
+           // body: the reference the gate and the skipped bodies are tested against
 };
 
 // Facts of one C, C++, Objective-C++ or CUDA file.

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "cxx_test_util.h"
+#include "frontend/cxx/ast_scan.h"
 #include "frontend/cxx/cxx_frontend.h"
 
 using namespace mpsaudit;
@@ -391,4 +392,167 @@ TEST_CASE("quoted includes next to the file are read from disk", "[cxx][ast]") {
   REQUIRE(kernel != nullptr);
   CHECK(kernel->span.line == 2);
   fs::remove_all(directory);
+}
+
+namespace {
+
+// Everything about a file's facts that rules can read, one line per fact.
+std::string describe(const FileFacts &facts) {
+  std::string text;
+  for (const auto &fact : facts.facts) {
+    text += fact.kind + " " + fact.name + " " + std::to_string(fact.span.line) + ":" +
+            std::to_string(fact.span.column) + "-" + std::to_string(fact.span.end_column) +
+            " guard=" + std::to_string(static_cast<int>(fact.guard)) + " scope=" + fact.scope;
+    for (const auto &[key, value] : fact.attributes)
+      text += " " + key + "=" + value;
+    text += "\n";
+  }
+  return text;
+}
+
+// The facts of `input` and how many clang parses it took.
+std::pair<FileFacts, std::uint64_t> extract_counting(const SourceFile &input, const ExtractOptions &options,
+                                                     CxxParseMode mode) {
+  const std::uint64_t before = cxx::clang_runs();
+  FileFacts facts = extract_cxx_file(input, options, mode);
+  return {std::move(facts), cxx::clang_runs() - before};
+}
+
+} // namespace
+
+TEST_CASE("clang runs only on files where it could add to the token model", "[cxx][gate]") {
+  // Bindings and host code: registrations, CUDA API calls and a runtime
+  // launch, but no kernel, launch syntax, shared memory or assembly.
+  const std::string bindings = "#include <torch/extension.h>\n"
+                               "#include <cuda_runtime.h>\n"
+                               "at::Tensor scale(at::Tensor x, double factor);\n"
+                               "void copy(float *dst, const float *src, size_t n) {\n"
+                               "  cudaMemcpy(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice);\n"
+                               "  double ratio = static_cast<double>(n);\n"
+                               "  (void)ratio;\n"
+                               "}\n"
+                               "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"scale\", &scale); }\n"
+                               "TORCH_LIBRARY_IMPL(demo, CUDA, m) { m.impl(\"scale\", &scale); }\n";
+  const std::string kernel = "#include <torch/extension.h>\n"
+                             "__global__ void twice(float *x) { x[threadIdx.x] *= 2.0; }\n"
+                             "void run(float *x) { twice<<<1, 32>>>(x); }\n";
+
+  for (const char *path : {"bindings.cpp", "host_only.cu"}) {
+    DYNAMIC_SECTION(path) {
+      const auto [gated, gated_runs] = extract_counting(source(path, bindings), {}, CxxParseMode::Auto);
+      CHECK(gated_runs == 0);
+      CHECK(gated.mode == "lexical");
+      CHECK(gated.diagnostics.empty()); // no missing-include: no parse needed the headers
+      CHECK_FALSE(facts_of(gated, "op-registration").empty());
+      // What clang would have built changes no fact.
+      const auto [forced, forced_runs] = extract_counting(source(path, bindings), {}, CxxParseMode::Ast);
+      CHECK(forced_runs == 1);
+      CHECK(forced.mode == "ast");
+      CHECK(describe(gated) == describe(forced));
+    }
+  }
+
+  SECTION("a kernel still goes to clang") {
+    const auto [facts, runs] = extract_counting(source("twice.cu", kernel), {}, CxxParseMode::Auto);
+    CHECK(runs == 1);
+    CHECK(facts.mode == "ast");
+    CHECK(attribute(find_fact(facts, "cuda-kernel", "twice"), "origin") == "ast");
+    CHECK(attribute(find_fact(facts, "cuda-kernel", "twice"), "has_double") == "false");
+    CHECK(describe(facts) == describe(extract("twice.cu", kernel, CxxParseMode::Ast)));
+  }
+
+  SECTION("assembly from a macro of an included header still goes to clang") {
+    namespace fs = std::filesystem;
+    const fs::path directory = fs::temp_directory_path() / "mpsaudit-cxx-gate-include";
+    fs::remove_all(directory);
+    fs::create_directories(directory / "src" / "util");
+    std::ofstream(directory / "src" / "spin.h") << "#include \"util/pause.h\"\n";
+    std::ofstream(directory / "src" / "util" / "pause.h")
+        << "#define CPU_PAUSE() __asm__ volatile(\"pause\")\n";
+    const std::string text = "#include \"spin.h\"\n"
+                             "void wait_a_bit() { CPU_PAUSE(); }\n";
+    SourceFile input = source("src/spin.cpp", text);
+    input.absolute_path = (directory / "src" / "spin.cpp").string();
+    ExtractOptions options;
+    options.root = directory.string();
+    const auto [facts, runs] = extract_counting(input, options, CxxParseMode::Auto);
+    CHECK(runs == 1);
+    CHECK(facts.mode == "ast");
+    const Fact *pause = find_fact(facts, "inline-ptx", "pause");
+    REQUIRE(pause != nullptr);
+    CHECK(pause->span.line == 2);
+    CHECK(find_fact(extract("src/spin.cpp", text, CxxParseMode::Lexical), "inline-ptx", "pause") == nullptr);
+    fs::remove_all(directory);
+  }
+
+  SECTION("assembly inside a header's own function does not") {
+    namespace fs = std::filesystem;
+    const fs::path directory = fs::temp_directory_path() / "mpsaudit-cxx-gate-header-function";
+    fs::remove_all(directory);
+    fs::create_directories(directory);
+    std::ofstream(directory / "spin.h") << "inline void cpu_pause() { asm volatile(\"pause\"); }\n"
+                                        << "#define SPIN_LIMIT 64\n";
+    const std::string text = "#include \"spin.h\"\n"
+                             "void wait_a_bit() { for (int i = 0; i < SPIN_LIMIT; ++i) cpu_pause(); }\n";
+    SourceFile input = source("spin.cpp", text);
+    input.absolute_path = (directory / "spin.cpp").string();
+    ExtractOptions options;
+    options.root = directory.string();
+    const auto [gated, gated_runs] = extract_counting(input, options, CxxParseMode::Auto);
+    CHECK(gated_runs == 0);
+    CHECK(gated.mode == "lexical");
+    const auto [forced, forced_runs] = extract_counting(input, options, CxxParseMode::Ast);
+    CHECK(forced_runs == 1);
+    CHECK(forced.mode == "ast");
+    CHECK(describe(gated) == describe(forced));
+    fs::remove_all(directory);
+  }
+
+  SECTION("a computed include goes to clang") {
+    const std::string text = "#define HEADER \"kernels.cuh\"\n#include HEADER\nvoid f() {}\n";
+    const auto [facts, runs] = extract_counting(source("computed.cpp", text), {}, CxxParseMode::Auto);
+    CHECK(runs == 1);
+  }
+}
+
+TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]") {
+  // Host bodies without kernel evidence are skipped; a kernel, a host body
+  // with a launch and one whose launch hides in a macro are parsed.
+  const std::string text =
+      "#define LAUNCH_ON(kernel, x) kernel<<<1, 32>>>(x)\n"
+      "#define CHECKED(call) call\n"
+      "__global__ void twice(float *x) {\n"
+      "  __shared__ float tile[32];\n"
+      "  double scale = 2.0;\n"
+      "  tile[threadIdx.x] = x[threadIdx.x] * scale;\n"
+      "  x[threadIdx.x] = tile[threadIdx.x];\n"
+      "}\n"
+      "int pick_blocks(int n) { double d = n / 256.0; return static_cast<int>(d) + 1; }\n"
+      "void run(float *x) { twice<<<pick_blocks(32), 32>>>(x); }\n"
+      "void run_hidden(float *x) { CHECKED(LAUNCH_ON(twice, x)); }\n"
+      "struct Config {\n"
+      "  int blocks() const { return 4; }\n"
+      "};\n"
+      "__global__ void one_line(float *x) { x[0] = 1.f; } int next(int n) { double d = n; return (int)d; }\n";
+  const std::uint64_t skipped_before = cxx::skipped_function_bodies();
+  const auto [facts, runs] = extract_counting(source("twice.cu", text), {}, CxxParseMode::Auto);
+  CHECK(runs == 1);
+  CHECK(cxx::skipped_function_bodies() - skipped_before == 2); // pick_blocks, Config::blocks
+  CHECK(facts.mode == "ast");
+  const Fact *kernel = find_fact(facts, "cuda-kernel", "twice");
+  REQUIRE(kernel != nullptr);
+  CHECK(attribute(kernel, "shared_memory") == "1");
+  CHECK(attribute(kernel, "has_double") == "true");
+  std::vector<std::uint32_t> launch_lines;
+  for (const Fact *launch : facts_of(facts, "kernel-launch"))
+    if (attribute(launch, "origin") == "ast")
+      launch_lines.push_back(launch->span.line);
+  CHECK(launch_lines == std::vector<std::uint32_t>{10, 11});
+  // `next` shares the kernel's line, whose evidence is counted per line.
+  CHECK(attribute(find_fact(facts, "cuda-kernel", "one_line"), "has_double") == "true");
+
+  const std::uint64_t skipped_forced = cxx::skipped_function_bodies();
+  const FileFacts every_body = extract("twice.cu", text, CxxParseMode::Ast);
+  CHECK(cxx::skipped_function_bodies() == skipped_forced);
+  CHECK(describe(facts) == describe(every_body));
 }
