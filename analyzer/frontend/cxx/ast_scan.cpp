@@ -208,8 +208,14 @@ public:
       launch.kernel = reference->getNameInfo().getAsString();
     else if (const auto *lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee))
       launch.kernel = lookup->getName().getAsString();
-    launch.line = sources_.getExpansionLineNumber(location);
-    launch.column = sources_.getExpansionColumnNumber(location);
+    // Where the launch is written: inside a macro's argument (a dispatch
+    // macro's lambda) that is a line of the main file, the line the token
+    // scan reports too; inside a macro's own body, the line using the macro.
+    clang::SourceLocation written = sources_.getFileLoc(call->getBeginLoc());
+    if (!sources_.isInMainFile(written))
+      written = location;
+    launch.line = sources_.getExpansionLineNumber(written);
+    launch.column = sources_.getExpansionColumnNumber(written);
     launch.end_column = launch.column + static_cast<std::uint32_t>(launch.kernel.size());
     launch.origin = "ast";
     model_.launches.push_back(std::move(launch));

@@ -187,6 +187,28 @@ TEST_CASE("the AST sees kernels that only exist after macro expansion", "[cxx][a
   CHECK(find_fact(extract("macro.cu", text, CxxParseMode::Lexical), "cuda-kernel", "relu_kernel") == nullptr);
 }
 
+TEST_CASE("a launch written in a dispatch macro's argument is one launch, at the line it is written on",
+          "[cxx][ast]") {
+  // A BOOL_SWITCH-style macro wraps its lambda argument: clang's expansion
+  // location of the launch is the macro's line, the token scan's the line
+  // of the `<<<`. The AST must report it where it is written, or the two
+  // paths report the same launch twice.
+  const std::string text = "#define SWITCH(cond, ...) do { if (cond) { __VA_ARGS__(); } } while (0)\n"
+                           "__global__ void step_kernel(float *x) { x[threadIdx.x] = 1.f; }\n"
+                           "void run(float *x, bool even) {\n"
+                           "  SWITCH(even, [&] {\n"
+                           "    dim3 grid(1);\n"
+                           "    step_kernel<<<grid, 32>>>(x);\n"
+                           "  });\n"
+                           "}\n";
+  const FileFacts facts = extract("switch.cu", text, CxxParseMode::Ast);
+  REQUIRE(facts.mode == "ast");
+  const std::vector<const Fact *> launches = facts_of(facts, "kernel-launch");
+  REQUIRE(launches.size() == 1);
+  CHECK(launches.front()->span.line == 6);
+  CHECK(launches.front()->name == "step_kernel");
+}
+
 TEST_CASE("missing headers are diagnosed and the rest of the file is still read", "[cxx]") {
   const std::string text = "#include <torch/extension.h>\n"
                            "#include \"local_helpers.cuh\"\n"
