@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 
 #include "core/text.h"
 #include "coverage_table.h"
@@ -256,7 +257,11 @@ void prefetch_operator_coverage(OperatorCoverageSettings settings) {
   // The destructor of a future from std::async waits for the load, so the
   // process never exits while the thread still runs.
   static std::future<void> background;
-  background = std::async(std::launch::async, [] { knowledge(); });
+  try {
+    background = std::async(std::launch::async, [] { knowledge(); });
+  } catch (const std::system_error &) {
+    // No thread to spare: the first lookup loads the tables instead.
+  }
 }
 
 OperatorCoverageSettings source_tree_operator_coverage() {

@@ -182,12 +182,6 @@ std::string file_identity(const std::string &path) {
          std::to_string(info.st_mtim.tv_nsec);
 }
 
-// The running binary: a rebuilt tool (a developer's build keeps its version
-// number) does not trust old entries.
-std::string binary_identity() {
-  return file_identity("/proc/self/exe");
-}
-
 // The C/C++/CUDA front end is a plugin beside the binary, or where
 // MPSAUDIT_CXX_PLUGIN points (frontend/cxx/cxx_lazy_frontend.cpp): a
 // rebuilt or another plugin parses differently.
@@ -261,8 +255,10 @@ std::string sha256_raw(std::string_view data) {
   return digest;
 }
 
+// A developer's rebuilt binary keeps its version number, so the binary
+// itself is what identifies the build.
 std::string executable_identity() {
-  return binary_identity();
+  return file_identity("/proc/self/exe");
 }
 
 std::string sha256_hex(std::string_view data) {
@@ -436,7 +432,7 @@ std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, con
   if (entries.empty())
     return nullptr;
   KeyBuilder context;
-  context.add("mpsaudit result cache").add(kResultCacheFormat).add(binary_identity());
+  context.add("mpsaudit result cache").add(kResultCacheFormat).add(executable_identity());
   context.add(catalog_fingerprint(catalog));
   context.add(extract.compile_commands_dir).add(extract.root).add(extract.roots.size());
   for (const auto &root : extract.roots)

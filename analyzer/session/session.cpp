@@ -1,6 +1,5 @@
 #include "session/session.h"
 
-#include "scan/catalog_snapshot.h"
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
