@@ -365,9 +365,19 @@ private:
       return false;
     if (has_clang_evidence(std::string_view(buffer.data() + body_begin, body_end - body_begin), cuda_))
       return false;
+    // Looked up without adding the name to the identifier table: an
+    // identifier the table does not hold names no macro, and adding one from
+    // here would allocate from clang's arena through its inline allocator,
+    // compiled into this file (under AddressSanitizer that allocator poisons
+    // the rest of the slab, which clang's own, uninstrumented, code then
+    // writes to).
+    const clang::IdentifierTable &identifiers = preprocessor_.getIdentifierTable();
     for (const llvm::StringRef name : names) {
-      const clang::IdentifierInfo *identifier = preprocessor_.getIdentifierInfo(name);
-      if (identifier->hasMacroDefinition() && macro_has_evidence(preprocessor_.getMacroInfo(identifier), 0))
+      const auto known = identifiers.find(name);
+      if (known == identifiers.end())
+        continue;
+      const clang::IdentifierInfo *identifier = known->getValue();
+      if (identifier && identifier->hasMacroDefinition() && macro_has_evidence(preprocessor_.getMacroInfo(identifier), 0))
         return false;
     }
     return true;
