@@ -377,7 +377,8 @@ private:
       if (known == identifiers.end())
         continue;
       const clang::IdentifierInfo *identifier = known->getValue();
-      if (identifier && identifier->hasMacroDefinition() && macro_has_evidence(preprocessor_.getMacroInfo(identifier), 0))
+      if (identifier && identifier->hasMacroDefinition() &&
+          macro_has_evidence(preprocessor_.getMacroInfo(identifier), 0))
         return false;
     }
     return true;
@@ -615,13 +616,27 @@ struct RunOutcome {
   RecordingConsumer diagnostics;
 };
 
+// A file system that opens regular files only. An #include names any path,
+// and clang would open a FIFO, a terminal or `/dev/stdin` (a pipe in a hook
+// or CI job) and wait for it to end: such an include is "not found" instead.
+class RegularFilesOnly : public llvm::vfs::ProxyFileSystem {
+public:
+  using ProxyFileSystem::ProxyFileSystem;
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &path) override {
+    const llvm::ErrorOr<llvm::vfs::Status> found = status(path);
+    if (found && !found->isRegularFile())
+      return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::openFileForRead(path);
+  }
+};
+
 void run_clang(const Invocation &invocation, const std::string &main_path, const std::string &text,
                bool skip_unread_bodies, FileModel &model, RunOutcome &outcome) {
   clang_run_count.fetch_add(1, std::memory_order_relaxed);
   // createPhysicalFileSystem, not getRealFileSystem: the latter is shared by
   // the process and changing its working directory would chdir every thread.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(llvm::vfs::createPhysicalFileSystem()));
+      llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::vfs::createPhysicalFileSystem()));
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   overlay->pushOverlay(memory);
   memory->addFile(main_path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, main_path));

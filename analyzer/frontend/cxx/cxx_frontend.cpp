@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <tuple>
+#include <unistd.h>
 #include <vector>
 
 #include "frontend/cxx/ast_scan.h"
@@ -247,6 +249,33 @@ bool read_includes(std::string_view text, std::vector<IncludeDirective> &include
 constexpr std::size_t kMaxHeadersForGate = 256;
 constexpr std::size_t kMaxHeaderBytesForGate = 16u << 20;
 
+// A header's bytes, as many as its size says and at most `limit`: a file
+// that says it is regular but never ends (/proc/kmsg) or blocks is read no
+// further than clang itself would read it. nullopt when it cannot be read or
+// is larger than `limit`.
+std::optional<std::string> read_header(const std::filesystem::path &path, std::uintmax_t limit) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
+      static_cast<std::uintmax_t>(info.st_size) > limit) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string text(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+    if (got <= 0)
+      break;
+    done += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  text.resize(done);
+  return text;
+}
+
 // Whether clang could build a model that differs from the token model for
 // `file` (see above). It follows every header that the fixed command line
 // could open (next to its includer, under the scan root, among clang's
@@ -290,14 +319,11 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
         const std::string key = fs::weakly_canonical(candidate, error).string();
         if (!seen.insert(error ? candidate.string() : key).second)
           continue;
-        const std::uintmax_t size = fs::file_size(candidate, error);
-        if (error || size > kMaxHeaderBytesForGate - bytes)
+        const std::optional<std::string> read = read_header(candidate, kMaxHeaderBytesForGate - bytes);
+        if (!read)
           return true;
-        std::ifstream stream(candidate, std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+        std::string text = std::move(*read);
         bytes += text.size();
-        if (!stream.good() && !stream.eof())
-          return true;
         if (seen.size() > kMaxHeadersForGate || bytes > kMaxHeaderBytesForGate ||
             has_clang_evidence(macro_definitions(text), language == SourceLanguage::Cuda))
           return true;
