@@ -154,6 +154,17 @@ RuleEngine::RuleEngine(const RuleCatalog &catalog)
       }
     }
   }
+  // Each first character's list takes in the rules for any name once, here,
+  // so that a fact's candidates are one merge with its exact-name rules.
+  const auto catalog_order = [](const Rule *a, const Rule *b) { return a < b; };
+  for (auto &by_fact_kind : index_)
+    for (auto &[fact_kind, entry] : by_fact_kind)
+      for (auto &[first, rules] : entry.with_patterns_by_first_char) {
+        std::vector<const Rule *> merged;
+        std::merge(rules.begin(), rules.end(), entry.with_patterns_for_any_name.begin(),
+                   entry.with_patterns_for_any_name.end(), std::back_inserter(merged), catalog_order);
+        rules = std::move(merged);
+      }
 }
 
 void RuleEngine::add_pattern_rule(FactKindIndex &entry, const Rule &rule) {
@@ -172,24 +183,19 @@ void RuleEngine::add_pattern_rule(FactKindIndex &entry, const Rule &rule) {
     entry.with_patterns_by_first_char[first].push_back(&rule);
 }
 
-void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &scratch,
-                            std::vector<const Rule *> &out) {
-  // Every list is in catalog order, and no rule is in two of them: merging
-  // keeps findings in that order.
+void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &out) {
+  // Both lists are in catalog order, and no rule is in both: merging keeps
+  // findings in that order.
   static const std::vector<const Rule *> none;
   const auto exact = index.by_exact_name.find(fact.name);
   const std::vector<const Rule *> &by_name = exact == index.by_exact_name.end() ? none : exact->second;
   const auto first = fact.name.empty() ? index.with_patterns_by_first_char.end()
                                        : index.with_patterns_by_first_char.find(fact.name.front());
-  const std::vector<const Rule *> &by_first_char =
-      first == index.with_patterns_by_first_char.end() ? none : first->second;
-  const auto catalog_order = [](const Rule *a, const Rule *b) { return a < b; };
-  scratch.clear();
-  std::merge(by_first_char.begin(), by_first_char.end(), index.with_patterns_for_any_name.begin(),
-             index.with_patterns_for_any_name.end(), std::back_inserter(scratch), catalog_order);
+  const std::vector<const Rule *> &patterns =
+      first == index.with_patterns_by_first_char.end() ? index.with_patterns_for_any_name : first->second;
   out.clear();
-  std::merge(by_name.begin(), by_name.end(), scratch.begin(), scratch.end(), std::back_inserter(out),
-             catalog_order);
+  std::merge(by_name.begin(), by_name.end(), patterns.begin(), patterns.end(), std::back_inserter(out),
+             [](const Rule *a, const Rule *b) { return a < b; });
 }
 
 std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
@@ -198,12 +204,12 @@ std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind
   const auto &by_fact_kind = index_[static_cast<std::size_t>(kind)];
   if (by_fact_kind.empty())
     return findings;
-  std::vector<const Rule *> rules, scratch;
+  std::vector<const Rule *> rules;
   for (const Fact &fact : facts.facts) {
     const auto index = by_fact_kind.find(fact.kind);
     if (index == by_fact_kind.end())
       continue;
-    candidates(index->second, fact, scratch, rules);
+    candidates(index->second, fact, rules);
     rules.erase(std::remove_if(rules.begin(), rules.end(),
                                [&](const Rule *rule) { return !matches(rule->match, fact); }),
                 rules.end());

@@ -40,7 +40,8 @@ private:
   // naming the fact's exact name, looked up by hash, and those with globs,
   // by the first character their name patterns demand (a glob such as
   // `torch.cuda.*` can match only names that start with `t`), or, when a
-  // pattern starts with a wildcard or there is none, for every name.
+  // pattern starts with a wildcard or there is none, for every name. Each
+  // first character's list also holds the rules for every name.
   struct FactKindIndex {
     std::unordered_map<std::string, std::vector<const Rule *>> by_exact_name;
     std::unordered_map<char, std::vector<const Rule *>> with_patterns_by_first_char;
@@ -48,9 +49,7 @@ private:
   };
   static void add_pattern_rule(FactKindIndex &entry, const Rule &rule);
   // Candidates for `fact`, in catalog (rule ID) order.
-  // `scratch` is a buffer the caller keeps, so that no fact costs an allocation.
-  static void candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &scratch,
-                         std::vector<const Rule *> &out);
+  static void candidates(const FactKindIndex &index, const Fact &fact, std::vector<const Rule *> &out);
 
   const RuleCatalog &catalog_;
   // Indexed by FileKind, then by fact kind.
