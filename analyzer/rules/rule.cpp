@@ -291,19 +291,24 @@ std::string to_lower_id(std::string_view id) {
   return out;
 }
 
-RuleCatalog RuleCatalog::load_directory(const std::string &directory, std::vector<Diagnostic> &diagnostics) {
-  RuleCatalog catalog;
+std::vector<fs::path> RuleCatalog::files_in(const std::string &directory, std::error_code &error) {
   std::vector<fs::path> files;
-  std::error_code error;
   for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
     if (it->path().extension() == ".toml")
       files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+RuleCatalog RuleCatalog::load_directory(const std::string &directory, std::vector<Diagnostic> &diagnostics) {
+  RuleCatalog catalog;
+  std::error_code error;
+  const std::vector<fs::path> files = files_in(directory, error);
   if (error) {
     diagnostics.push_back({DiagnosticLevel::Error, directory, 0, "rules-unreadable",
                            "cannot read the rules directory: " + error.message()});
     return catalog;
   }
-  std::sort(files.begin(), files.end());
   for (const auto &file : files) {
     // An unreadable file loads as an empty one, as it always has.
     catalog.load_text(read_whole_file(file).value_or(""), file.string(), diagnostics);

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -102,6 +104,8 @@ public:
   // Loads every *.toml under `directory`. Problems (bad TOML, unknown keys,
   // duplicate IDs) are appended to `diagnostics` naming file and line.
   static RuleCatalog load_directory(const std::string &directory, std::vector<Diagnostic> &diagnostics);
+  // The *.toml files load_directory reads, in the order it reads them.
+  static std::vector<std::filesystem::path> files_in(const std::string &directory, std::error_code &error);
   // A catalog of rules and families already read (the catalog snapshot,
   // scan/catalog_snapshot.h, rebuilds one so).
   static RuleCatalog from_parts(std::vector<Rule> rules, std::vector<RuleFamily> families);

@@ -1,6 +1,5 @@
 #include "scan/catalog_snapshot.h"
 
-#include <algorithm>
 #include <filesystem>
 
 #include "core/confined_file.h"
@@ -150,14 +149,10 @@ Rule read_rule(Reader &in) {
 // file in the order load_directory reads them. nullopt when a file cannot
 // be read (the catalog is then parsed, and its diagnostics say why).
 std::optional<std::string> snapshot_key(const std::string &rules_dir) {
-  std::vector<fs::path> files;
   std::error_code error;
-  for (fs::directory_iterator it(rules_dir, error), end; !error && it != end; it.increment(error))
-    if (it->path().extension() == ".toml")
-      files.push_back(it->path());
+  const std::vector<fs::path> files = RuleCatalog::files_in(rules_dir, error);
   if (error)
     return std::nullopt;
-  std::sort(files.begin(), files.end());
   KeyBuilder key;
   key.add("mpsaudit rule catalog").add(kResultCacheFormat).add(executable_identity()).add(files.size());
   for (const fs::path &file : files) {
