@@ -204,14 +204,9 @@ std::string macro_definitions(std::string_view text) {
   return definitions;
 }
 
-struct IncludeDirective {
-  std::string name;
-  bool quoted = false;
-};
-
 // The #include, #include_next and #import directives of `text`, whether or
 // not they are live. False when one names its header through a macro.
-bool read_includes(std::string_view text, std::vector<IncludeDirective> &includes) {
+bool read_includes(std::string_view text, std::vector<cxx::IncludedHeader> &includes) {
   std::size_t line_start = 0;
   while (line_start < text.size()) {
     std::size_t line_end = text.find('\n', line_start);
@@ -231,13 +226,10 @@ bool read_includes(std::string_view text, std::vector<IncludeDirective> &include
         ++at;
       const std::string_view directive = text.substr(word_start, at - word_start);
       if (directive == "include" || directive == "include_next" || directive == "import") {
-        skip_blanks();
-        const char open = at < line_end ? text[at] : '\0';
-        const char close = open == '"' ? '"' : open == '<' ? '>' : '\0';
-        const std::size_t end = close ? text.find(close, at + 1) : std::string_view::npos;
-        if (end == std::string_view::npos || end > line_end)
+        std::optional<cxx::IncludedHeader> included = cxx::included_header(text.substr(at, line_end - at));
+        if (!included)
           return false; // computed: #include HEADER_MACRO
-        includes.push_back({std::string(text.substr(at + 1, end - at - 1)), open == '"'});
+        includes.push_back(std::move(*included));
       }
     }
     line_start = line_end + 1;
@@ -303,7 +295,7 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
   while (!pending.empty()) {
     const Pending current = std::move(pending.back());
     pending.pop_back();
-    std::vector<IncludeDirective> includes;
+    std::vector<cxx::IncludedHeader> includes;
     if (!read_includes(current.text, includes))
       return true;
     for (const auto &include : includes) {

@@ -236,21 +236,15 @@ private:
     std::size_t to = buffer_.find('\n', from);
     if (to == std::string::npos)
       to = buffer_.size();
-    std::string_view rest = trim(std::string_view(buffer_).substr(from, to - from));
-    if (rest.empty())
-      return;
-    const char open = rest.front();
-    const char close = open == '<' ? '>' : '"';
-    if (open != '<' && open != '"')
+    const std::optional<IncludedHeader> included =
+        included_header(std::string_view(buffer_).substr(from, to - from));
+    if (!included)
       return; // #include MACRO: nothing to match
-    const auto end = rest.find(close, 1);
-    if (end == std::string_view::npos)
-      return;
-    const std::string header(rest.substr(1, end - 1));
+    const std::string &header = included->name;
     const std::uint32_t column = directive_token.column;
     Fact include =
         make_fact(kind::Include, header, directive_token.line, column, column + directive_token.length);
-    include.set_attribute("system", open == '<' ? "true" : "false");
+    include.set_attribute("system", included->quoted ? "false" : "true");
     result_.facts.push_back(std::move(include));
 
     if (const auto library = library_of_header(header); !library.empty()) {
@@ -1073,6 +1067,17 @@ private:
 
 TokenScanResult scan_tokens(std::string_view text, SourceLanguage language) {
   return Scanner(text, language).run();
+}
+
+std::optional<IncludedHeader> included_header(std::string_view operand) {
+  operand = trim(operand);
+  if (operand.empty() || (operand.front() != '<' && operand.front() != '"'))
+    return std::nullopt;
+  const char close = operand.front() == '<' ? '>' : '"';
+  const auto end = operand.find(close, 1);
+  if (end == std::string_view::npos)
+    return std::nullopt;
+  return IncludedHeader{std::string(operand.substr(1, end - 1)), operand.front() == '"'};
 }
 
 std::uint32_t code_lines_between(const TokenScanResult &scan, std::uint32_t first, std::uint32_t last) {

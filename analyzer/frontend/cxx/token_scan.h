@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,15 @@ TokenScanResult scan_tokens(std::string_view text, SourceLanguage language);
 
 // Lines of code (lines with a token) in [first, last].
 std::uint32_t code_lines_between(const TokenScanResult &scan, std::uint32_t first, std::uint32_t last);
+
+// The header an #include, #include_next or #import names: `operand` is the
+// rest of the directive's line. nullopt when it names none literally
+// (`#include HEADER_MACRO`, or no closing `"` or `>`).
+struct IncludedHeader {
+  std::string name;
+  bool quoted = false; // "name" rather than <name>
+};
+std::optional<IncludedHeader> included_header(std::string_view operand);
 
 } // namespace mpsaudit::cxx
 
