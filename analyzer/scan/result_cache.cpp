@@ -391,19 +391,26 @@ namespace {
 
 // `directory`'s entries folder, created if needed, when it is a real folder
 // of this user's that can be written; else empty, with `note` saying why.
+std::string entries_directory_of(const std::string &directory) {
+  return directory + "/v" + std::to_string(kResultCacheFormat);
+}
+
+// In a shared directory another user could have made the entries folder, or
+// a link to elsewhere: only a real folder of our own is used.
+bool is_own_folder(const std::string &path) {
+  struct stat owner {};
+  return ::lstat(path.c_str(), &owner) == 0 && S_ISDIR(owner.st_mode) && owner.st_uid == ::geteuid();
+}
+
 std::string usable_entries_directory(const std::string &directory, std::string &note) {
-  const std::string entries = directory + "/v" + std::to_string(kResultCacheFormat);
+  const std::string entries = entries_directory_of(directory);
   // The directory itself may be one the user shares (`--cache-dir /tmp`):
   // leave its mode alone, and keep what mpsaudit creates inside private.
   std::error_code error;
   fs::create_directories(directory, error);
   if (!error && ::mkdir(entries.c_str(), 0700) != 0 && errno != EEXIST)
     error.assign(errno, std::generic_category());
-  // In a shared directory another user could have made the entries folder,
-  // or a link to elsewhere: use only a real folder of our own.
-  struct stat owner {};
-  if (!error &&
-      (::lstat(entries.c_str(), &owner) != 0 || !S_ISDIR(owner.st_mode) || owner.st_uid != ::geteuid()))
+  if (!error && !is_own_folder(entries))
     error = std::make_error_code(std::errc::permission_denied);
   // Writable? A probe file, created and removed, answers for this run.
   const std::string probe = entries + "/.probe." + unique_suffix();
@@ -514,9 +521,10 @@ void ResultCache::store(const std::string &key, const FileFacts &facts) {
 }
 
 std::optional<std::string> load_cache_payload(const std::string &directory, std::string_view key) {
-  std::string unused_note;
-  const std::string entries = usable_entries_directory(directory, unused_note);
-  if (entries.empty())
+  // A read needs the folder's owner checked, not a folder made or a probe
+  // file written: that is for the writes (store_cache_payload, open).
+  const std::string entries = entries_directory_of(directory);
+  if (!is_own_folder(entries))
     return std::nullopt;
   const auto bytes = read_regular_file(entry_path_in(entries, key), kMaxEntryBytes);
   const std::optional<std::string_view> payload = bytes ? unwrap_payload(key, *bytes) : std::nullopt;
