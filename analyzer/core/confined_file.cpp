@@ -88,6 +88,25 @@ ConfinedFile resolve_confined_path(const fs::path &base, std::string_view path,
   return file;
 }
 
+std::optional<std::string> read_stated_size(int fd, std::uint64_t limit, struct stat *info) {
+  struct stat found {};
+  if (::fstat(fd, &found) != 0 || !S_ISREG(found.st_mode) ||
+      static_cast<std::uint64_t>(found.st_size) > limit)
+    return std::nullopt;
+  std::string data(static_cast<std::size_t>(found.st_size), '\0');
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t got = ::read(fd, data.data() + done, data.size() - done);
+    if (got <= 0)
+      break;
+    done += static_cast<std::size_t>(got);
+  }
+  data.resize(done);
+  if (info)
+    *info = found;
+  return data;
+}
+
 ConfinedFile read_regular_file(const fs::path &path, std::uint64_t max_bytes) {
   ConfinedFile file;
   file.real_path = path;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <vector>
 
 namespace mpsaudit {
@@ -54,6 +55,12 @@ ConfinedFile resolve_confined_path(const std::filesystem::path &base, std::strin
 // Reads a regular file without blocking on a FIFO or device, at most
 // `max_bytes` of it (TooLarge beyond). Opens `path` as it is: callers confine it.
 ConfinedFile read_regular_file(const std::filesystem::path &path, std::uint64_t max_bytes);
+
+// The bytes of the regular file open on `fd`: as many as fstat gives, so a
+// file that grows or never ends (/proc/kmsg) is read no further, and nullopt
+// when `fd` is not a regular file or is larger than `limit`. `info`, when
+// given, receives the fstat. `fd` stays open.
+std::optional<std::string> read_stated_size(int fd, std::uint64_t limit, struct stat *info = nullptr);
 
 // The whole contents of a file the user named (a rules file, a baseline, a
 // run's log), or nullopt when it cannot be opened. Unlike read_regular_file it

@@ -14,6 +14,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/confined_file.h"
 #include "core/fnv1a.h"
 #include "frontend/cxx/cxx_plugin.h"
 #include "frontend/frontend.h"
@@ -150,23 +151,8 @@ std::optional<std::string> read_regular_file(const std::string &path, std::uint6
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return std::nullopt;
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<std::uint64_t>(info.st_size) > limit) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  std::string data(static_cast<std::size_t>(info.st_size), '\0');
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t got = ::read(fd, data.data() + done, data.size() - done);
-    if (got <= 0)
-      break;
-    done += static_cast<std::size_t>(got);
-  }
-  data.resize(done);
-  if (info_out)
-    *info_out = info;
-  if (fd_out)
+  std::optional<std::string> data = read_stated_size(fd, limit, info_out);
+  if (data && fd_out)
     *fd_out = fd;
   else
     ::close(fd);

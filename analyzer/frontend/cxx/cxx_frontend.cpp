@@ -10,11 +10,11 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
 #include <vector>
 
+#include "core/confined_file.h"
 #include "frontend/cxx/ast_scan.h"
 #include "frontend/cxx/file_model.h"
 #include "frontend/cxx/registration_pass.h"
@@ -249,22 +249,8 @@ std::optional<std::string> read_header(const std::filesystem::path &path, std::u
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return std::nullopt;
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
-      static_cast<std::uintmax_t>(info.st_size) > limit) {
-    ::close(fd);
-    return std::nullopt;
-  }
-  std::string text(static_cast<std::size_t>(info.st_size), '\0');
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
-    if (got <= 0)
-      break;
-    done += static_cast<std::size_t>(got);
-  }
+  std::optional<std::string> text = read_stated_size(fd, limit);
   ::close(fd);
-  text.resize(done);
   return text;
 }
 
