@@ -1,7 +1,10 @@
 #include "workflow/gitignore.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <unordered_map>
+#include <vector>
 
 namespace mpsaudit {
 namespace {
@@ -104,7 +107,110 @@ WildResult match_bracket(const unsigned char *&p, unsigned char t_ch, bool pathn
   return kMatch;
 }
 
-WildResult dowild(const unsigned char *p, const unsigned char *text, bool pathname) {
+// git's wildmatch backtracks: each star retries the rest of the pattern at
+// every later text position, so a pattern of k stars costs O(n^k) on a text
+// it does not match, and a hostile .gitignore (`*a*a*a*a…b`) would stall the
+// scan. Matching the pattern from one position against the text from one
+// position always gives the same result, and so does a star's walk from one
+// text position. Once a match has taken more than a few steps, both are
+// remembered, which bounds the work by pattern length × text length.
+class WildMatcher {
+public:
+  WildMatcher(const char *pattern, const char *text, bool pathname)
+      : pattern_start_(reinterpret_cast<const unsigned char *>(pattern)),
+        text_start_(reinterpret_cast<const unsigned char *>(text)), text_positions_(std::strlen(text) + 1),
+        pathname_(pathname) {}
+
+  bool matches() { return match(pattern_start_, text_start_) == kMatch; }
+
+private:
+  // Ordinary patterns finish in a few steps; only beyond them is remembering worth its cost.
+  static constexpr std::size_t kStepsBeforeRemembering = 256;
+  enum class Walk : std::uint64_t { kMatchFrom = 0, kStarFrom = 1 };
+
+  WildResult match(const unsigned char *p, const unsigned char *text);
+  WildResult match_from(const unsigned char *p, const unsigned char *text);
+  WildResult match_star(const unsigned char *p, const unsigned char *text, bool match_slash);
+  bool remembering() { return ++steps_ > kStepsBeforeRemembering; }
+  std::uint64_t key(Walk walk, const unsigned char *p, const unsigned char *text) const {
+    const auto position = static_cast<std::uint64_t>(p - pattern_start_) * text_positions_ +
+                          static_cast<std::uint64_t>(text - text_start_);
+    return position << 1 | static_cast<std::uint64_t>(walk);
+  }
+
+  const unsigned char *pattern_start_;
+  const unsigned char *text_start_;
+  std::size_t text_positions_;
+  bool pathname_;
+  std::size_t steps_ = 0;
+  // Results other than kMatch: a match ends the whole search, so it is never asked twice.
+  std::unordered_map<std::uint64_t, WildResult> settled_;
+  std::vector<std::uint64_t> star_walk_starts_;
+};
+
+WildResult WildMatcher::match(const unsigned char *p, const unsigned char *text) {
+  if (!remembering())
+    return match_from(p, text);
+  const std::uint64_t walk = key(Walk::kMatchFrom, p, text);
+  if (const auto found = settled_.find(walk); found != settled_.end())
+    return found->second;
+  const WildResult result = match_from(p, text);
+  if (result != kMatch)
+    settled_.emplace(walk, result);
+  return result;
+}
+
+// The rest of the pattern, `p`, after a star, tried at each text position from
+// `text` on. Every position where the walk resumes ends the same way as the
+// walk itself, so once remembering, all of them are settled at once.
+WildResult WildMatcher::match_star(const unsigned char *p, const unsigned char *text, bool match_slash) {
+  const std::size_t first_start = star_walk_starts_.size();
+  WildResult result = kAbortAll;
+  for (;; ++text) {
+    if (remembering()) {
+      const std::uint64_t walk = key(Walk::kStarFrom, p, text);
+      if (const auto found = settled_.find(walk); found != settled_.end()) {
+        result = found->second;
+        break;
+      }
+      star_walk_starts_.push_back(walk);
+    }
+    unsigned char current = *text;
+    if (current == '\0')
+      break;
+    if (!is_glob_special(static_cast<char>(*p))) {
+      // Skip ahead to the literal that follows the star.
+      const unsigned char literal = *p;
+      while ((current = *text) != '\0' && (match_slash || current != '/')) {
+        if (current == literal)
+          break;
+        ++text;
+      }
+      if (current != literal) {
+        result = kNoMatch;
+        break;
+      }
+    }
+    const WildResult matched = match(p, text);
+    if (matched != kNoMatch) {
+      if (!match_slash || matched != kAbortToStarStar) {
+        result = matched;
+        break;
+      }
+    } else if (!match_slash && current == '/') {
+      result = kAbortToStarStar;
+      break;
+    }
+  }
+  if (result != kMatch)
+    for (std::size_t i = first_start; i < star_walk_starts_.size(); ++i)
+      settled_.emplace(star_walk_starts_[i], result);
+  star_walk_starts_.resize(first_start);
+  return result;
+}
+
+WildResult WildMatcher::match_from(const unsigned char *p, const unsigned char *text) {
+  const bool pathname = pathname_;
   const unsigned char *pattern = p;
   for (unsigned char p_ch; (p_ch = *p) != '\0'; ++text, ++p) {
     const unsigned char t_ch = *text;
@@ -139,7 +245,7 @@ WildResult dowild(const unsigned char *p, const unsigned char *text, bool pathna
         if ((prev_p < pattern || *prev_p == '/') &&
             (*p == '\0' || *p == '/' || (p[0] == '\\' && p[1] == '/'))) {
           // `**/` may match no directory at all: a/**/b matches a/b.
-          if (p[0] == '/' && dowild(p + 1, text, pathname) == kMatch)
+          if (p[0] == '/' && match(p + 1, text) == kMatch)
             return kMatch;
           match_slash = true;
         } else {
@@ -162,29 +268,7 @@ WildResult dowild(const unsigned char *p, const unsigned char *text, bool pathna
         text = reinterpret_cast<const unsigned char *>(slash);
         break; // the loop consumes the slash
       }
-      for (unsigned char current = t_ch;; current = *++text) {
-        if (current == '\0')
-          break;
-        if (!is_glob_special(static_cast<char>(*p))) {
-          // Skip ahead to the literal that follows the star.
-          const unsigned char literal = *p;
-          while ((current = *text) != '\0' && (match_slash || current != '/')) {
-            if (current == literal)
-              break;
-            ++text;
-          }
-          if (current != literal)
-            return kNoMatch;
-        }
-        const WildResult matched = dowild(p, text, pathname);
-        if (matched != kNoMatch) {
-          if (!match_slash || matched != kAbortToStarStar)
-            return matched;
-        } else if (!match_slash && current == '/') {
-          return kAbortToStarStar;
-        }
-      }
-      return kAbortAll;
+      return match_star(p, text, match_slash);
     }
     }
   }
@@ -192,8 +276,7 @@ WildResult dowild(const unsigned char *p, const unsigned char *text, bool pathna
 }
 
 bool wild(const char *pattern, const char *text, bool pathname) {
-  return dowild(reinterpret_cast<const unsigned char *>(pattern),
-                reinterpret_cast<const unsigned char *>(text), pathname) == kMatch;
+  return WildMatcher(pattern, text, pathname).matches();
 }
 
 std::size_t literal_length(std::string_view pattern) {

@@ -323,6 +323,34 @@ TEST_CASE("wildmatch agrees with git's test vectors", "[scan][gitignore]") {
   }
 }
 
+TEST_CASE("wildmatch on many stars ends, and still agrees with git, on texts it does and does not match",
+          "[scan][gitignore]") {
+  // Backtracking alone tries every way of spreading the text over the stars:
+  // 40 stars over 300 characters would not end.
+  std::string stars;
+  std::string double_stars;
+  for (int i = 0; i < 40; ++i) {
+    stars += "*a";
+    double_stars += "**a";
+  }
+  const std::string text(300, 'a');
+  for (const bool pathname : {true, false}) {
+    INFO((pathname ? "pathname" : "no pathname"));
+    CHECK_FALSE(wildmatch(stars + "b", text, pathname));
+    CHECK(wildmatch(stars + "b", text + "b", pathname));
+    CHECK_FALSE(wildmatch(double_stars + "b", text, pathname));
+    CHECK(wildmatch(double_stars + "b", text + "b", pathname));
+    CHECK(wildmatch(stars + "*", text, pathname));
+  }
+  // A star stops at '/' with pathname: the remembered walks keep that apart.
+  CHECK_FALSE(wildmatch(stars + "b", text + "/ab", true));
+  CHECK(wildmatch(stars + "b", text + "/ab", false));
+  CHECK(wildmatch("**/" + stars + "b", "dir/" + text + "b", true));
+  const IgnoreFile file(stars + "b\n", "");
+  CHECK(file.match(text, false) == IgnoreVerdict::NoMatch);
+  CHECK(file.match(text + "b", false) == IgnoreVerdict::Ignored);
+}
+
 TEST_CASE("ignore files: negation, anchoring, directory-only patterns and escapes", "[scan][gitignore]") {
   const IgnoreFile file("*.log\n!keep.log\n/top.txt\nbuild/\n\\#x\n\\!y\nsp\\ \nz   \n# comment\n\n", "");
   CHECK(file.match("a.log", false) == IgnoreVerdict::Ignored);
