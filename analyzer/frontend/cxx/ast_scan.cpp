@@ -27,6 +27,8 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/MacroInfo.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Sema/Sema.h>
+#include <clang/Sema/SemaConsumer.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/JSONCompilationDatabase.h>
@@ -42,6 +44,7 @@ namespace {
 
 std::atomic<std::uint64_t> clang_run_count{0};
 std::atomic<std::uint64_t> skipped_body_count{0};
+std::atomic<std::uint64_t> dropped_instantiation_count{0};
 
 // Where the embedded shim appears inside the in-memory file system.
 constexpr const char *kShimPath = "/mpsaudit-shim/mpsaudit_cuda_shim.h";
@@ -421,10 +424,22 @@ private:
   std::unordered_map<const clang::MacroInfo *, bool> macros_;
 };
 
-class CollectorConsumer : public clang::ASTConsumer {
+class CollectorConsumer : public clang::SemaConsumer {
 public:
   CollectorConsumer(FileModel &model, bool &ran, std::unique_ptr<BodyFilter> bodies)
       : model_(model), ran_(ran), bodies_(std::move(bodies)) {}
+  void InitializeSema(clang::Sema &sema) override { sema_ = &sema; }
+  void ForgetSema() override { sema_ = nullptr; }
+  // The collector reads templates as written, never their instantiations, so
+  // the function bodies that uses of templates queue for the end of the file
+  // are dropped before clang instantiates them.
+  bool HandleTopLevelDecl(clang::DeclGroupRef) override {
+    if (sema_ && !sema_->PendingInstantiations.empty()) {
+      dropped_instantiation_count.fetch_add(sema_->PendingInstantiations.size(), std::memory_order_relaxed);
+      sema_->PendingInstantiations.clear();
+    }
+    return true;
+  }
   void HandleTranslationUnit(clang::ASTContext &context) override {
     ran_ = true;
     Collector(context, model_).TraverseDecl(context.getTranslationUnitDecl());
@@ -440,6 +455,7 @@ private:
   FileModel &model_;
   bool &ran_;
   std::unique_ptr<BodyFilter> bodies_; // null: every body is parsed
+  clang::Sema *sema_ = nullptr;
 };
 
 class CollectAction : public clang::ASTFrontendAction {
@@ -697,6 +713,10 @@ std::uint64_t clang_runs() {
 
 std::uint64_t skipped_function_bodies() {
   return skipped_body_count.load(std::memory_order_relaxed);
+}
+
+std::uint64_t dropped_template_instantiations() {
+  return dropped_instantiation_count.load(std::memory_order_relaxed);
 }
 
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,

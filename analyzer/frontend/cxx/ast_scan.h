@@ -57,5 +57,8 @@ bool has_clang_evidence(std::string_view text, bool cuda);
 std::uint64_t clang_runs();
 // How many function bodies clang has left unparsed in this process (tests).
 std::uint64_t skipped_function_bodies();
+// How many function-template instantiations clang was spared in this process
+// (tests): the model reads templates as written.
+std::uint64_t dropped_template_instantiations();
 
 } // namespace mpsaudit::cxx

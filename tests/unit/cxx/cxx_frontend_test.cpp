@@ -537,6 +537,39 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
   }
 }
 
+TEST_CASE("clang reads templates as written and never instantiates their bodies", "[cxx][gate]") {
+  // The launches and the host call would make clang instantiate `scale` and
+  // `blocks_for` for two types each; the model reads the templates themselves.
+  const std::string text =
+      "template <typename T> __global__ void scale(T *x, T by) {\n"
+      "  __shared__ T tile[32];\n"
+      "  tile[threadIdx.x] = x[threadIdx.x] * by;\n"
+      "  __syncthreads();\n"
+      "  x[threadIdx.x] = tile[threadIdx.x];\n"
+      "}\n"
+      "template <typename T> int blocks_for(T n) { return static_cast<int>(n / 256) + 1; }\n"
+      "void run(float *f, double *d) {\n"
+      "  scale<float><<<blocks_for(32), 32>>>(f, 2.f);\n"
+      "  scale<double><<<blocks_for(32.0), 32>>>(d, 2.0);\n"
+      "}\n";
+  const std::uint64_t dropped_before = cxx::dropped_template_instantiations();
+  const auto [facts, runs] = extract_counting(source("scale.cu", text), {}, CxxParseMode::Ast);
+  CHECK(runs == 1);
+  CHECK(cxx::dropped_template_instantiations() - dropped_before == 4);
+  CHECK(facts.mode == "ast");
+  const Fact *kernel = find_fact(facts, "cuda-kernel", "scale");
+  REQUIRE(kernel != nullptr);
+  CHECK(attribute(kernel, "origin") == "ast");
+  CHECK(attribute(kernel, "template") == "true");
+  CHECK(attribute(kernel, "shared_memory") == "1");
+  CHECK(attribute(kernel, "barriers") == "1");
+  std::vector<std::uint32_t> launch_lines;
+  for (const Fact *launch : facts_of(facts, "kernel-launch"))
+    if (attribute(launch, "origin") == "ast")
+      launch_lines.push_back(launch->span.line);
+  CHECK(launch_lines == std::vector<std::uint32_t>{9, 10});
+}
+
 TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]") {
   // Host bodies without kernel evidence are skipped; a kernel, a host body
   // with a launch and one whose launch hides in a macro are parsed.
