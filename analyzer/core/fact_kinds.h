@@ -112,6 +112,10 @@ inline constexpr std::string_view UnusedDependency = "unused-dependency";
 // distribution that provides it, which no manifest of the project declares.
 inline constexpr std::string_view UndeclaredImport = "undeclared-import";
 inline constexpr std::string_view CudaExtensionImport = "cuda-extension-import";
+// name: a module of the tree, as imported, whose top level needs what a Mac
+// cannot have; attributes value (that package or extension), needed_at,
+// why_missing.
+inline constexpr std::string_view LocalCudaOnlyImport = "local-cuda-only-import";
 // name: the helper as called; attributes how (what the caller passes) and
 // selector ("utils/devices.py:12", where the helper tests CUDA).
 inline constexpr std::string_view MpsByNameCaller = "mps-by-name-caller";
@@ -179,6 +183,7 @@ inline constexpr std::array kAllFactKinds{
     fact_kind::UnusedDependency,
     fact_kind::UndeclaredImport,
     fact_kind::CudaExtensionImport,
+    fact_kind::LocalCudaOnlyImport,
     fact_kind::MpsByNameCaller,
     fact_kind::MpsMissingOp,
     fact_kind::UnusedSuppression,

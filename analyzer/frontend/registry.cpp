@@ -11,6 +11,7 @@
 #if MPSAUDIT_HAVE_MANIFEST
 #include "frontend/manifest/dependency_pass.h"
 #include "frontend/manifest/extension_import_pass.h"
+#include "frontend/manifest/local_import_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
 #endif
 #if MPSAUDIT_HAVE_CXX
@@ -98,6 +99,12 @@ const std::vector<ProjectPass> &frontend_project_passes() {
          // Imports (and importlib.import_module), CUDAExtension builds and
          // torch.utils.cpp_extension.load calls.
          {"import", "extension", "load"}});
+    list.push_back({"local-cuda-only-imports",
+                    kinds({fact_kind::Import, kCudaExtensionImportFact}),
+                    kinds({kLocalCudaOnlyImportFact}),
+                    find_local_cuda_only_imports,
+                    local_import_retention,
+                    {"import"}});
 #endif
     list.push_back({"mps-by-name-callers",
                     kinds({fact_kind::DeviceSelection, fact_kind::DeviceHelperCall}),

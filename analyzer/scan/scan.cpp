@@ -23,6 +23,7 @@
 #include "scan/discover.h"
 #include "scan/python_prefilter.h"
 #include "scan/result_cache.h"
+#include "scan/tree_packages.h"
 
 namespace mpsaudit {
 namespace {
@@ -127,6 +128,8 @@ struct Stage {
   ResultCache *cache = nullptr; // null: every file goes through its front end
   // Set when the Python prefilter is on (scan/python_prefilter.h).
   std::optional<LiteralFilter> python_prefilter;
+  // The tree's own packages: imports of them meet no rule (tree_packages.h).
+  const TreePackages *tree_packages = nullptr;
 
   FactRetention retention(const Fact &fact) const {
     FactRetention result = retain ? (*retain)(fact) : FactRetention::Keep;
@@ -192,6 +195,8 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
     case FactRetention::Drop:
       break;
     }
+    if (fact.kind == fact_kind::Import && stage.tree_packages && stage.tree_packages->provides(fact.name))
+      continue; // first-party: kept for the passes above, but no library rule's business
     early.facts.push_back(std::move(fact));
   }
   kept.shrink_to_fit(); // held until the assessment: no growth slack
@@ -485,6 +490,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   stage.extract.roots = options.paths;
   stage.extract.max_file_bytes = options.max_file_bytes;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
+  const TreePackages tree_packages(result.root_directory);
+  stage.tree_packages = &tree_packages;
   std::unique_ptr<ResultCache> cache;
   if (!options.cache_directory.empty()) {
     cache = ResultCache::open(options.cache_directory, catalog, stage.extract, result.cache_note);

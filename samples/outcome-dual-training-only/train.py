@@ -1,7 +1,7 @@
 import torch
 from apex.optimizers import FusedAdam  # expect: MPS404
 
-from model.fused_loss import fused_square_loss
+from model.fused_loss import fused_square_loss  # expect: MPS420
 from model.net import TinyTransformer
 
 

@@ -7,6 +7,7 @@
 
 #include "core/text.h"
 #include "frontend/manifest/manifest_frontend.h"
+#include "frontend/manifest/python_imports.h"
 
 namespace mpsaudit {
 namespace {
@@ -16,27 +17,6 @@ constexpr std::string_view kJitLoad = "torch.utils.cpp_extension.load";
 // `if ops is None: raise` after an import with a None fallback (the Python
 // front end): the extension is required after all.
 constexpr std::string_view kRequiredImport = fact_kind::RequiredImport;
-
-bool is_code(FileKind kind) {
-  return kind == FileKind::Python || kind == FileKind::Notebook;
-}
-
-// Kernel tests import the kernel they test; that is no migration step of its
-// own (the kernel's findings already say what needs porting).
-bool is_test_file(std::string_view path) {
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    const auto slash = path.find('/', start);
-    const std::string_view part =
-        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    if (slash == std::string_view::npos)
-      return starts_with(part, "test_") || ends_with(part, "_test.py") || part == "conftest.py";
-    if (part == "test" || part == "tests")
-      return true;
-    start = slash + 1;
-  }
-  return false;
-}
 
 // A string argument by keyword, else by position.
 const Argument *string_argument(const Fact &fact, std::string_view keyword, std::size_t position) {
@@ -57,58 +37,14 @@ bool loads_cuda_sources(const Fact &call) {
   return sources && sources->text.find(".cu") != std::string::npos;
 }
 
-// The package a relative import starts from: `from .. import x` in
-// pkg/sub/mod.py is pkg. Empty when it climbs above the scanned tree.
-std::string relative_base(const std::string &path, std::string_view module) {
-  std::size_t level = 0;
-  while (level < module.size() && module[level] == '.')
-    ++level;
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', start)) {
-    parts.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  if (level == 0 || level - 1 > parts.size())
-    return {};
-  parts.resize(parts.size() - (level - 1));
-  std::string base;
-  for (const auto &part : parts)
-    base += (base.empty() ? "" : ".") + part;
-  const std::string_view rest = module.substr(level);
-  if (!rest.empty())
-    base += (base.empty() ? "" : ".") + std::string(rest);
-  return base;
-}
-
-// What an import fact names as modules, absolute and dotted: `from pkg
-// import a` gives pkg.a (the front end's name); `from .sub import a, b` in
-// pkg/mod.py gives pkg.sub.a and pkg.sub.b.
-std::vector<std::string> imported_modules(const ProjectFile &file, const Fact &fact) {
-  if (fact.kind == fact_kind::Call) {
-    const Argument *module = string_argument(fact, "name", 0);
-    if (module && !starts_with(module->value, "."))
-      return {module->value};
-    return {};
-  }
-  if (!fact.attribute("relative"))
-    return {fact.name};
-  const std::string base = relative_base(file.path, fact.name);
-  const std::string *names = fact.attribute("names");
-  std::vector<std::string> modules;
-  if (!names)
-    return modules;
-  std::size_t start = 0;
-  while (start <= names->size()) {
-    auto comma = names->find(',', start);
-    if (comma == std::string::npos)
-      comma = names->size();
-    const std::string name = names->substr(start, comma - start);
-    if (!name.empty())
-      modules.push_back(base.empty() ? name : base + "." + name);
-    start = comma + 1;
-  }
-  return modules;
+// The modules an import fact or an importlib.import_module call names.
+std::vector<std::string> modules_named(const ProjectFile &file, const Fact &fact) {
+  if (fact.kind != fact_kind::Call)
+    return imported_modules(file, fact);
+  const Argument *module = string_argument(fact, "name", 0);
+  if (module && !starts_with(module->value, "."))
+    return {module->value};
+  return {};
 }
 
 // The extension an imported module is, or reaches into: `pkg._C` and
@@ -159,7 +95,7 @@ void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
     return;
 
   for (ProjectFile &file : files) {
-    if (!is_code(file.kind) || is_test_file(file.path))
+    if (!is_python_code(file.kind) || is_test_module(file.path))
       continue;
     std::vector<Fact> added;
     std::set<std::tuple<std::uint32_t, std::uint32_t, std::string>> reported;
@@ -168,7 +104,7 @@ void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
       if (fact.kind != fact_kind::Import && fact.kind != kRequiredImport && !import_call)
         continue;
       const bool relative = fact.attribute("relative") != nullptr;
-      for (const std::string &module : imported_modules(file, fact)) {
+      for (const std::string &module : modules_named(file, fact)) {
         const auto *extension = extension_of(extensions, module, relative);
         if (!extension || !reported.emplace(fact.span.line, fact.span.column, extension->first).second)
           continue;

@@ -4,7 +4,7 @@ import faiss
 import numpy as np
 import torch
 
-from hardcases.attention import attention
+from hardcases.attention import attention  # expect: MPS420
 
 
 def main():

@@ -1,1 +1,1 @@
-from .layers import FastNorm
+from .layers import FastNorm  # expect: MPS420

@@ -2,8 +2,8 @@
 import torch
 import torch.nn as nn
 
-from model.attention import FlashSelfAttention
-from model.fused_gelu import bias_gelu
+from model.attention import FlashSelfAttention  # expect: MPS420
+from model.fused_gelu import bias_gelu  # expect: MPS420
 
 
 class Block(nn.Module):

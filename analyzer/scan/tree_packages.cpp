@@ -1,0 +1,47 @@
+#include "scan/tree_packages.h"
+
+#include <cctype>
+#include <filesystem>
+
+namespace mpsaudit {
+namespace {
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())))
+    return false;
+  for (const char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool TreePackages::provides(std::string_view module) const {
+  const std::string_view top = module.substr(0, module.find('.'));
+  // Relative imports (`from . import x`) and names no import statement can
+  // spell never name a directory.
+  if (root_.empty() || !is_identifier(top))
+    return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto known = answers_.find(top);
+  if (known != answers_.end())
+    return known->second;
+  const std::string name(top);
+  const bool provided = is_package_on_disk(name);
+  answers_.emplace(name, provided);
+  return provided;
+}
+
+bool TreePackages::is_package_on_disk(const std::string &name) const {
+  namespace fs = std::filesystem;
+  for (const char *source_root : {"", "src", "python"}) {
+    std::error_code error;
+    const fs::path init = fs::path(root_) / source_root / name / "__init__.py";
+    if (fs::is_regular_file(init, error))
+      return true;
+  }
+  return false;
+}
+
+} // namespace mpsaudit

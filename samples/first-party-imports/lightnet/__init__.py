@@ -1,0 +1,1 @@
+from lightnet.model import Net

@@ -1,0 +1,1 @@
+from xformers.ops import attention
