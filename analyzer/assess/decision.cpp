@@ -549,6 +549,18 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   return levels;
 }
 
+// What `fix` removes, of the estimate the reason before it leads with: the
+// recommended path (as the summary's `Fix:` line says), else the native
+// port, named, when only the port has something to edit.
+std::string fix_credit_reason(const EffortEstimate &effort) {
+  auto has_sites = [](const FixCredit &fix) { return fix.safe_sites + fix.unsafe_sites > 0; };
+  if (format_hours(effort.recommended) == format_hours(effort.total))
+    return has_sites(effort.fix) ? fix_credit_sentence(effort.fix) : std::string();
+  if (has_sites(effort.recommended_fix))
+    return fix_credit_sentence(effort.recommended_fix);
+  return has_sites(effort.fix) ? fix_credit_sentence(effort.fix, "the native port") : std::string();
+}
+
 std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
   std::vector<ActionStep> plan;
   std::vector<ActionStep> blockers, deferred;
@@ -792,8 +804,8 @@ Assessment assess(const AssessmentInput &input) {
   if (const std::string entry_line = entry_points_reason(assessment.entry_points); !entry_line.empty())
     context.push_back(entry_line);
   context.push_back(effort_reason(assessment.effort));
-  if (const FixCredit &fix = assessment.effort.fix; fix.safe_sites + fix.unsafe_sites > 0)
-    context.push_back(fix_credit_sentence(fix));
+  if (std::string credit = fix_credit_reason(assessment.effort); !credit.empty())
+    context.push_back(std::move(credit));
   if (assessment.memory.has_estimate)
     context.push_back("Memory fit: " + assessment.memory.summary + ".");
   for (const auto &factor : decision.deciding)

@@ -285,10 +285,10 @@ std::string format_hours(const HourRange &range) {
   return low_text + "–" + high_text + " " + unit;
 }
 
-std::string fix_credit_sentence(const FixCredit &fix) {
+std::string fix_credit_sentence(const FixCredit &fix, std::string_view of_what) {
   auto findings = [](int count) { return std::to_string(count) + (count == 1 ? " finding" : " findings"); };
-  std::string text = fix.safe_sites > 0 ? "mpsaudit fix --apply removes " + format_hours(fix.safe) +
-                                              " of it (" + findings(fix.safe_sites) + ")"
+  std::string text = fix.safe_sites > 0 ? "mpsaudit fix --apply removes " + format_hours(fix.safe) + " of " +
+                                              std::string(of_what) + " (" + findings(fix.safe_sites) + ")"
                                         : std::string("mpsaudit fix has no safe fix here");
   if (fix.unsafe_sites > 0)
     text += "; --unsafe edits " + std::to_string(fix.unsafe_sites) + " more after review (" +

@@ -123,8 +123,9 @@ struct FixCredit {
 };
 
 // "mpsaudit fix --apply removes 2–5 h of it (40 findings); --unsafe edits
-// 6 more after review (3–7 h in all)." The reports' one line on the credit.
-std::string fix_credit_sentence(const FixCredit &fix);
+// 6 more after review (3–7 h in all)." The reports' one line on the credit;
+// `of_what` names the estimate it is part of ("it": the one just given).
+std::string fix_credit_sentence(const FixCredit &fix, std::string_view of_what = "it");
 
 // How much of an item one file carries, for the roll-ups.
 struct FileShare {

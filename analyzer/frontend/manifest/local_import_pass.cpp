@@ -92,8 +92,8 @@ std::optional<Need> top_level_need(const ProjectFile &file, const std::set<std::
 
 // The tree module an imported name reaches: the longest dotted prefix that
 // is one (`pkg.ops.x.FusedNorm` is pkg.ops.x).
-const std::pair<const std::string, std::size_t> *tree_module_of(const std::map<std::string, std::size_t> &tree_modules,
-                                                                std::string name) {
+const std::pair<const std::string, std::size_t> *
+tree_module_of(const std::map<std::string, std::size_t> &tree_modules, std::string name) {
   for (;;) {
     if (const auto found = tree_modules.find(name); found != tree_modules.end())
       return &*found;

@@ -208,6 +208,18 @@ TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][
   CHECK(assessment.effort.path == RecommendedPath::MacEntryPoints);
 }
 
+TEST_CASE("fix's credit names the estimate it is part of", "[assess][effort][fix]") {
+  FixCredit credit;
+  credit.safe = {1, 2};
+  credit.safe_sites = 3;
+  credit.with_unsafe = {1.5, 3};
+  credit.unsafe_sites = 1;
+  CHECK(fix_credit_sentence(credit) == "mpsaudit fix --apply removes 1–2 h of it (3 findings); --unsafe "
+                                       "edits 1 more after review (1.5–3 h in all).");
+  CHECK(fix_credit_sentence(credit, "the native port")
+            .rfind("mpsaudit fix --apply removes 1–2 h of the native port (3 findings)", 0) == 0);
+}
+
 TEST_CASE("long native ports read in whole person-months", "[assess][effort]") {
   CHECK(format_hours({480, 1600}) == "3–10 person-months");
   CHECK(format_hours({100, 479}) == "2.5–12 wk");

@@ -21,8 +21,8 @@ std::vector<std::string> local_imports(const ProjectFile &file) {
   std::vector<std::string> found;
   for (const Fact &fact : file.facts.facts)
     if (fact.kind == kLocalCudaOnlyImportFact)
-      found.push_back(std::to_string(fact.span.line) + ":" + fact.name + ":" + *fact.attribute("value") + ":" +
-                      std::string(to_string(fact.guard)));
+      found.push_back(std::to_string(fact.span.line) + ":" + fact.name + ":" + *fact.attribute("value") +
+                      ":" + std::string(to_string(fact.guard)));
   return found;
 }
 
