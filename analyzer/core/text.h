@@ -17,6 +17,9 @@ bool ends_with(std::string_view text, std::string_view suffix);
 std::string to_lower(std::string_view text);
 // PEP 503 name normalisation: lower case, runs of -_. become one '-'.
 std::string normalize_package_name(std::string_view name);
+// An ASCII identifier: a letter or '_', then letters, digits and '_' (a
+// Python module name as an import statement spells it).
+bool is_ascii_identifier(std::string_view name);
 // Matches `text` against a glob: '*' any run, '?' one character.
 bool glob_match(std::string_view pattern, std::string_view text);
 // Calls `visit` with each item of a comma-separated list ("a,b,c"); empty

@@ -1,27 +1,16 @@
 #include "scan/tree_packages.h"
 
-#include <cctype>
 #include <filesystem>
 
+#include "core/text.h"
+
 namespace mpsaudit {
-namespace {
-
-bool is_identifier(std::string_view name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())))
-    return false;
-  for (const char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-      return false;
-  return true;
-}
-
-} // namespace
 
 bool TreePackages::provides(std::string_view module) const {
   const std::string_view top = module.substr(0, module.find('.'));
   // Relative imports (`from . import x`) and names no import statement can
   // spell never name a directory.
-  if (root_.empty() || !is_identifier(top))
+  if (root_.empty() || !is_ascii_identifier(top))
     return false;
   std::lock_guard<std::mutex> lock(mutex_);
   const auto known = answers_.find(top);

@@ -1,7 +1,6 @@
 #include "frontend/manifest/local_import_pass.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,15 +22,6 @@ struct Need {
   std::string why_missing; // for the message
 };
 
-bool is_identifier(std::string_view part) {
-  if (part.empty() || std::isdigit(static_cast<unsigned char>(part.front())))
-    return false;
-  for (const char c : part)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-      return false;
-  return true;
-}
-
 // The dotted names a Python file is imported by: pkg/ops/x.py is pkg.ops.x,
 // pkg/__init__.py is pkg, and src/pkg/x.py is both src.pkg.x and pkg.x.
 std::vector<std::string> module_names(std::string_view path) {
@@ -42,7 +32,7 @@ std::vector<std::string> module_names(std::string_view path) {
   for (std::size_t start = 0; start <= path.size();) {
     const std::size_t slash = std::min(path.find('/', start), path.size());
     const std::string_view part = path.substr(start, slash - start);
-    if (!is_identifier(part))
+    if (!is_ascii_identifier(part))
       return {};
     dotted += (dotted.empty() ? "" : ".") + std::string(part);
     start = slash + 1;

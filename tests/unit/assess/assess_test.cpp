@@ -11,6 +11,7 @@
 #include "assess/decision.h"
 #include "core/text.h"
 #include "coverage/operator_coverage_pass.h"
+#include "dual_fixture.h"
 #include "fix/fix.h"
 
 using namespace mpsaudit;
@@ -314,15 +315,8 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
 TEST_CASE("the decision's fix credit is the recommended path's, as the summary's", "[assess][effort][fix]") {
   // DUAL: training stays on Linux, so the recommended path leaves train.py's
   // fixable lines out, and every fix's credit is larger than the path's.
-  const std::string model_code = "import torch.nn as nn\nimport torch\n\nclass Net(nn.Module):\n"
-                                 "    def forward(self, x):\n        return x.cuda()\n";
-  const std::string train =
-      "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import "
-      "DataLoader\n\ndef main(model, data):\n    dist.init_process_group('nccl')\n"
-      "    opt = torch.optim.AdamW(model.parameters())\n    for x in DataLoader(data):\n"
-      "        model(x.cuda()).sum().backward()\n        torch.cuda.synchronize()\n        opt.step()\n"
-      "\nif __name__ == \"__main__\":\n    main(None, None)\n";
-  const Assessment assessment = assess_scan(scan_of({{"net.py", model_code}, {"train.py", train}}));
+  const Assessment assessment = assess_scan(scan_of({{"net.py", std::string(testing::kDualModelCode)},
+                                                     {"train.py", std::string(testing::kDualTrainScript)}}));
   REQUIRE(assessment.decision.outcome == Outcome::Dual);
   const FixCredit &on_path = assessment.effort.recommended_fix;
   REQUIRE(on_path.safe_sites > 0);

@@ -8,6 +8,7 @@
 
 #include "../test_support.h"
 #include "assess/decision.h"
+#include "dual_fixture.h"
 
 using namespace mpsaudit;
 using testing::scan_of;
@@ -163,15 +164,8 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
 }
 
 TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][paths]") {
-  const std::string model_code = "import torch.nn as nn\nimport torch\n\nclass Net(nn.Module):\n"
-                                 "    def forward(self, x):\n        return x.cuda()\n";
-  const std::string train =
-      "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import "
-      "DataLoader\n\ndef main(model, data):\n    dist.init_process_group('nccl')\n"
-      "    opt = torch.optim.AdamW(model.parameters())\n    for x in DataLoader(data):\n"
-      "        model(x.cuda()).sum().backward()\n        opt.step()\n"
-      "\nif __name__ == \"__main__\":\n    main(None, None)\n";
-  const ScanResult scan = scan_of({{"net.py", model_code}, {"train.py", train}});
+  const ScanResult scan = scan_of({{"net.py", std::string(testing::kDualModelCode)},
+                                   {"train.py", std::string(testing::kDualTrainScript)}});
   const auto roles = classify_roles(scan.project_files, {});
   const EffortModel model = repository_model();
   EffortEstimate effort = estimate_effort(scan, roles, model);
