@@ -33,6 +33,10 @@ inline constexpr std::string_view DeviceHelperCall = "device-helper-call";
 inline constexpr std::string_view ConfigValue = "config-value";
 inline constexpr std::string_view ParameterDefault = "parameter-default";
 inline constexpr std::string_view CudaOnlyGradScaler = "cuda-only-grad-scaler";
+// name: the device expression compared with "cpu"; attributes operator (==
+// or !=) and means: "cuda" (the result is kept as a CUDA flag) or
+// "precision" (it picks precision or mixed precision).
+inline constexpr std::string_view CpuDeviceTest = "cpu-device-test";
 
 // C++ and CUDA (frontend/cxx, documented in docs/cxx-frontend.md).
 inline constexpr std::string_view Include = "include";
@@ -184,6 +188,7 @@ inline constexpr std::array kAllFactKinds{
     fact_kind::UndeclaredImport,
     fact_kind::CudaExtensionImport,
     fact_kind::LocalCudaOnlyImport,
+    fact_kind::CpuDeviceTest,
     fact_kind::MpsByNameCaller,
     fact_kind::MpsMissingOp,
     fact_kind::UnusedSuppression,

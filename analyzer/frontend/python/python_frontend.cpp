@@ -881,6 +881,7 @@ private:
       return visit_children(node, depth);
     }
     if (symbol == g_.comparison_operator) {
+      record_cpu_device_test(node);
       // Strings compared against are tests, not device choices.
       for_each_child(node, [&](TSNode child, TSFieldId) {
         if (is_string(child))
@@ -1911,6 +1912,121 @@ private:
 
   // A string literal that names a CUDA device. `context` says where it sits:
   // argument (of `callee`), assignment, default, comparison, other.
+  // `cuda = device.type != "cpu"`, `if str(device) == "cpu": model.float()`:
+  // a test against the CPU that stands for "CUDA" or picks the precision.
+  // MPS is neither the CPU nor CUDA, and takes the branch written for CUDA.
+  // Recorded only where the test's use says which of the two it means.
+  void record_cpu_device_test(TSNode comparison) {
+    if (ts_node_named_child_count(comparison) != 2)
+      return;
+    const TSNode first = ts_node_named_child(comparison, 0), second = ts_node_named_child(comparison, 1);
+    const bool cpu_second = is_string(second) && string_value(second) == "cpu";
+    const bool cpu_first = is_string(first) && string_value(first) == "cpu";
+    if (cpu_first == cpu_second)
+      return;
+    const TSNode subject = cpu_second ? first : second;
+    const std::string subject_text(text(subject));
+    if (to_lower(subject_text).find("device") == std::string::npos)
+      return;
+    std::string comparison_operator;
+    for_each_child(comparison, [&](TSNode child, TSFieldId) {
+      if (!ts_node_is_named(child))
+        comparison_operator = ts_node_type(child);
+    });
+    if (comparison_operator != "==" && comparison_operator != "!=")
+      return;
+    const std::string_view meaning = cpu_test_meaning(comparison);
+    if (meaning.empty())
+      return;
+    Fact fact = make_fact(fact_kind::CpuDeviceTest, subject_text, comparison);
+    fact.set_attribute("operator", comparison_operator);
+    fact.set_attribute("means", std::string(meaning));
+    out_.facts.push_back(std::move(fact));
+  }
+
+  // "cuda" where the test's result is kept as a CUDA flag, "precision" where
+  // it picks precision or mixed precision (by the name it is stored in, the
+  // call it is passed to, what its branch does, or the function it is in);
+  // empty otherwise.
+  std::string_view cpu_test_meaning(TSNode comparison) const {
+    TSNode use = comparison;
+    for (TSNode parent = ts_node_parent(use); !ts_node_is_null(parent); parent = ts_node_parent(use)) {
+      if (!is(parent, g_.boolean_operator) && !is(parent, g_.not_operator) &&
+          !is(parent, g_.parenthesized_expression))
+        break;
+      use = parent;
+    }
+    // `torch.cuda.is_available() and device.type != "cpu"` is False on a Mac.
+    if (text(use).find("cuda.is_available") != std::string_view::npos)
+      return {};
+    const TSNode holder = ts_node_parent(use);
+    if (ts_node_is_null(holder))
+      return {};
+    if (is(holder, g_.assignment) || std::string_view(ts_node_type(holder)) == "augmented_assignment") {
+      const std::string target = to_lower(text(field(holder, g_.f_left)));
+      if (target.find("cuda") != std::string::npos)
+        return "cuda";
+      return names_precision(target) ? "precision" : std::string_view();
+    }
+    if (is(holder, g_.keyword_argument)) {
+      const TSNode call = ts_node_parent(ts_node_parent(holder));
+      const bool precision_call =
+          !ts_node_is_null(call) && names_precision(to_lower(text(field(call, g_.f_function))));
+      return precision_call || names_precision(to_lower(text(field(holder, g_.f_name)))) ? "precision"
+                                                                                         : std::string_view();
+    }
+    if (is(holder, g_.argument_list)) {
+      const TSNode call = ts_node_parent(holder);
+      return !ts_node_is_null(call) && names_precision(to_lower(text(field(call, g_.f_function))))
+                 ? "precision"
+                 : std::string_view();
+    }
+    if ((is(holder, g_.if_statement) || is(holder, g_.elif_clause)) &&
+        ts_node_eq(field(holder, g_.f_condition), use)) {
+      if (branch_sets_precision(field(holder, g_.f_consequence)))
+        return "precision";
+      return names_precision(to_lower(current_function())) ? "precision" : std::string_view();
+    }
+    return {};
+  }
+
+  static bool names_precision(std::string_view lowered) {
+    for (const std::string_view word : {"half", "amp", "fp16", "autocast", "precision", "bf16"})
+      if (lowered.find(word) != std::string_view::npos)
+        return true;
+    return false;
+  }
+
+  // A branch that casts (`.float()`, `.half()`, `.to(torch.float16)`) or
+  // names mixed precision.
+  bool branch_sets_precision(TSNode block, int depth = 0) const {
+    if (ts_node_is_null(block) || depth > 40)
+      return false;
+    if (is(block, g_.call)) {
+      const TSNode function = field(block, g_.f_function);
+      if (is(function, g_.attribute)) {
+        const std::string_view method = text(field(function, g_.f_attribute));
+        if (method == "float" || method == "half" || method == "double" || method == "bfloat16")
+          return true;
+      }
+    }
+    if (is(block, g_.identifier) && names_precision(to_lower(text(block))))
+      return true;
+    bool found = false;
+    for_each_child(block, [&](TSNode child, TSFieldId) {
+      if (!found && ts_node_is_named(child))
+        found = branch_sets_precision(child, depth + 1);
+    });
+    return found;
+  }
+
+  // The innermost function around the walker: the last part of the scope.
+  std::string_view current_function() const {
+    const std::string_view scope(scope_);
+    const auto dot = scope.rfind('.');
+    return dot == std::string_view::npos ? scope : scope.substr(dot + 1);
+  }
+
   [[gnu::noinline]] void visit_string(TSNode node, std::string_view context, const std::string &keyword,
                                       const std::string &callee = "") {
     const std::string value = string_value(node);
@@ -2056,6 +2172,8 @@ std::optional<PythonKindTriggers> python_kind_triggers(std::string_view kind) {
       {"required-import", {false, {"import"}}},
       // is_main_guard.
       {"main-guard", {false, {"__main__"}}},
+      // record_cpu_device_test: a device compared with "cpu".
+      {"cpu-device-test", {false, {"cpu"}}},
   };
   const auto found = kTriggers.find(kind);
   if (found == kTriggers.end())

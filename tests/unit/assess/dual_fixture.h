@@ -8,8 +8,9 @@
 
 namespace mpsaudit::testing {
 
-inline constexpr std::string_view kDualModelCode = "import torch.nn as nn\nimport torch\n\nclass Net(nn.Module):\n"
-                                                   "    def forward(self, x):\n        return x.cuda()\n";
+inline constexpr std::string_view kDualModelCode =
+    "import torch.nn as nn\nimport torch\n\nclass Net(nn.Module):\n"
+    "    def forward(self, x):\n        return x.cuda()\n";
 inline constexpr std::string_view kDualTrainScript =
     "import torch\nimport torch.distributed as dist\nfrom torch.utils.data import "
     "DataLoader\n\ndef main(model, data):\n    dist.init_process_group('nccl')\n"

@@ -487,6 +487,42 @@ TEST_CASE("a device chosen by a CUDA test is not a CUDA flag", "[python][cuda-re
   CHECK(requirements.front()->span.line == 3);
 }
 
+TEST_CASE("a test against the CPU is recorded where it stands for CUDA or picks the precision",
+          "[python][cpu-device-test]") {
+  const FileFacts facts = extract_python_source(R"(import torch
+
+def load(model, device):
+    if str(device) == "cpu":
+        model.float()
+    elif "cpu" != device.type:
+        model.half()
+
+def check_amp(model, device):
+    if device.type == "cpu":
+        return False
+
+def step(device, opt):
+    cuda = device.type != "cpu"
+    opt.half &= (device.type != "cpu")
+    with torch.autocast(device.type, enabled=not device.type == "cpu"):
+        pass
+    pin = device.type != "cpu"
+    use = torch.cuda.is_available() and device.type != "cpu"
+    same = device.type is "cpu"
+    other = backend != "cpu"
+    if device.type == "cpu":
+        print("cpu")
+)",
+                                                "t.py");
+  std::vector<std::string> found;
+  for (const Fact *fact : facts_of(facts, "cpu-device-test"))
+    found.push_back(std::to_string(fact->span.line) + " " + fact->name + " " + *fact->attribute("operator") +
+                    " " + *fact->attribute("means"));
+  CHECK(found == std::vector<std::string>{"4 str(device) == precision", "6 device.type != precision",
+                                          "10 device.type == precision", "14 device.type != cuda",
+                                          "15 device.type != precision", "16 device.type == precision"});
+}
+
 TEST_CASE("numpy float64 arrays are followed to the device within their function and class",
           "[python][numpy-float64]") {
   const FileFacts facts = extract_python_source(R"(import numpy as np
