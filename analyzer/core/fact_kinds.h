@@ -34,8 +34,8 @@ inline constexpr std::string_view ConfigValue = "config-value";
 inline constexpr std::string_view ParameterDefault = "parameter-default";
 inline constexpr std::string_view CudaOnlyGradScaler = "cuda-only-grad-scaler";
 // name: the device expression compared with "cpu"; attributes operator (==
-// or !=) and means: "cuda" (the result is kept as a CUDA flag) or
-// "precision" (it picks precision or mixed precision).
+// or !=), means: "cuda" (the result is kept as a CUDA flag) or "precision"
+// (it picks precision or mixed precision), and decides (the same in words).
 inline constexpr std::string_view CpuDeviceTest = "cpu-device-test";
 
 // C++ and CUDA (frontend/cxx, documented in docs/cxx-frontend.md).

@@ -1941,6 +1941,7 @@ private:
     Fact fact = make_fact(fact_kind::CpuDeviceTest, subject_text, comparison);
     fact.set_attribute("operator", comparison_operator);
     fact.set_attribute("means", std::string(meaning));
+    fact.set_attribute("decides", meaning == "cuda" ? "whether CUDA is used" : "the precision");
     out_.facts.push_back(std::move(fact));
   }
 
