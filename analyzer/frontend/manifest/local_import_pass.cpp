@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/text.h"
 #include "frontend/manifest/extension_import_pass.h"
@@ -68,14 +69,14 @@ std::optional<Need> top_level_need(const ProjectFile &file, const std::set<std::
   for (const Fact &fact : file.facts.facts) {
     if (!runs_on_import(fact))
       continue;
-    const std::string where = file.path + ":" + std::to_string(fact.span.line);
+    const auto where = [&] { return file.path + ":" + std::to_string(fact.span.line); };
     if (fact.kind == kCudaExtensionImportFact)
-      return Need{fact.name, where, "a CUDA extension that only nvcc builds"};
+      return Need{fact.name, where(), "a CUDA extension that only nvcc builds"};
     if (fact.kind != fact_kind::Import || fact.attribute("relative"))
       continue;
     const std::string top = fact.name.substr(0, fact.name.find('.'));
     if (unsupported.count(top) && !tree_modules.count(top)) // the tree's own copy is read instead
-      return Need{top, where, "a package with no Mac build"};
+      return Need{top, where(), "a package with no Mac build"};
   }
   return std::nullopt;
 }

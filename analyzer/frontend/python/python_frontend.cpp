@@ -1910,8 +1910,6 @@ private:
     return leaf == "device";
   }
 
-  // A string literal that names a CUDA device. `context` says where it sits:
-  // argument (of `callee`), assignment, default, comparison, other.
   // `cuda = device.type != "cpu"`, `if str(device) == "cpu": model.float()`:
   // a test against the CPU that stands for "CUDA" or picks the precision.
   // MPS is neither the CPU nor CUDA, and takes the branch written for CUDA.
@@ -1991,15 +1989,25 @@ private:
     return {};
   }
 
+  // Whether a name speaks of precision: one of its words (split at `_`, `.`
+  // and the like) is half, amp, fp16, bf16, autocast... or ...precision;
+  // `samples` or `clamp` are not.
   static bool names_precision(std::string_view lowered) {
-    for (const std::string_view word : {"half", "amp", "fp16", "autocast", "precision", "bf16"})
-      if (lowered.find(word) != std::string_view::npos)
+    for (std::size_t start = 0; start < lowered.size();) {
+      std::size_t end = start;
+      while (end < lowered.size() && std::isalnum(static_cast<unsigned char>(lowered[end])))
+        ++end;
+      const std::string_view word = lowered.substr(start, end - start);
+      if (word == "half" || word == "amp" || word == "fp16" || word == "bf16" ||
+          starts_with(word, "autocast") || ends_with(word, "precision"))
         return true;
+      start = end + 1;
+    }
     return false;
   }
 
-  // A branch that casts (`.float()`, `.half()`, `.to(torch.float16)`) or
-  // names mixed precision.
+  // A branch that casts (`.float()`, `.half()`, `.double()`, `.bfloat16()`)
+  // or names mixed precision.
   bool branch_sets_precision(TSNode block, int depth = 0) const {
     if (ts_node_is_null(block) || depth > 40)
       return false;
@@ -2028,6 +2036,8 @@ private:
     return dot == std::string_view::npos ? scope : scope.substr(dot + 1);
   }
 
+  // A string literal that names a CUDA device. `context` says where it sits:
+  // argument (of `callee`), assignment, default, comparison, other.
   [[gnu::noinline]] void visit_string(TSNode node, std::string_view context, const std::string &keyword,
                                       const std::string &callee = "") {
     const std::string value = string_value(node);

@@ -512,6 +512,8 @@ def step(device, opt):
     other = backend != "cpu"
     if device.type == "cpu":
         print("cpu")
+    if device.type == "cpu":
+        samples = clamp(examples)
 )",
                                                 "t.py");
   std::vector<std::string> found;
