@@ -549,12 +549,18 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   return levels;
 }
 
+// Whether the recommended path is the whole estimate (the reasons then give
+// one figure, not two).
+bool recommended_is_everything(const EffortEstimate &effort) {
+  return format_hours(effort.recommended) == format_hours(effort.total);
+}
+
 // What `fix` removes, of the estimate the reason before it leads with: the
 // recommended path (as the summary's `Fix:` line says), else the native
 // port, named, when only the port has something to edit.
 std::string fix_credit_reason(const EffortEstimate &effort) {
   auto has_sites = [](const FixCredit &fix) { return fix.safe_sites + fix.unsafe_sites > 0; };
-  if (format_hours(effort.recommended) == format_hours(effort.total))
+  if (recommended_is_everything(effort))
     return has_sites(effort.fix) ? fix_credit_sentence(effort.fix) : std::string();
   if (has_sites(effort.recommended_fix))
     return fix_credit_sentence(effort.recommended_fix);
@@ -675,7 +681,7 @@ std::string effort_reason(const EffortEstimate &effort) {
       " open findings" +
       (effort.not_estimated ? ", plus " + std::to_string(effort.not_estimated) + " blocker(s) not estimated"
                             : std::string());
-  if (format_hours(effort.recommended) == format_hours(effort.total))
+  if (recommended_is_everything(effort))
     return "Estimated effort " + format_hours(effort.total) + " over " + all + ".";
   return "Estimated effort " + format_hours(effort.recommended) + " on the recommended path; " +
          format_hours(effort.total) + " for all " + all + ".";

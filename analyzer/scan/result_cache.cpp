@@ -375,8 +375,7 @@ std::optional<FileFacts> decode_entry(std::string_view key, std::string_view byt
 
 namespace {
 
-// `directory`'s entries folder, created if needed, when it is a real folder
-// of this user's that can be written; else empty, with `note` saying why.
+// Where the entries of this cache format live under `directory`.
 std::string entries_directory_of(const std::string &directory) {
   return directory + "/v" + std::to_string(kResultCacheFormat);
 }
@@ -388,6 +387,8 @@ bool is_own_folder(const std::string &path) {
   return ::lstat(path.c_str(), &owner) == 0 && S_ISDIR(owner.st_mode) && owner.st_uid == ::geteuid();
 }
 
+// `directory`'s entries folder, created if needed, when it is a real folder
+// of this user's that can be written; else empty, with `note` saying why.
 std::string usable_entries_directory(const std::string &directory, std::string &note) {
   const std::string entries = entries_directory_of(directory);
   // The directory itself may be one the user shares (`--cache-dir /tmp`):
