@@ -174,13 +174,6 @@ bool is_top_level_definition(const Fact &fact) {
          (fact.kind == fact_kind::ClassDef && fact.scope == fact.name);
 }
 
-bool is_compiled_op_call(const Fact &fact) {
-  if (fact.kind != fact_kind::Call || starts_with(fact.name, "torch._C"))
-    return false;
-  return starts_with(fact.name, "torch.ops.") || starts_with(fact.name, "_C.") ||
-         fact.name.find("._C.") != std::string::npos;
-}
-
 std::string op_stem(std::string_view name) {
   static constexpr std::array<std::string_view, 19> kNotTheOp{
       "cuda", "cpu",      "gpu", "mps", "metal", "kernel",   "kernels", "cu",  "impl", "forward",

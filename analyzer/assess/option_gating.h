@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "assess/reachability.h"
+#include "core/compiled_op.h"
 
 namespace mpsaudit {
 
@@ -37,10 +38,6 @@ void apply_option_gating(const std::vector<OptionGate> &gates, Reachability &rea
 
 // A module-level class or function definition.
 bool is_top_level_definition(const Fact &fact);
-
-// A call of a compiled op: `_C.op`, `pkg._C.op`, `torch.ops.ns.op`; not
-// torch's own `torch._C`.
-bool is_compiled_op_call(const Fact &fact);
 
 // "warp_conv_cuda_kernel" -> "warpconv": lower case, letters and digits,
 // without the words that name a backend or a part rather than an op.

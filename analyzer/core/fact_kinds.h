@@ -123,6 +123,9 @@ inline constexpr std::string_view LocalCudaOnlyImport = "local-cuda-only-import"
 // name: the helper as called; attributes how (what the caller passes) and
 // selector ("utils/devices.py:12", where the helper tests CUDA).
 inline constexpr std::string_view MpsByNameCaller = "mps-by-name-caller";
+// name: a Python call of a compiled op whose C++ entry sends non-CUDA tensors
+// to CPU code; attributes function, dispatch_at, cpu_target.
+inline constexpr std::string_view CpuDispatchedOpCall = "cpu-dispatched-op-call";
 inline constexpr std::string_view MpsMissingOp = "mps-missing-op";
 
 // Suppression comments (workflow/suppression.h, rules/meta.toml).
@@ -190,6 +193,7 @@ inline constexpr std::array kAllFactKinds{
     fact_kind::LocalCudaOnlyImport,
     fact_kind::CpuDeviceTest,
     fact_kind::MpsByNameCaller,
+    fact_kind::CpuDispatchedOpCall,
     fact_kind::MpsMissingOp,
     fact_kind::UnusedSuppression,
     fact_kind::MalformedSuppression,

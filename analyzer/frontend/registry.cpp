@@ -17,6 +17,7 @@
 #if MPSAUDIT_HAVE_CXX
 #include "frontend/cxx/cxx_frontend.h"
 #include "frontend/cxx/fallback_pass.h"
+#include "frontend/cxx/op_call_pass.h"
 #include "frontend/cxx/registration_pass.h"
 #endif
 #if MPSAUDIT_HAVE_PROSE
@@ -82,6 +83,13 @@ const std::vector<ProjectPass> &frontend_project_passes() {
                     resolve_cpu_fallbacks,
                     cpu_fallback_retention,
                     {}});
+    list.push_back({"cpu-dispatched-op-calls",
+                    kinds({fact_kind::Call, fact_kind::OpRegistration, fact_kind::DeviceDispatch}),
+                    kinds({kCpuDispatchedOpCallFact}),
+                    find_cpu_dispatched_op_calls,
+                    op_call_retention,
+                    // torch.ops.ns.op and _C.op calls.
+                    {"ops.", "_c."}});
 #endif
 #if MPSAUDIT_HAVE_MANIFEST
     list.push_back({"dependency-cross-check",

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/compiled_op.h"
 #include "frontend/cxx/vocabulary.h"
 
 namespace mpsaudit {
@@ -54,7 +55,7 @@ struct PythonFallbacks {
     if (fact.kind == fact_kind::Import)
       return fact.guard == Guard::ImportFallback;
     if (fact.kind == fact_kind::Call)
-      return !fact.scope.empty() && is_compiled_op_call(fact.name);
+      return !fact.scope.empty() && is_compiled_op_call(fact);
     return false;
   }
 
@@ -68,10 +69,6 @@ struct PythonFallbacks {
     } else if (last_dotted(fact.name) == last_dotted(fact.scope)) {
       wrappers.emplace(path, fact.scope); // calls the op its function is named after
     }
-  }
-
-  static bool is_compiled_op_call(const std::string &name) {
-    return name.find("torch.ops.") == 0 || name.find("_C.") != std::string::npos;
   }
 
   // "def op at path:line" for a module-level function named `op` that is not

@@ -9,6 +9,7 @@
 #include "../test_support.h"
 #include "assess/assessment_inputs.h"
 #include "assess/decision.h"
+#include "core/compiled_op.h"
 #include "core/text.h"
 #include "coverage/operator_coverage_pass.h"
 #include "dual_fixture.h"
@@ -680,10 +681,12 @@ TEST_CASE("keeping only the assessment's facts changes neither findings nor asse
         ++pruned_facts;
         // Only calls the roles or a pass look at, by name; the operator-coverage
         // pass keeps the calls it may report whole (their arguments pick the
-        // operator), and the assessment keeps argparse calls (an entry's
-        // purpose) and literal importlib imports (the module graph).
+        // operator), the cpu-dispatched-op-calls pass the calls of compiled
+        // ops (a `.cpu()` argument), and the assessment keeps argparse calls
+        // (an entry's purpose) and literal importlib imports (the module graph).
         const bool kept_whole = assessment_retention(fact) == FactRetention::Keep ||
-                                operator_coverage_retention(fact) == FactRetention::Keep;
+                                operator_coverage_retention(fact) == FactRetention::Keep ||
+                                is_compiled_op_call(fact);
         if (fact.kind == fact_kind::Call && !kept_whole)
           CHECK(fact.arguments.empty());
       }
