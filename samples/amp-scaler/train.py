@@ -18,3 +18,14 @@ def build_scaler(args, device):
 def build_portable_scaler(device):
     # Made for every device: nothing to report.
     return torch.amp.GradScaler(device.type)
+
+
+def build_sharded_scaler(args):
+    # FSDP's scaler defaults to device="cuda", like torch.amp.GradScaler().
+    from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+    return ShardedGradScaler() if args.fp16 else None  # expect: MPS314
+
+
+def build_default_scaler(args):
+    return torch.amp.GradScaler(enabled=args.amp)  # expect: MPS314
