@@ -10,7 +10,7 @@ except ImportError as error:
 
 def attend_packed(q, k, v, crop_lengths):
     # One call for every crop: the bias keeps each crop's tokens to themselves.
-    bias = BlockDiagonalMask.from_seqlens(crop_lengths)
+    bias = BlockDiagonalMask.from_seqlens(crop_lengths)  # expect: MPS421
     return memory_efficient_attention(q, k, v, attn_bias=bias)
 
 
