@@ -108,7 +108,7 @@ const std::vector<ProjectPass> &frontend_project_passes() {
          // torch.utils.cpp_extension.load calls.
          {"import", "extension", "load"}});
     list.push_back({"local-cuda-only-imports",
-                    kinds({fact_kind::Import, kCudaExtensionImportFact}),
+                    kinds({fact_kind::Import, fact_kind::RequiredImport, kCudaExtensionImportFact}),
                     kinds({kLocalCudaOnlyImportFact}),
                     find_local_cuda_only_imports,
                     local_import_retention,

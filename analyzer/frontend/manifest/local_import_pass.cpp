@@ -117,7 +117,8 @@ void find_local_cuda_only_imports(std::vector<ProjectFile> &files) {
     std::vector<Fact> added;
     std::set<std::tuple<std::uint32_t, std::string>> reported;
     for (const Fact &fact : file.facts.facts) {
-      if (fact.kind != fact_kind::Import)
+      const bool required = fact.kind == fact_kind::RequiredImport;
+      if (fact.kind != fact_kind::Import && !required)
         continue;
       for (const std::string &module : imported_modules(file, fact)) {
         const auto *target = tree_module_of(tree_modules, module);
@@ -130,6 +131,8 @@ void find_local_cuda_only_imports(std::vector<ProjectFile> &files) {
         note.set_attribute("value", need->what);
         note.set_attribute("needed_at", need->needed_at);
         note.set_attribute("why_missing", need->why_missing);
+        note.set_attribute("effect", required ? "this test raises when the import failed, as it does on a Mac"
+                                              : "this import raises ImportError on a Mac");
         added.push_back(std::move(note));
       }
     }
@@ -139,8 +142,10 @@ void find_local_cuda_only_imports(std::vector<ProjectFile> &files) {
 }
 
 FactRetention local_import_retention(const Fact &fact) {
-  return fact.kind == fact_kind::Import || fact.kind == kCudaExtensionImportFact ? FactRetention::Keep
-                                                                                 : FactRetention::Drop;
+  return fact.kind == fact_kind::Import || fact.kind == fact_kind::RequiredImport ||
+                 fact.kind == kCudaExtensionImportFact
+             ? FactRetention::Keep
+             : FactRetention::Drop;
 }
 
 } // namespace mpsaudit

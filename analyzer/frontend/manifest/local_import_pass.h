@@ -16,8 +16,10 @@
 // A module is a Python file of the tree, named by its path (pkg/ops/x.py is
 // pkg.ops.x, pkg/__init__.py is pkg; a leading src/ or python/ folder is
 // dropped too). The importing statement keeps its own guard, so a guarded
-// import is reported at a lower severity. Tests are left out: they import
-// what they test.
+// import is reported at a lower severity; but where the code then raises
+// because the import failed (`if fn is None: raise ImportError(...)`, a
+// required-import fact) that test is reported too, unguarded. Tests are left
+// out: they import what they test.
 #pragma once
 
 #include <string_view>
@@ -29,14 +31,14 @@
 namespace mpsaudit {
 
 // name: the module of the tree as imported; attributes value (what it needs:
-// the package or extension), needed_at ("pkg/ops/x.py:3") and why_missing
-// (why a Mac lacks it, for the message).
+// the package or extension), needed_at ("pkg/ops/x.py:3"), why_missing (why a
+// Mac lacks it) and effect (what fails at this line), for the message.
 inline constexpr std::string_view kLocalCudaOnlyImportFact = fact_kind::LocalCudaOnlyImport;
 
 void find_local_cuda_only_imports(std::vector<ProjectFile> &files);
 
-// Imports whole (their guard, scope, relative names); the extension pass's
-// facts whole; nothing else.
+// Imports and required-import tests whole (their guard, scope, relative
+// names); the extension pass's facts whole; nothing else.
 FactRetention local_import_retention(const Fact &fact);
 
 } // namespace mpsaudit

@@ -1081,23 +1081,45 @@ private:
     });
   }
 
-  // `if ops is None: raise ...` after `try: import ops / except ImportError:
-  // ops = None`: the fallback only postpones the failure. A
-  // `required-import` fact names the module where the program stops.
-  void record_required_import(TSNode condition, TSNode consequence) {
-    if (fallback_imports_.empty() || !ends_in_raise_or_exit(consequence))
-      return;
-    std::string_view test = trim(text(condition));
+  // The module bound to NAME by an ImportError fallback, for `NAME is None`
+  // or `not NAME`.
+  const std::string *fallback_import_tested_by(std::string_view test) const {
+    test = trim(test);
     if (starts_with(test, "not "))
       test = trim(test.substr(4));
     else if (ends_with(test, " is None"))
       test = trim(test.substr(0, test.size() - 8));
     else
-      return;
+      return nullptr;
     const auto found = fallback_imports_.find(std::string(test));
-    if (found == fallback_imports_.end())
+    return found == fallback_imports_.end() ? nullptr : &found->second;
+  }
+
+  template <typename Visit> static void for_each_or_operand(std::string_view test, Visit &&visit) {
+    for (std::size_t start = 0;;) {
+      const std::size_t split = test.find(" or ", start);
+      visit(test.substr(start, split == std::string_view::npos ? std::string_view::npos : split - start));
+      if (split == std::string_view::npos)
+        return;
+      start = split + 4;
+    }
+  }
+
+  // `if ops is None: raise ...` after `try: import ops / except ImportError:
+  // ops = None`: the fallback only postpones the failure. A
+  // `required-import` fact names the module where the program stops. Any
+  // operand of an `or` may be the test (`if fn is None or other is None:`).
+  void record_required_import(TSNode condition, TSNode consequence) {
+    if (fallback_imports_.empty() || !ends_in_raise_or_exit(consequence))
       return;
-    Fact fact = make_fact(fact_kind::RequiredImport, found->second, condition);
+    const std::string *module = nullptr;
+    for_each_or_operand(trim(text(condition)), [&](std::string_view operand) {
+      if (!module)
+        module = fallback_import_tested_by(operand);
+    });
+    if (!module)
+      return;
+    Fact fact = make_fact(fact_kind::RequiredImport, *module, condition);
     if (fact.guard == Guard::ImportFallback)
       fact.guard = Guard::None;
     out_.facts.push_back(std::move(fact));

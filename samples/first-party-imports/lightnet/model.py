@@ -10,6 +10,11 @@ try:
 except ImportError:
     fast_norm = None
 
+try:
+    from lightnet.kernels.fused_norm import fused_norm as strict_norm  # expect: MPS420
+except ImportError:
+    strict_norm = None
+
 
 class Net(nn.Module):
     def __init__(self, width: int = 64):
@@ -18,3 +23,10 @@ class Net(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return optional.maybe_fast(lazy_norm(fused_norm(self.proj(x))))
+
+
+def require_strict_norm():
+    # The fallback above only postpones the failure.
+    if strict_norm is None or not torch.is_grad_enabled():  # expect: MPS420
+        raise ImportError("the strict norm needs Triton")
+    return strict_norm

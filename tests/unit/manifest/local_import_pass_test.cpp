@@ -101,3 +101,32 @@ TEST_CASE("the tree's own copy of a CUDA-only package is read, not reported", "[
   for (const ProjectFile &file : files)
     CHECK(local_imports(file).empty());
 }
+
+TEST_CASE("a test that raises when a guarded import of such a module failed is reported too",
+          "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(python("pkg/__init__.py", ""));
+  files.push_back(python("pkg/norm.py", "import triton\n"));
+  files.push_back(python("pkg/model.py", "try:\n"
+                                         "    from pkg.norm import rms_norm_fn, layer_norm_fn\n"
+                                         "except ImportError:\n"
+                                         "    rms_norm_fn, layer_norm_fn = None, None\n"
+                                         "class Net:\n"
+                                         "    def __init__(self, fused=True):\n"
+                                         "        if fused:\n"
+                                         "            if layer_norm_fn is None or rms_norm_fn is None:\n"
+                                         "                raise ImportError('needs Triton')\n"
+                                         "        if self.ready() or layer_norm_fn is None:\n"
+                                         "            pass\n"));
+  find_local_cuda_only_imports(files);
+
+  // The import itself keeps its guard; the test that raises has none. The
+  // last test does not raise, so it requires nothing.
+  CHECK(local_imports(files[2]) ==
+        std::vector<std::string>{"2:pkg.norm:triton:import-fallback", "8:pkg.norm:triton:none"});
+  const Fact *import = first_local_import(files[2]);
+  REQUIRE(import);
+  CHECK(*import->attribute("effect") == "this import raises ImportError on a Mac");
+  CHECK(*files[2].facts.facts.back().attribute("effect") ==
+        "this test raises when the import failed, as it does on a Mac");
+}
