@@ -29,7 +29,8 @@ inline constexpr std::string_view NumpyFloat64ToDevice = "numpy-float64-to-devic
 // mps-by-name-callers pass).
 inline constexpr std::string_view DeviceHelperCall = "device-helper-call";
 // A literal setting a user would change: a module-level config entry, or a
-// parameter default (`mixed_precision="fp16"`).
+// parameter default (`mixed_precision="fp16"`; a class's annotated field,
+// `fused: bool = True`, is one too, with the attribute class_field).
 inline constexpr std::string_view ConfigValue = "config-value";
 inline constexpr std::string_view ParameterDefault = "parameter-default";
 inline constexpr std::string_view CudaOnlyGradScaler = "cuda-only-grad-scaler";
@@ -120,6 +121,10 @@ inline constexpr std::string_view CudaExtensionImport = "cuda-extension-import";
 // cannot have; attributes value (that package or extension), needed_at,
 // why_missing.
 inline constexpr std::string_view LocalCudaOnlyImport = "local-cuda-only-import";
+// name: a configuration default (`fused: bool = True`) whose option turns on
+// code that needs what a Mac lacks; attributes value, option, gate_at,
+// needs, why_missing.
+inline constexpr std::string_view CudaOptionDefault = "cuda-option-default";
 // name: the helper as called; attributes how (what the caller passes) and
 // selector ("utils/devices.py:12", where the helper tests CUDA).
 inline constexpr std::string_view MpsByNameCaller = "mps-by-name-caller";
@@ -191,6 +196,7 @@ inline constexpr std::array kAllFactKinds{
     fact_kind::UndeclaredImport,
     fact_kind::CudaExtensionImport,
     fact_kind::LocalCudaOnlyImport,
+    fact_kind::CudaOptionDefault,
     fact_kind::CpuDeviceTest,
     fact_kind::MpsByNameCaller,
     fact_kind::CpuDispatchedOpCall,

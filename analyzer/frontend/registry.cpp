@@ -13,6 +13,7 @@
 #include "frontend/manifest/extension_import_pass.h"
 #include "frontend/manifest/local_import_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
+#include "frontend/manifest/option_default_pass.h"
 #endif
 #if MPSAUDIT_HAVE_CXX
 #include "frontend/cxx/cxx_frontend.h"
@@ -113,6 +114,15 @@ const std::vector<ProjectPass> &frontend_project_passes() {
                     find_local_cuda_only_imports,
                     local_import_retention,
                     {"import"}});
+    // After both import passes: it reads which option-gated imports fail.
+    list.push_back({"cuda-option-defaults",
+                    kinds({fact_kind::Import, kLocalCudaOnlyImportFact, kCudaExtensionImportFact,
+                           fact_kind::ParameterDefault, fact_kind::ConfigValue}),
+                    kinds({kCudaOptionDefaultFact}),
+                    find_cuda_option_defaults,
+                    option_default_retention,
+                    // Imports behind options, and defaults of True.
+                    {"import", "true"}});
 #endif
     list.push_back({"mps-by-name-callers",
                     kinds({fact_kind::DeviceSelection, fact_kind::DeviceHelperCall}),

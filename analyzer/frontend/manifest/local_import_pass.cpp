@@ -49,16 +49,6 @@ std::vector<std::string> module_names(std::string_view path) {
   return names;
 }
 
-// Top-level modules of the packages that never run on a Mac.
-std::set<std::string> modules_without_mac_support() {
-  std::set<std::string> modules;
-  for (const auto &entry : manifest::package_knowledge().packages)
-    if (entry.status == "none")
-      for (const auto &module : entry.imports)
-        modules.insert(module);
-  return modules;
-}
-
 bool runs_on_import(const Fact &fact) {
   return fact.scope.empty() && fact.guard == Guard::None;
 }
@@ -105,7 +95,7 @@ void find_local_cuda_only_imports(std::vector<ProjectFile> &files) {
         tree_modules.try_emplace(name, i);
   if (tree_modules.empty())
     return;
-  const std::set<std::string> unsupported = modules_without_mac_support();
+  const std::set<std::string> unsupported = manifest::modules_without_mac_support();
   std::map<std::size_t, std::optional<Need>> needs;
   for (const auto &[name, index] : tree_modules)
     if (!needs.count(index))
@@ -133,6 +123,8 @@ void find_local_cuda_only_imports(std::vector<ProjectFile> &files) {
         note.set_attribute("why_missing", need->why_missing);
         note.set_attribute("effect", required ? "this test raises when the import failed, as it does on a Mac"
                                               : "this import raises ImportError on a Mac");
+        if (const std::string *option = fact.attribute("option"))
+          note.set_attribute("option", *option);
         added.push_back(std::move(note));
       }
     }

@@ -102,4 +102,13 @@ void annotate_dependency(Fact &fact) {
     fact.set_attribute("alternative", entry->alternative);
 }
 
+std::set<std::string> modules_without_mac_support() {
+  std::set<std::string> modules;
+  for (const auto &entry : package_knowledge().packages)
+    if (entry.status == "none")
+      for (const auto &module : entry.imports)
+        modules.insert(module);
+  return modules;
+}
+
 } // namespace mpsaudit::manifest

@@ -6,6 +6,7 @@
 // packages, and tests/unit/manifest checks that the two agree.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,10 @@ PackageKnowledge parse_package_knowledge(std::string_view toml_text, const std::
 // The compiled-in rules/packages.toml.
 std::string_view embedded_packages_toml();
 const PackageKnowledge &package_knowledge();
+
+// The top-level modules of the packages that never run on a Mac (status
+// "none"): triton, flash_attn, ...
+std::set<std::string> modules_without_mac_support();
 
 // Adds what the knowledge base says about a `dependency` fact's package as
 // attributes mac_status, mac_since, alternative (for rule messages).

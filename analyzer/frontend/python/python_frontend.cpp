@@ -1122,6 +1122,11 @@ private:
     Fact fact = make_fact(fact_kind::RequiredImport, *module, condition);
     if (fact.guard == Guard::ImportFallback)
       fact.guard = Guard::None;
+    // Inside `if self.fused:` the failure happens only with that option on;
+    // the option stays a fact for the passes, not a guard (its default may
+    // well be on).
+    if (!option_branch_.empty())
+      fact.set_attribute("option", std::string(option_branch_));
     out_.facts.push_back(std::move(fact));
   }
 
@@ -1892,6 +1897,10 @@ private:
     // attribute assignment is code (`m.amp = True` in a check).
     if (scope_.empty() && target.find('.') != std::string::npos)
       record_setting(fact_kind::ConfigValue, target, right, node);
+    // A dataclass or config class field (`fused: bool = True`) is the default
+    // of a constructor parameter.
+    if (is(left, g_.identifier) && is_annotated_class_field(node))
+      record_setting(fact_kind_parameter_default, target, right, node, "class_field");
     if (is_string(right)) {
       if (!ts_node_is_null(left))
         visit(left, depth + 1);
@@ -1904,7 +1913,8 @@ private:
   // (`mixed_precision="fp16"`, `amp=True`) or a module-level config entry
   // (`train.amp.enabled = True`). Only literals: computed values are code.
   static constexpr std::string_view fact_kind_parameter_default = fact_kind::ParameterDefault;
-  void record_setting(std::string_view kind, std::string name, TSNode value, TSNode node) {
+  void record_setting(std::string_view kind, std::string name, TSNode value, TSNode node,
+                      std::string_view marker = {}) {
     if (ts_node_is_null(value))
       return;
     std::string literal;
@@ -1916,7 +1926,19 @@ private:
       return;
     Fact fact = make_fact(kind, std::move(name), node);
     fact.set_attribute("value", std::move(literal));
+    if (!marker.empty())
+      fact.set_attribute(std::string(marker), "true");
     out_.facts.push_back(std::move(fact));
+  }
+
+  // `name: type = value` directly in a class body.
+  bool is_annotated_class_field(TSNode assignment) const {
+    if (ts_node_is_null(ts_node_child_by_field_name(assignment, "type", 4)))
+      return false;
+    const TSNode statement = ts_node_parent(assignment);
+    const TSNode body = ts_node_is_null(statement) ? statement : ts_node_parent(statement);
+    const TSNode owner = ts_node_is_null(body) ? body : ts_node_parent(body);
+    return !ts_node_is_null(owner) && is(owner, g_.class_definition);
   }
 
   // A value a user configures rather than code that runs: an annotated field

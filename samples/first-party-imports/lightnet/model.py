@@ -30,3 +30,13 @@ def require_strict_norm():
     if strict_norm is None or not torch.is_grad_enabled():  # expect: MPS420
         raise ImportError("the strict norm needs Triton")
     return strict_norm
+
+
+class StrictNet(nn.Module):
+    def __init__(self, width: int = 64, strict_fused: bool = True):  # expect: MPS422
+        super().__init__()
+        self.proj = nn.Linear(width, width)
+        self.strict_fused = strict_fused
+        if self.strict_fused:
+            if strict_norm is None:  # expect: MPS420
+                raise ImportError("strict_fused needs the Triton norm")
