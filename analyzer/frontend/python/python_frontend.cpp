@@ -927,9 +927,12 @@ private:
     outer_arrays.swap(numpy_float_names_);
     std::unordered_map<std::string, std::string> outer_params = empty_default_parameters(node);
     outer_params.swap(empty_default_params_);
+    std::unordered_set<std::string> outer_type_strings;
+    outer_type_strings.swap(type_string_names_);
     visit_children(node, depth);
     numpy_float_names_.swap(outer_arrays);
     empty_default_params_.swap(outer_params);
+    type_string_names_.swap(outer_type_strings);
   }
 
   static bool catches_import_error(std::string_view exception_text) {
@@ -1191,6 +1194,8 @@ private:
     if (!rooted && is(function, g_.attribute)) {
       fact.set_attribute("method", "true");
       fact.set_attribute("method_name", std::string(text(field(function, g_.f_attribute))));
+      if (converts_to_type_string(function, arguments))
+        fact.set_attribute("type_string", "true");
     }
     // Report the call at its callee's end: for chains such as
     // `torch.zeros(3).cuda()` the column then points at `cuda`.
@@ -1221,6 +1226,37 @@ private:
         (name == "torch.cuda.get_device_capability" || name == "torch.cuda.get_device_properties"))
       record_cuda_requirement(node, "import-time-query");
     return name;
+  }
+
+  // --- Legacy type strings ------------------------------------------------------
+  // `x.type()` without arguments: the tensor's type as a string.
+  bool is_type_string_call(TSNode node) const {
+    if (!is(node, g_.call))
+      return false;
+    const TSNode function = field(node, g_.f_function);
+    const TSNode arguments = field(node, g_.f_arguments);
+    return is(function, g_.attribute) && text(field(function, g_.f_attribute)) == "type" &&
+           is(arguments, g_.argument_list) && ts_node_named_child_count(arguments) == 0;
+  }
+
+  void track_type_strings(const std::string &target, TSNode right) {
+    if (target.empty() || ts_node_is_null(right))
+      return;
+    if (is_type_string_call(right))
+      type_string_names_.insert(target);
+    else
+      type_string_names_.erase(target);
+  }
+
+  // `y.type(x.type())` or `y.type(t)` with `t = x.type()`: a conversion to
+  // another tensor's type string, which names the device too.
+  bool converts_to_type_string(TSNode function, TSNode arguments) const {
+    if (!is(function, g_.attribute) || text(field(function, g_.f_attribute)) != "type" ||
+        !is(arguments, g_.argument_list) || ts_node_named_child_count(arguments) != 1)
+      return false;
+    const TSNode argument = ts_node_named_child(arguments, 0);
+    return is_type_string_call(argument) ||
+           (is(argument, g_.identifier) && type_string_names_.count(std::string(text(argument))));
   }
 
   // --- NumPy float64 on its way to the device ---------------------------------
@@ -1865,6 +1901,7 @@ private:
     const std::string target = dotted(left);
     track_numpy_floats(target, right);
     track_keyword_dict(left, right);
+    track_type_strings(target, right);
     if (!target.empty() && is(right, g_.comparison_operator) && compares_with_mps_literal(right))
       mps_request_flags_.insert(target); // `mps = device == "mps"`
     if (!target.empty() && !ts_node_is_null(right) && is_cuda_availability_value(right)) {
@@ -2116,6 +2153,9 @@ private:
   // Names bound to float64 NumPy arrays in the current function, and
   // `self.x` arrays by class (Class::self.x), seen by every later method.
   std::unordered_map<std::string, NumpyOrigin> numpy_float_names_;
+  // Names bound in this function to a tensor's legacy type string
+  // (`t = x.type()`): "torch.mps.FloatTensor" on MPS.
+  std::unordered_set<std::string> type_string_names_;
   std::unordered_map<std::string, NumpyOrigin> class_arrays_;
   NumpyOrigin call_origin_; // the origin of a NumPy call met directly
   // Parameters of the current function that default to None or "".
