@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct ProjectFile {
   FileKind kind = FileKind::Unknown;
   FileFacts facts; // the front end's facts; a pass may add to or annotate them
 };
+
+// Adds the facts a pass made while it read `file`'s own (collected apart,
+// since adding to the vector being read would invalidate the loop).
+inline void append_facts(ProjectFile &file, std::vector<Fact> &&added) {
+  file.facts.facts.insert(file.facts.facts.end(), std::make_move_iterator(added.begin()),
+                          std::make_move_iterator(added.end()));
+}
 
 // A pass says which fact kinds it reads and which it adds or annotates. The
 // scan uses this to evaluate every other fact while its file is still in

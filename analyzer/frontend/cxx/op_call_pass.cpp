@@ -115,8 +115,7 @@ void find_cpu_dispatched_op_calls(std::vector<ProjectFile> &files) {
       note.set_attribute("cpu_target", reached->second.cpu_target);
       added.push_back(std::move(note));
     }
-    for (auto &fact : added)
-      file.facts.facts.push_back(std::move(fact));
+    append_facts(file, std::move(added));
   }
 }
 

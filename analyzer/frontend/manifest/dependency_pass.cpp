@@ -176,8 +176,7 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
         added.push_back(std::move(note));
       }
     }
-    for (auto &fact : added)
-      file.facts.facts.push_back(std::move(fact));
+    append_facts(file, std::move(added));
   }
   for (const auto &[module, where] : undeclared)
     where.file->facts.facts[facts_before[where.file] + where.added_index].set_attribute(

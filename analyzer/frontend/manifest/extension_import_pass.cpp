@@ -119,8 +119,7 @@ void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
         added.push_back(std::move(note));
       }
     }
-    for (auto &fact : added)
-      file.facts.facts.push_back(std::move(fact));
+    append_facts(file, std::move(added));
   }
 }
 

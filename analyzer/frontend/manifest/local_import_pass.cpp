@@ -128,8 +128,7 @@ void find_local_cuda_only_imports(std::vector<ProjectFile> &files) {
         added.push_back(std::move(note));
       }
     }
-    for (auto &fact : added)
-      file.facts.facts.push_back(std::move(fact));
+    append_facts(file, std::move(added));
   }
 }
 

@@ -107,8 +107,7 @@ void find_cuda_option_defaults(std::vector<ProjectFile> &files) {
       note.set_attribute("why_missing", gate->second.why_missing);
       added.push_back(std::move(note));
     }
-    for (auto &fact : added)
-      file.facts.facts.push_back(std::move(fact));
+    append_facts(file, std::move(added));
   }
 }
 
