@@ -57,6 +57,14 @@ FileKind file_kind_from_string(std::string_view name) {
   return FileKind::Unknown;
 }
 
+bool is_python_code(FileKind kind) {
+  return kind == FileKind::Python || kind == FileKind::Notebook;
+}
+
+bool is_cxx_code(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda;
+}
+
 FileKind classify_path(std::string_view relative_path) {
   const auto slash = relative_path.rfind('/');
   const std::string_view directory =

@@ -37,6 +37,11 @@ FileKind file_kind_from_string(std::string_view name);
 // Classifies a repository-relative path by its name.
 FileKind classify_path(std::string_view relative_path);
 
+// Python sources and notebooks: the files whose imports and calls run.
+bool is_python_code(FileKind kind);
+// C/C++ and CUDA sources (not Metal): what the C++ front end and its passes read.
+bool is_cxx_code(FileKind kind);
+
 // One file, loaded. `path` is relative to the scan root and uses '/'.
 struct SourceFile {
   std::string path;

@@ -16,6 +16,7 @@
 
 #include "core/confined_file.h"
 #include "frontend/cxx/ast_scan.h"
+#include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/file_model.h"
 #include "frontend/cxx/registration_pass.h"
 #include "frontend/cxx/token_scan.h"
@@ -158,6 +159,9 @@ bool has_clang_evidence(std::string_view text, bool cuda) {
 } // namespace cxx
 
 namespace {
+
+using cxx::attribute_or;
+using cxx::last_component;
 
 using cxx::has_clang_evidence;
 using cxx::is_identifier_char;
@@ -319,11 +323,6 @@ std::size_t count_in(const std::vector<std::uint32_t> &sorted_lines, std::uint32
   return static_cast<std::size_t>(end - begin);
 }
 
-std::string last_component(const std::string &name) {
-  const auto scope = name.rfind("::");
-  return scope == std::string::npos ? name : name.substr(scope + 2);
-}
-
 // "mov.u32 %0, %%laneid;" -> "mov.u32"
 std::string first_mnemonic(const std::string &text) {
   std::size_t begin = 0;
@@ -336,11 +335,6 @@ std::string first_mnemonic(const std::string &text) {
          text[end] != '\\')
     ++end;
   return end > begin ? text.substr(begin, end - begin) : "asm";
-}
-
-std::string attribute_or(const Fact &fact, std::string_view key, const std::string &fallback) {
-  const std::string *value = fact.attribute(key);
-  return value ? *value : fallback;
 }
 
 Fact make_fact(std::string_view kind, std::string name, std::uint32_t line, std::uint32_t column,

@@ -8,15 +8,14 @@
 #include <tuple>
 
 #include "core/text.h"
+#include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/vocabulary.h"
 
 namespace mpsaudit {
 namespace {
 
-std::string attribute_or(const Fact &fact, std::string_view key) {
-  const std::string *value = fact.attribute(key);
-  return value ? *value : std::string();
-}
+using cxx::attribute_or;
+using cxx::last_component;
 
 std::vector<std::string> split_list(const std::string &list) {
   std::vector<std::string> items;
@@ -31,20 +30,11 @@ std::vector<std::string> split_list(const std::string &list) {
   return items;
 }
 
-std::string last_component(const std::string &name) {
-  const auto scope = name.rfind("::");
-  return scope == std::string::npos ? name : name.substr(scope + 2);
-}
-
 std::uint32_t line_attribute(const Fact &fact, std::string_view key, std::uint32_t fallback) {
   const std::string value = attribute_or(fact, key);
   if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos)
     return fallback;
   return static_cast<std::uint32_t>(std::stoul(value));
-}
-
-bool is_cxx_kind(FileKind kind) {
-  return kind == FileKind::Cxx || kind == FileKind::Cuda;
 }
 
 // A function or kernel definition: its lines and what it calls.
@@ -183,7 +173,7 @@ struct Roots {
 Roots find_roots(const std::vector<ProjectFile> &files) {
   Roots roots;
   for (const auto &file : files) {
-    if (!is_cxx_kind(file.kind))
+    if (!is_cxx_code(file.kind))
       continue;
     for (const Fact &fact : file.facts.facts) {
       if (fact.kind == cxx::kind::DeviceDispatch) {
@@ -246,7 +236,7 @@ FactRetention cpu_fallback_retention(const Fact &) {
 void resolve_cpu_fallbacks(std::vector<ProjectFile> &files) {
   std::vector<Site> sites;
   for (std::size_t index = 0; index < files.size(); ++index) {
-    if (!is_cxx_kind(files[index].kind))
+    if (!is_cxx_code(files[index].kind))
       continue;
     for (const Fact &fact : files[index].facts.facts)
       if (fact.kind == cxx::kind::CxxFunction || fact.kind == cxx::kind::CudaKernel ||
@@ -280,7 +270,7 @@ void resolve_cpu_fallbacks(std::vector<ProjectFile> &files) {
 
   for (std::size_t index = 0; index < files.size(); ++index) {
     ProjectFile &file = files[index];
-    if (!is_cxx_kind(file.kind))
+    if (!is_cxx_code(file.kind))
       continue;
     const auto &file_sites = sites_by_file[index];
     const bool optional_build = builds.only_with_cuda(file.path);

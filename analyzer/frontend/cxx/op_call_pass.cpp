@@ -1,41 +1,27 @@
 #include "frontend/cxx/op_call_pass.h"
 
 #include <map>
-#include <optional>
 #include <string>
 
 #include "core/compiled_op.h"
+#include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/vocabulary.h"
 
 namespace mpsaudit {
 namespace {
 
-std::string last_component(const std::string &name) {
-  const auto scope = name.rfind("::");
-  return scope == std::string::npos ? name : name.substr(scope + 2);
-}
-
-std::string attribute_or_empty(const Fact &fact, std::string_view key) {
-  const std::string *value = fact.attribute(key);
-  return value ? *value : std::string();
-}
+using cxx::attribute_or;
+using cxx::last_component;
 
 // A dispatch that tests a tensor's device at run time and has a CPU arm
 // (MPS843). One decided by #if alone (`get_cuda_version`) need not take tensors.
 bool is_cpu_fallback_dispatch(const Fact &fact) {
-  return fact.kind == cxx::kind::DeviceDispatch && attribute_or_empty(fact, "cpu_fallback") == "true" &&
-         attribute_or_empty(fact, "runtime") == "true";
-}
-
-bool is_cxx_kind(FileKind kind) {
-  return kind == FileKind::Cxx || kind == FileKind::Cuda;
-}
-
-bool is_python_kind(FileKind kind) {
-  return kind == FileKind::Python || kind == FileKind::Notebook;
+  return fact.kind == cxx::kind::DeviceDispatch && attribute_or(fact, "cpu_fallback") == "true" &&
+         attribute_or(fact, "runtime") == "true";
 }
 
 struct Dispatch {
+  std::string function;   // the dispatching C++ function
   std::string at;         // "csrc/op.h:22"
   std::string cpu_target; // what the CPU arm runs
 };
@@ -51,25 +37,26 @@ class OpDispatchIndex {
 public:
   void add_cxx_fact(const Fact &fact, const std::string &path) {
     if (is_cpu_fallback_dispatch(fact))
-      dispatches_.emplace(fact.name, Dispatch{path + ":" + std::to_string(fact.span.line),
-                                              attribute_or_empty(fact, "cpu_target")});
+      dispatches_.emplace(fact.name, Dispatch{fact.name, path + ":" + std::to_string(fact.span.line),
+                                              attribute_or(fact, "cpu_target")});
     else if (fact.kind == cxx::kind::OpRegistration && fact.attribute("function"))
-      bindings_.emplace(attribute_or_empty(fact, "op"), Binding{attribute_or_empty(fact, "namespace"),
-                                                                last_component(*fact.attribute("function"))});
+      bindings_.emplace(attribute_or(fact, "op"), Binding{attribute_or(fact, "namespace"),
+                                                          last_component(*fact.attribute("function"))});
   }
 
-  // The dispatch a call of `name` reaches, if every candidate binding has one.
-  std::optional<std::pair<std::string, Dispatch>> reached_by(const CompiledOpName &name) const {
-    std::optional<std::pair<std::string, Dispatch>> reached;
+  // The dispatch a call of `name` reaches (the first binding's), if every
+  // candidate binding has one; null otherwise.
+  const Dispatch *reached_by(const CompiledOpName &name) const {
+    const Dispatch *reached = nullptr;
     const auto [begin, end] = bindings_.equal_range(name.op);
     for (auto it = begin; it != end; ++it) {
       if (!name.ns.empty() && it->second.ns != name.ns)
         continue;
       const auto dispatch = dispatches_.find(it->second.function);
       if (dispatch == dispatches_.end())
-        return std::nullopt;
+        return nullptr;
       if (!reached)
-        reached.emplace(dispatch->first, dispatch->second);
+        reached = &dispatch->second;
     }
     return reached;
   }
@@ -95,24 +82,24 @@ bool passes_no_mps_tensor(const Fact &call) {
 void find_cpu_dispatched_op_calls(std::vector<ProjectFile> &files) {
   OpDispatchIndex index;
   for (const auto &file : files)
-    if (is_cxx_kind(file.kind))
+    if (is_cxx_code(file.kind))
       for (const auto &fact : file.facts.facts)
         index.add_cxx_fact(fact, file.path);
 
   for (auto &file : files) {
-    if (!is_python_kind(file.kind))
+    if (!is_python_code(file.kind))
       continue;
     std::vector<Fact> added;
     for (const Fact &fact : file.facts.facts) {
       if (!is_compiled_op_call(fact) || fact.guard == Guard::CudaCheck || passes_no_mps_tensor(fact))
         continue;
-      const auto reached = index.reached_by(compiled_op_name(fact));
+      const Dispatch *reached = index.reached_by(compiled_op_name(fact));
       if (!reached)
         continue;
       Fact note = fact_at(fact, std::string(kCpuDispatchedOpCallFact), fact.name);
-      note.set_attribute("function", reached->first);
-      note.set_attribute("dispatch_at", reached->second.at);
-      note.set_attribute("cpu_target", reached->second.cpu_target);
+      note.set_attribute("function", reached->function);
+      note.set_attribute("dispatch_at", reached->at);
+      note.set_attribute("cpu_target", reached->cpu_target);
       added.push_back(std::move(note));
     }
     append_facts(file, std::move(added));

@@ -6,23 +6,17 @@
 #include <string_view>
 
 #include "core/compiled_op.h"
+#include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/vocabulary.h"
 
 namespace mpsaudit {
 namespace {
 
+using cxx::attribute_or;
+using cxx::last_component;
+
 bool starts_with(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
-}
-
-std::string last_component(const std::string &name) {
-  const auto scope = name.rfind("::");
-  return scope == std::string::npos ? name : name.substr(scope + 2);
-}
-
-std::string attribute_or(const Fact &fact, std::string_view key, std::string fallback = {}) {
-  const std::string *value = fact.attribute(key);
-  return value ? *value : fallback;
 }
 
 // Every registration of every op, by backend, with where it was first seen.
@@ -164,10 +158,6 @@ void annotate(Fact &fact, const RegistrationIndex &index, const DispatchIndex &d
   fact.set_attribute("critical_path", fallbacks.empty() ? "true" : "false");
 }
 
-bool is_cxx_kind(FileKind kind) {
-  return kind == FileKind::Cxx || kind == FileKind::Cuda;
-}
-
 } // namespace
 
 void resolve_op_registrations_in(std::vector<Fact> &facts) {
@@ -194,7 +184,7 @@ void resolve_op_registrations(std::vector<ProjectFile> &files) {
   PythonFallbacks python;
   std::map<std::string, std::size_t> launches_by_kernel;
   for (const auto &file : files) {
-    if (is_cxx_kind(file.kind)) {
+    if (is_cxx_code(file.kind)) {
       for (const auto &fact : file.facts.facts) {
         if (fact.kind == cxx::kind::OpRegistration)
           index.add(fact, file.path);
@@ -202,13 +192,13 @@ void resolve_op_registrations(std::vector<ProjectFile> &files) {
           ++launches_by_kernel[last_component(fact.name)];
         dispatches.add(fact, file.path);
       }
-    } else if (file.kind == FileKind::Python || file.kind == FileKind::Notebook) {
+    } else if (is_python_code(file.kind)) {
       for (const auto &fact : file.facts.facts)
         python.add(fact, file.path);
     }
   }
   for (auto &file : files) {
-    if (!is_cxx_kind(file.kind))
+    if (!is_cxx_code(file.kind))
       continue;
     for (auto &fact : file.facts.facts) {
       if (fact.kind == cxx::kind::OpRegistration) {

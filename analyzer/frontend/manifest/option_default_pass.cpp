@@ -1,5 +1,6 @@
 #include "frontend/manifest/option_default_pass.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -21,23 +22,22 @@ struct Gate {
   std::string why_missing;
 };
 
-// The last name of a plain name or attribute chain; empty for anything else.
+// The last name of a dotted name (`self.cfg.fused` -> fused).
+std::string_view last_name(std::string_view dotted) {
+  return dotted.substr(dotted.rfind('.') + 1);
+}
+
+// The last name of a plain name or attribute chain; empty for anything else
+// (`a and b`, `not x`).
 std::string option_name(std::string_view test) {
   test = trim(test);
-  const std::size_t dot = test.rfind('.');
-  const std::string_view leaf = dot == std::string_view::npos ? test : test.substr(dot + 1);
   for (std::size_t start = 0; start <= test.size();) {
     const std::size_t next = std::min(test.find('.', start), test.size());
     if (!is_ascii_identifier(test.substr(start, next - start)))
       return {};
     start = next + 1;
   }
-  return std::string(leaf);
-}
-
-std::string leaf_of(const std::string &dotted) {
-  const std::size_t dot = dotted.rfind('.');
-  return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+  return std::string(last_name(test));
 }
 
 // A default that belongs to the model's or the run's configuration.
@@ -96,7 +96,7 @@ void find_cuda_option_defaults(std::vector<ProjectFile> &files) {
     for (const Fact &fact : file.facts.facts) {
       if (!is_configuration_default(fact) || !defaults_to_true(fact))
         continue;
-      const auto gate = gates.find(leaf_of(fact.name));
+      const auto gate = gates.find(std::string(last_name(fact.name)));
       if (gate == gates.end())
         continue;
       Fact note = fact_at(fact, std::string(kCudaOptionDefaultFact), fact.name);

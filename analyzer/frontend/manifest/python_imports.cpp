@@ -4,10 +4,6 @@
 
 namespace mpsaudit {
 
-bool is_python_code(FileKind kind) {
-  return kind == FileKind::Python || kind == FileKind::Notebook;
-}
-
 bool is_test_module(std::string_view path) {
   std::size_t start = 0;
   while (start <= path.size()) {

@@ -1,5 +1,6 @@
-// What the import-reading project passes share: which files are Python code,
-// which are tests, and the absolute module names an import statement names.
+// What the import-reading project passes share: which files are tests, and
+// the absolute module names an import statement names (which files are
+// Python code: is_python_code in core/source.h).
 #pragma once
 
 #include <string>
@@ -9,9 +10,6 @@
 #include "core/project_pass.h"
 
 namespace mpsaudit {
-
-// Python sources and notebooks: the files whose imports run.
-bool is_python_code(FileKind kind);
 
 // Under test/ or tests/, or test_*.py, *_test.py, conftest.py. Tests import
 // the code they test; that is no migration step of its own.

@@ -2,18 +2,15 @@
 
 #include "frontend/manifest/extension_import_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
-#include "frontend/python/python_frontend.h"
+#include "manifest_test_util.h"
 
 using namespace mpsaudit;
+using mpsaudit::test::python;
 
 namespace {
 
 ProjectFile setup_py(const std::string &path, const std::string &text) {
   return ProjectFile{path, FileKind::SetupPy, extract_setup_py(text, path)};
-}
-
-ProjectFile python(const std::string &path, const std::string &text) {
-  return ProjectFile{path, FileKind::Python, extract_python_source(text, path)};
 }
 
 // "line:extension:guard" for every cuda-extension-import fact of a file.

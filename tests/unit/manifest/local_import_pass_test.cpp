@@ -6,15 +6,12 @@
 #include "frontend/manifest/extension_import_pass.h"
 #include "frontend/manifest/local_import_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
-#include "frontend/python/python_frontend.h"
+#include "manifest_test_util.h"
 
 using namespace mpsaudit;
+using mpsaudit::test::python;
 
 namespace {
-
-ProjectFile python(const std::string &path, const std::string &text) {
-  return ProjectFile{path, FileKind::Python, extract_python_source(text, path)};
-}
 
 // "line:module:needs:guard" for every local-cuda-only-import fact of a file.
 std::vector<std::string> local_imports(const ProjectFile &file) {

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/project_pass.h"
+#include "frontend/python/python_frontend.h"
 
 namespace mpsaudit::test {
 
@@ -26,6 +28,12 @@ inline const Fact *fact_of(const FileFacts &facts, std::string_view kind, std::s
 inline std::string attribute_or_empty(const Fact &fact, std::string_view key) {
   const std::string *value = fact.attribute(key);
   return value ? *value : std::string{};
+}
+
+// A Python file of a project, extracted by the Python front end (for the
+// project passes' tests).
+inline ProjectFile python(const std::string &path, const std::string &text) {
+  return ProjectFile{path, FileKind::Python, extract_python_source(text, path)};
 }
 
 inline const Diagnostic *diagnostic_with_code(const FileFacts &facts, std::string_view code) {

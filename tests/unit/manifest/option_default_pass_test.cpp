@@ -4,15 +4,12 @@
 
 #include "frontend/manifest/local_import_pass.h"
 #include "frontend/manifest/option_default_pass.h"
-#include "frontend/python/python_frontend.h"
+#include "manifest_test_util.h"
 
 using namespace mpsaudit;
+using mpsaudit::test::python;
 
 namespace {
-
-ProjectFile python(const std::string &path, const std::string &text) {
-  return ProjectFile{path, FileKind::Python, extract_python_source(text, path)};
-}
 
 // "line:name:needs:gate_at" for every cuda-option-default fact of a file.
 std::vector<std::string> option_defaults(const ProjectFile &file) {
