@@ -58,6 +58,10 @@ struct ProjectPass {
   // prefilter (scan/python_prefilter.h) extracts only files that contain a
   // word some rule, pass or the assessment needs.
   std::vector<std::string> python_triggers;
+  // What `retention` reads besides the fact (the operator-coverage tables),
+  // named so that the result cache, which keeps what retention leaves, knows
+  // when its entries no longer hold; null when retention reads the fact alone.
+  std::function<std::string()> retention_inputs = nullptr;
 };
 
 } // namespace mpsaudit

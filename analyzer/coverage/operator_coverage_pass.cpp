@@ -1,6 +1,7 @@
 #include "coverage/operator_coverage_pass.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <map>
@@ -303,6 +304,28 @@ void find_missing_mps_operators(std::vector<ProjectFile> &files) {
 }
 
 // Whole facts (arguments and every call site) only for the calls the pass can look up.
+std::string operator_coverage_retention_inputs() {
+  namespace fs = std::filesystem;
+  const OperatorCoverageSettings settings = configured_settings();
+  std::vector<std::string> files;
+  for (const std::string &directory : {settings.tables_dir, settings.data_dir}) {
+    std::error_code error;
+    for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+      std::error_code ignored;
+      if (!it->is_regular_file(ignored))
+        continue;
+      const auto modified = it->last_write_time(ignored).time_since_epoch().count();
+      files.push_back(it->path().string() + '\t' + std::to_string(it->file_size(ignored)) + '\t' +
+                      std::to_string(modified));
+    }
+  }
+  std::sort(files.begin(), files.end()); // directory order is the file system's
+  std::string inputs;
+  for (const std::string &file : files)
+    inputs += file + '\n';
+  return inputs;
+}
+
 FactRetention operator_coverage_retention(const Fact &fact) {
   if (fact.kind == fact_kind::Dependency)
     return FactRetention::Keep;

@@ -35,5 +35,9 @@ OperatorCoverageSettings source_tree_operator_coverage();
 
 void find_missing_mps_operators(std::vector<ProjectFile> &files);
 FactRetention operator_coverage_retention(const Fact &fact);
+// The files operator_coverage_retention's answers come from, each with its
+// size and modification time (ProjectPass::retention_inputs); read from the
+// directory, so asking does not wait for the tables to load.
+std::string operator_coverage_retention_inputs();
 
 } // namespace mpsaudit

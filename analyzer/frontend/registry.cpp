@@ -137,7 +137,8 @@ const std::vector<ProjectPass> &frontend_project_passes() {
                     find_missing_mps_operators,
                     operator_coverage_retention,
                     // torch.* calls and attributes.
-                    {"torch"}});
+                    {"torch"},
+                    operator_coverage_retention_inputs});
     return list;
   }();
   return passes;

@@ -1,13 +1,17 @@
-// The per-file result cache (docs/cache.md): what a front end extracted from
-// one file, kept on disk so that a second scan of an unchanged file skips its
-// parser, as ruff's cache does.
+// The per-file result cache (docs/cache.md): what the scan keeps of one file
+// once its front end has run and its first rules have met its facts
+// (EarlyResult), kept on disk so that a second scan of an unchanged file
+// neither parses it nor evaluates a rule on it, as ruff's cache does.
 //
-// An entry is keyed by the SHA-256 of everything the front end's output
-// depends on: the file's content, path and kind, the rule catalog, the
-// extraction settings (config and flags), the tool build, and for C/C++/CUDA
-// the content of every C/C++/CUDA file of the scan plus compile_commands.json
-// (an edited header changes what its includers parse to). Its file name is
-// that hash in hex, so no entry can name a path outside the cache directory.
+// An entry is keyed by the SHA-256 of everything that result depends on: the
+// file's content, path and kind, the rule catalog, the extraction settings
+// (config and flags), what the scan keeps of each fact (the session's goal and
+// the inputs of the passes' retention, such as the operator-coverage tables),
+// the tool build, and for C/C++/CUDA the content of every C/C++/CUDA file of
+// the scan plus compile_commands.json (an edited header changes what its
+// includers parse to). Its file name is that hash in hex, so no entry can name
+// a path outside the cache directory. The answers the tree's layout gave
+// (which imports are first-party) travel in the entry and are checked on load.
 //
 // Entries are written to a temporary file and renamed into place (concurrent
 // runs at worst write the same entry twice), carry their key and a checksum
@@ -17,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,6 +30,7 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/finding.h"
 #include "core/source.h"
 #include "rules/rule.h"
 
@@ -33,7 +39,7 @@ namespace mpsaudit {
 struct ExtractOptions;
 
 // Bumped whenever the entry layout or the meaning of a key changes.
-inline constexpr std::uint32_t kResultCacheFormat = 1;
+inline constexpr std::uint32_t kResultCacheFormat = 2;
 // The cache's size bound unless MPSAUDIT_CACHE_MAX_BYTES says otherwise.
 inline constexpr std::uint64_t kDefaultCacheMaxBytes = 512ull << 20;
 
@@ -58,19 +64,45 @@ std::string executable_identity();
 std::optional<std::string> load_cache_payload(const std::string &directory, std::string_view key);
 void store_cache_payload(const std::string &directory, std::string_view key, std::string_view payload);
 
+// What the scan keeps of one file after its first rules (scan/scan.cpp).
+struct EarlyResult {
+  // The front end's mode and diagnostics, and the facts kept for the project
+  // passes and the assessment (or held back for the late rules).
+  FileFacts facts;
+  // The text of the lines those facts sit on, for the late rules' snippets.
+  std::vector<std::pair<std::uint32_t, std::string>> fact_lines;
+  // The first rules' findings, snippets included.
+  std::vector<Finding> findings;
+  struct ApiUse {
+    std::string name;
+    std::uint32_t first_line = 0;
+    std::uint32_t count = 0;
+  };
+  std::vector<ApiUse> api_uses; // torch.* calls and attributes
+  // Each top-level module this file imports that was asked of the tree's
+  // layout (TreePackages), with the answer: a first-party import meets no
+  // library rule, so the findings hold only while the answers do.
+  std::vector<std::pair<std::string, bool>> tree_package_answers;
+};
+
 // An entry's bytes for `key` (32 raw bytes) and back. decode_entry accepts
-// only an entry of this format whose key echo and checksum match and whose
-// payload parses to its exact end.
-std::string encode_entry(std::string_view key, const FileFacts &facts);
-std::optional<FileFacts> decode_entry(std::string_view key, std::string_view bytes);
+// only an entry of this format whose key echo and checksum match, whose
+// payload parses to its exact end and whose findings name rules of `catalog`
+// (each finding's rule pointer is bound to it).
+std::string encode_entry(std::string_view key, const EarlyResult &result);
+std::optional<EarlyResult> decode_entry(std::string_view key, std::string_view bytes,
+                                        const RuleCatalog &catalog);
 
 class ResultCache {
 public:
   // Opens (creating it if needed) the cache under `directory`. Null with
   // `note` set when it cannot be used, e.g. a read-only directory: the scan
   // then runs without it.
+  // `retention` names what the scan keeps of each fact beyond the catalog
+  // and the build: the session's goal and the passes' retention inputs.
   static std::unique_ptr<ResultCache> open(const std::string &directory, const RuleCatalog &catalog,
-                                           const ExtractOptions &extract, std::string &note);
+                                           const ExtractOptions &extract, std::string_view retention,
+                                           std::string &note);
 
   // Whether a file of `kind` may be cached: not when its front end reads
   // other files than its own (requirements includes) or the file on disk
@@ -84,8 +116,11 @@ public:
 
   // The key (32 raw bytes) of `file`, whose text the scan has loaded.
   std::string key_for(const SourceFile &file);
-  std::optional<FileFacts> load(const std::string &key);
-  void store(const std::string &key, const FileFacts &facts);
+  // The entry under `key` when it decodes and `still_holds` accepts it
+  // (the scan checks the answers of the tree's layout); else nullopt, a miss.
+  std::optional<EarlyResult> load(const std::string &key,
+                                  const std::function<bool(const EarlyResult &)> &still_holds = {});
+  void store(const std::string &key, const EarlyResult &result);
   // Trims the cache to its bound when this run added entries.
   void finish();
 
@@ -93,13 +128,15 @@ public:
   std::size_t misses() const { return misses_.load(); }
 
 private:
-  ResultCache(std::string entries_directory, std::string context, std::uint64_t max_bytes);
+  ResultCache(std::string entries_directory, std::string context, std::uint64_t max_bytes,
+              const RuleCatalog &catalog);
   std::string entry_path(std::string_view key) const;
   const std::string &cxx_digest();
   void trim();
 
-  std::string entries_; // <directory>/v<format>
-  std::string context_; // digest of what every key shares
+  std::string entries_;        // <directory>/v<format>
+  std::string context_;        // digest of what every key shares
+  const RuleCatalog &catalog_; // binds the findings of loaded entries
   std::uint64_t max_bytes_;
   std::vector<std::string> cxx_inputs_;
   bool cxx_inputs_known_ = false;

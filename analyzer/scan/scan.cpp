@@ -74,6 +74,9 @@ struct Work {
   // torch.* calls and attributes of this file: name -> (first line, count);
   // merged into the scan's ApiUseTable as soon as the file is done.
   std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> api_uses;
+  // The top-level modules of this file's imports asked of TreePackages, and
+  // the answers (EarlyResult::tree_package_answers).
+  std::vector<std::pair<std::string, bool>> tree_package_answers;
 };
 
 // The torch API uses of the whole scan, merged as each file finishes rather
@@ -157,6 +160,18 @@ std::string snippet_of(std::string_view line) {
   return snippet;
 }
 
+// Whether `module` is one of the tree's own packages, noting the answer for
+// the result cache (EarlyResult::tree_package_answers).
+bool is_first_party(Work &work, const Stage &stage, std::string_view module) {
+  const bool provided = stage.tree_packages->provides(module);
+  const std::string_view top = module.substr(0, module.find('.'));
+  const bool noted = std::any_of(work.tree_package_answers.begin(), work.tree_package_answers.end(),
+                                 [&](const auto &answer) { return answer.first == top; });
+  if (!noted)
+    work.tree_package_answers.emplace_back(std::string(top), provided);
+  return provided;
+}
+
 // Evaluates the facts whose rules need no project pass, records the file's
 // torch API uses, then drops what later stages do not read
 // (Stage::retention): the passes and the assessment keep only the facts they
@@ -195,7 +210,7 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
     case FactRetention::Drop:
       break;
     }
-    if (fact.kind == fact_kind::Import && stage.tree_packages && stage.tree_packages->provides(fact.name))
+    if (fact.kind == fact_kind::Import && stage.tree_packages && is_first_party(work, stage, fact.name))
       continue; // first-party: kept for the passes above, but no library rule's business
     early.facts.push_back(std::move(fact));
   }
@@ -204,26 +219,49 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
   work.findings = stage.engine.evaluate(work.file.path, work.file.kind, early, [&](std::uint32_t line) {
     return index ? snippet_of(index->line_text(line)) : std::string();
   });
-  stage.api_uses->merge(work);
 }
 
-// The front end's facts for `source`, from the result cache when it holds
-// them. A fresh result is stored unless it holds an error, which may be the
-// run's rather than the file's (a parse timeout, a missing C++ front end).
-// An empty file costs its front end less than an entry.
-FileFacts extract_cached(const Extractor &extractor, const SourceFile &source, const ExtractOptions &options,
-                         ResultCache *cache) {
-  if (!cache || !cache->caches_kind(source.kind) || source.text.empty())
-    return extractor(source, options);
-  const std::string key = cache->key_for(source);
-  if (std::optional<FileFacts> cached = cache->load(key))
-    return std::move(*cached);
-  FileFacts facts = extractor(source, options);
-  const bool failed = std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
-                                  [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
-  if (!failed)
-    cache->store(key, facts);
-  return facts;
+// What the result cache keeps of `work` once its first rules have run.
+EarlyResult early_result_of(const Work &work, std::vector<Diagnostic> front_end_diagnostics) {
+  EarlyResult result;
+  result.facts.mode = work.facts.mode;
+  result.facts.diagnostics = std::move(front_end_diagnostics);
+  result.facts.facts = work.facts.facts;
+  result.fact_lines.assign(work.fact_lines.begin(), work.fact_lines.end());
+  std::sort(result.fact_lines.begin(), result.fact_lines.end()); // the same entry for the same file
+  result.findings = work.findings;
+  for (const auto &[name, use] : work.api_uses)
+    result.api_uses.push_back({name, use.first, use.second});
+  result.tree_package_answers = work.tree_package_answers;
+  return result;
+}
+
+// `work` as a cached EarlyResult left it: what extraction and the first
+// rules would have made of the unchanged file.
+void adopt_early_result(Work &work, EarlyResult &&cached) {
+  work.facts = std::move(cached.facts);
+  work.fact_lines.insert(std::make_move_iterator(cached.fact_lines.begin()),
+                         std::make_move_iterator(cached.fact_lines.end()));
+  work.findings = std::move(cached.findings);
+  for (EarlyResult::ApiUse &use : cached.api_uses)
+    work.api_uses.emplace(std::move(use.name), std::make_pair(use.first_line, use.count));
+  work.tree_package_answers = std::move(cached.tree_package_answers);
+}
+
+// Whether the tree's layout still answers as it did when `cached` was made.
+bool tree_answers_hold(const EarlyResult &cached, const Stage &stage) {
+  return std::all_of(
+      cached.tree_package_answers.begin(), cached.tree_package_answers.end(), [&](const auto &answer) {
+        return stage.tree_packages && stage.tree_packages->provides(answer.first) == answer.second;
+      });
+}
+
+// Whether the file's front end reported an error, which may be the run's
+// rather than the file's (a parse timeout, a missing C++ front end): such a
+// result is not cached.
+bool has_error(const std::vector<Diagnostic> &diagnostics) {
+  return std::any_of(diagnostics.begin(), diagnostics.end(),
+                     [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
 }
 
 void load_and_extract(Work &work, const Stage &stage) {
@@ -303,13 +341,27 @@ void load_and_extract(Work &work, const Stage &stage) {
     work.record.lines = static_cast<std::uint32_t>(std::count(source.text.begin(), source.text.end(), '\n') +
                                                    (!source.text.empty() && source.text.back() != '\n'));
   }
+  // An empty file costs its front end less than an entry.
+  const bool cacheable = stage.cache && stage.cache->caches_kind(source.kind) && !source.text.empty();
+  std::string key;
+  bool from_cache = false;
   try {
     const auto started = std::chrono::steady_clock::now();
     work.prefiltered = stage.python_prefilter && work.file.kind == FileKind::Python &&
                        !stage.python_prefilter->may_match(source.text);
-    work.facts = work.prefiltered
-                     ? extract_python_syntax_only(source.text, source.path, extract_options.parse_timeout_ms)
-                     : extract_cached(*extractor, source, extract_options, stage.cache);
+    if (work.prefiltered) {
+      work.facts = extract_python_syntax_only(source.text, source.path, extract_options.parse_timeout_ms);
+    } else {
+      if (cacheable) {
+        key = stage.cache->key_for(source);
+        std::optional<EarlyResult> cached =
+            stage.cache->load(key, [&](const EarlyResult &entry) { return tree_answers_hold(entry, stage); });
+        if ((from_cache = cached.has_value()))
+          adopt_early_result(work, std::move(*cached));
+      }
+      if (!from_cache)
+        work.facts = (*extractor)(source, extract_options);
+    }
     work.extract_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } catch (const std::exception &exception) {
     work.record.mode = "error";
@@ -318,19 +370,26 @@ void load_and_extract(Work &work, const Stage &stage) {
     return;
   }
   work.record.mode = work.facts.mode;
-  for (auto &diagnostic : work.facts.diagnostics) {
+  std::vector<Diagnostic> front_end_diagnostics = std::move(work.facts.diagnostics);
+  work.facts.diagnostics.clear();
+  for (auto &diagnostic : front_end_diagnostics) {
     if (diagnostic.path.empty())
       diagnostic.path = file.path;
-    work.diagnostics.push_back(std::move(diagnostic));
+    work.diagnostics.push_back(diagnostic);
   }
-  work.facts.diagnostics.clear();
-  if (is_binary_kind(file.kind)) {
-    evaluate_early_and_prune(work, stage, nullptr);
-    return;
+  if (!is_binary_kind(file.kind))
+    work.suppressions = find_suppressions(file.path, file.kind, source.text);
+  if (!from_cache) {
+    if (is_binary_kind(file.kind)) {
+      evaluate_early_and_prune(work, stage, nullptr);
+    } else {
+      const LineIndex index(source.text);
+      evaluate_early_and_prune(work, stage, &index);
+    }
+    if (cacheable && !work.prefiltered && !has_error(front_end_diagnostics))
+      stage.cache->store(key, early_result_of(work, std::move(front_end_diagnostics)));
   }
-  work.suppressions = find_suppressions(file.path, file.kind, source.text);
-  const LineIndex index(source.text);
-  evaluate_early_and_prune(work, stage, &index);
+  stage.api_uses->merge(work);
 }
 
 // The words a Python file must contain to be worth a full extraction: the
@@ -432,6 +491,17 @@ std::string display_prefix_of(const std::vector<std::string> &paths, const std::
   return root_directory.back() == '/' ? root_directory : root_directory + "/";
 }
 
+// What the scan keeps of each fact, for the result cache's key: the
+// session's retention and the inputs of the passes' retention.
+std::string retention_key(const ScanOptions &options) {
+  std::string key =
+      options.retain_fact ? "keeps: " + options.retain_fact_name : std::string("keeps every fact");
+  for (const auto &pass : frontend_project_passes())
+    if (pass.retention_inputs)
+      key += "\n" + pass.name + "\n" + pass.retention_inputs();
+  return key;
+}
+
 } // namespace
 
 ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
@@ -494,7 +564,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   stage.tree_packages = &tree_packages;
   std::unique_ptr<ResultCache> cache;
   if (!options.cache_directory.empty()) {
-    cache = ResultCache::open(options.cache_directory, catalog, stage.extract, result.cache_note);
+    cache = ResultCache::open(options.cache_directory, catalog, stage.extract, retention_key(options),
+                              result.cache_note);
     // Discovery that looked only at named files (a partial scan) did not see
     // the headers those files include: their C/C++/CUDA files bypass the cache.
     if (cache && !(options.only_paths && options.paths.size() == 1))

@@ -42,6 +42,9 @@ struct ScanOptions {
   // kept until the passes and those rules have run. Unset keeps every fact.
   // Keeping little keeps the memory of a large scan flat.
   std::function<FactRetention(const Fact &fact)> retain_fact;
+  // Names retain_fact in the result cache's key ("assessment"): entries keep
+  // what it left, so scans that keep other facts must not share them.
+  std::string retain_fact_name;
   // Words a Python file must contain for retain_fact to keep anything of it
   // beyond what the rules and passes read (assessment_python_triggers()).
   // With retain_fact set and no words, the Python prefilter is off.

@@ -548,6 +548,7 @@ SessionStatus run_session(SessionRequest request, Session &session) {
   session.options = std::move(request.scan);
   if (request.goal != SessionGoal::Fix) { // fix reads findings only; the assessment reads these facts
     session.options.retain_fact = assessment_retention;
+    session.options.retain_fact_name = "assessment";
     session.options.retain_fact_python_triggers = assessment_python_triggers();
   }
   session.fail_on = request.fail_on;

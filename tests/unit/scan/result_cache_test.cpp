@@ -1,6 +1,7 @@
 // The per-file result cache (scan/result_cache.h): entries round-trip, a
 // damaged entry is never trusted, concurrent writers leave whole entries, and
 // a warm scan reports what a cold one does.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -49,6 +50,44 @@ FileFacts sample_facts() {
   return facts;
 }
 
+// What the scan keeps of a file after its first rules, every field set.
+EarlyResult sample_result() {
+  EarlyResult result;
+  result.facts = sample_facts();
+  result.fact_lines = {{3, "    torch.cuda.synchronize()"}, {9, "x = y"}};
+  Finding finding;
+  finding.rule_id = "MPS101";
+  finding.path = "a.py";
+  finding.file_kind = FileKind::Notebook;
+  finding.span = {3, 5, 3, 29};
+  finding.cell = 2;
+  finding.cell_line = 7;
+  finding.name = "torch.cuda.synchronize";
+  finding.message = "`torch.cuda.synchronize()` needs a CUDA device";
+  finding.snippet = "    torch.cuda.synchronize()";
+  finding.severity = static_cast<int>(Severity::Warning);
+  finding.guard = Guard::CudaCheck;
+  finding.scope = "Model.forward";
+  finding.in_forward = true;
+  finding.suppressed = true;
+  finding.suppression_reason = "measured on CUDA only";
+  result.findings.push_back(finding);
+  result.api_uses.push_back({"torch.cuda.synchronize", 3, 2});
+  result.tree_package_answers = {{"mypkg", true}, {"apex", false}};
+  return result;
+}
+
+std::string serialized(const Finding &finding) {
+  std::ostringstream out;
+  out << finding.rule_id << '|' << (finding.rule ? finding.rule->id : "unbound") << '|' << finding.path << '|'
+      << to_string(finding.file_kind) << '|' << finding.span.line << ':' << finding.span.column << '-'
+      << finding.span.end_line << ':' << finding.span.end_column << '|' << finding.cell << '|'
+      << finding.cell_line << '|' << finding.name << '|' << finding.message << '|' << finding.snippet << '|'
+      << finding.severity << '|' << static_cast<int>(finding.guard) << '|' << finding.scope << '|'
+      << finding.in_forward << '|' << finding.suppressed << '|' << finding.suppression_reason;
+  return out.str();
+}
+
 std::string serialized(const Fact &fact) {
   std::ostringstream out;
   out << fact.kind << '|' << fact.name << '|' << fact.span.line << ':' << fact.span.column << '-'
@@ -86,6 +125,11 @@ ScanResult scan_with_cache(const fs::path &tree, const fs::path &cache, const Ru
   return run_scan(options, catalog);
 }
 
+// The folder of this cache format's entries under a cache directory.
+std::string entries_folder() {
+  return "v" + std::to_string(kResultCacheFormat);
+}
+
 std::vector<fs::path> entries_of(const fs::path &cache) {
   std::vector<fs::path> entries;
   for (const auto &entry : fs::recursive_directory_iterator(cache))
@@ -105,32 +149,53 @@ TEST_CASE("sha256 matches the FIPS 180-4 test vectors", "[result-cache]") {
         "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
-TEST_CASE("a cache entry round-trips every field of the facts", "[result-cache]") {
+TEST_CASE("a cache entry round-trips every field of what the first rules left", "[result-cache]") {
   const std::string key = sha256_raw("key");
-  const FileFacts facts = sample_facts();
-  const auto decoded = decode_entry(key, encode_entry(key, facts));
+  const EarlyResult result = sample_result();
+  const RuleCatalog &catalog = testing::repository_catalog();
+  const auto decoded = decode_entry(key, encode_entry(key, result), catalog);
   REQUIRE(decoded);
-  CHECK(decoded->mode == "ast");
-  REQUIRE(decoded->facts.size() == 1);
-  CHECK(serialized(decoded->facts[0]) == serialized(facts.facts[0]));
-  REQUIRE(decoded->diagnostics.size() == 1);
-  CHECK(decoded->diagnostics[0].code == "parse-error");
-  CHECK(decoded->diagnostics[0].message == "unexpected token");
-  CHECK(decoded->diagnostics[0].level == DiagnosticLevel::Warning);
+  CHECK(decoded->facts.mode == "ast");
+  REQUIRE(decoded->facts.facts.size() == 1);
+  CHECK(serialized(decoded->facts.facts[0]) == serialized(result.facts.facts[0]));
+  REQUIRE(decoded->facts.diagnostics.size() == 1);
+  CHECK(decoded->facts.diagnostics[0].code == "parse-error");
+  CHECK(decoded->facts.diagnostics[0].message == "unexpected token");
+  CHECK(decoded->facts.diagnostics[0].level == DiagnosticLevel::Warning);
+  CHECK(decoded->fact_lines == result.fact_lines);
+  REQUIRE(decoded->findings.size() == 1);
+  CHECK(serialized(decoded->findings[0]) ==
+        "MPS101|MPS101|a.py|notebook|3:5-3:29|2|7|torch.cuda.synchronize|`torch.cuda.synchronize()` needs a "
+        "CUDA device|    torch.cuda.synchronize()|1|" +
+            std::to_string(static_cast<int>(Guard::CudaCheck)) + "|Model.forward|1|1|measured on CUDA only");
+  CHECK(decoded->findings[0].rule == catalog.find("MPS101"));
+  REQUIRE(decoded->api_uses.size() == 1);
+  CHECK(decoded->api_uses[0].name == "torch.cuda.synchronize");
+  CHECK(decoded->api_uses[0].first_line == 3);
+  CHECK(decoded->api_uses[0].count == 2);
+  CHECK(decoded->tree_package_answers == result.tree_package_answers);
+}
+
+TEST_CASE("an entry whose finding names a rule the catalog lacks is not trusted", "[result-cache]") {
+  const std::string key = sha256_raw("key");
+  EarlyResult result = sample_result();
+  result.findings[0].rule_id = "MPS000";
+  CHECK_FALSE(decode_entry(key, encode_entry(key, result), testing::repository_catalog()));
 }
 
 TEST_CASE("a truncated, corrupt or foreign entry is never trusted", "[result-cache]") {
   const std::string key = sha256_raw("key");
-  const std::string entry = encode_entry(key, sample_facts());
+  const RuleCatalog &catalog = testing::repository_catalog();
+  const std::string entry = encode_entry(key, sample_result());
   for (std::size_t size = 0; size < entry.size(); ++size)
-    CHECK_FALSE(decode_entry(key, entry.substr(0, size)));
+    CHECK_FALSE(decode_entry(key, entry.substr(0, size), catalog));
   for (std::size_t at = 0; at < entry.size(); ++at) {
     std::string flipped = entry;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x20);
-    CHECK_FALSE(decode_entry(key, flipped));
+    CHECK_FALSE(decode_entry(key, flipped, catalog));
   }
-  CHECK_FALSE(decode_entry(sha256_raw("another file"), entry));
-  CHECK_FALSE(decode_entry(key, entry + "x"));
+  CHECK_FALSE(decode_entry(sha256_raw("another file"), entry, catalog));
+  CHECK_FALSE(decode_entry(key, entry + "x", catalog));
 }
 
 TEST_CASE("a warm scan reports what the cold scan did, without parsing", "[result-cache]") {
@@ -191,12 +256,63 @@ TEST_CASE("an edited file, rule or header misses the cache", "[result-cache]") {
   CHECK(scan_with_cache(tree.path(), cache.path(), catalog).profile.cache_hits == 0);
 }
 
+TEST_CASE("an entry holds only while the tree's own packages are the same", "[result-cache]") {
+  TempDirectory tree, cache;
+  std::ofstream(tree.path() / "train.py") << "import torch\nimport apex\n";
+  const RuleCatalog &catalog = testing::repository_catalog();
+  const auto apex_findings = [](const ScanResult &result) {
+    return std::count_if(result.findings.begin(), result.findings.end(),
+                         [](const Finding &finding) { return finding.rule_id == "MPS404"; });
+  };
+  const ScanResult library = scan_with_cache(tree.path(), cache.path(), catalog);
+  CHECK(apex_findings(library) == 1);
+  CHECK(scan_with_cache(tree.path(), cache.path(), catalog).profile.cache_hits == 1);
+
+  // The tree now is apex: its import reads the tree's own code, which no
+  // library rule is about. train.py is unchanged, but its entry must not hold.
+  fs::create_directory(tree.path() / "apex");
+  std::ofstream(tree.path() / "apex" / "__init__.py") << "";
+  const ScanResult own = scan_with_cache(tree.path(), cache.path(), catalog);
+  CHECK(own.profile.cache_hits == 0);
+  CHECK(apex_findings(own) == 0);
+  ScanOptions uncached;
+  uncached.paths = {tree.path().string()};
+  uncached.use_git = false;
+  CHECK(serialized(own) == serialized(run_scan(uncached, catalog)));
+}
+
+TEST_CASE("scans that keep different facts do not share entries", "[result-cache]") {
+  TempDirectory tree, cache;
+  std::ofstream(tree.path() / "train.py") << "import torch\ntorch.cuda.synchronize()\nx = torch.zeros(2)\n";
+  const RuleCatalog &catalog = testing::repository_catalog();
+  ScanOptions keeps_calls;
+  keeps_calls.paths = {tree.path().string()};
+  keeps_calls.use_git = false;
+  keeps_calls.cache_directory = cache.path().string();
+  keeps_calls.retain_fact = [](const Fact &fact) {
+    return fact.kind == "call" ? FactRetention::Keep : FactRetention::Drop;
+  };
+  keeps_calls.retain_fact_name = "calls";
+  const ScanResult calls = run_scan(keeps_calls, catalog);
+  // Every fact kept: an entry that kept calls alone would lose the rest.
+  const ScanResult every = scan_with_cache(tree.path(), cache.path(), catalog);
+  CHECK(every.profile.cache_hits == 0);
+  CHECK(run_scan(keeps_calls, catalog).profile.cache_hits == 1);
+  ScanOptions uncached = keeps_calls;
+  uncached.cache_directory.clear();
+  uncached.retain_fact = nullptr;
+  CHECK(serialized(every) == serialized(run_scan(uncached, catalog)));
+  CHECK(std::all_of(calls.project_files.front().facts.facts.begin(),
+                    calls.project_files.front().facts.facts.end(),
+                    [](const Fact &fact) { return fact.kind == "call"; }));
+}
+
 TEST_CASE("threads writing the same entries at once leave only whole entries", "[result-cache]") {
   TempDirectory cache;
   const RuleCatalog &catalog = testing::repository_catalog();
   std::string note;
-  auto writer = ResultCache::open(cache.path().string(), catalog, ExtractOptions{}, note);
-  auto reader = ResultCache::open(cache.path().string(), catalog, ExtractOptions{}, note);
+  auto writer = ResultCache::open(cache.path().string(), catalog, ExtractOptions{}, "", note);
+  auto reader = ResultCache::open(cache.path().string(), catalog, ExtractOptions{}, "", note);
   REQUIRE(writer);
   REQUIRE(reader);
   SourceFile file;
@@ -209,14 +325,14 @@ TEST_CASE("threads writing the same entries at once leave only whole entries", "
   std::atomic<int> torn{0};
   std::thread checker([&] {
     while (!stop)
-      if (auto facts = reader->load(key); facts && facts->facts.size() != 1)
+      if (auto entry = reader->load(key); entry && entry->findings.size() != 1)
         ++torn;
   });
   std::vector<std::thread> writers;
   for (int t = 0; t < 4; ++t)
     writers.emplace_back([&] {
       for (int i = 0; i < 200; ++i)
-        writer->store(key, sample_facts());
+        writer->store(key, sample_result());
     });
   for (auto &thread : writers)
     thread.join();
@@ -232,14 +348,14 @@ TEST_CASE("the cache stays under its bound, dropping the oldest entries", "[resu
   ::setenv("MPSAUDIT_CACHE_MAX_BYTES", "40000", 1);
   std::string note;
   auto results =
-      ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, note);
+      ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, "", note);
   ::unsetenv("MPSAUDIT_CACHE_MAX_BYTES");
   REQUIRE(results);
   for (int i = 0; i < 100; ++i) {
     SourceFile file;
     file.path = "f" + std::to_string(i) + ".py";
     file.kind = FileKind::Python;
-    results->store(results->key_for(file), sample_facts());
+    results->store(results->key_for(file), sample_result());
   }
   results->finish();
   std::uintmax_t total = 0;
@@ -272,19 +388,19 @@ TEST_CASE("an unwritable cache directory is a note, and the scan runs without it
 
 TEST_CASE("an entries folder that is a link or another user's is not used", "[result-cache]") {
   TempDirectory cache, elsewhere;
-  fs::create_directory_symlink(elsewhere.path(), cache.path() / "v1");
+  fs::create_directory_symlink(elsewhere.path(), cache.path() / entries_folder());
   std::string note;
   CHECK_FALSE(
-      ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, note));
+      ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, "", note));
   CHECK(note.find("cannot be written") != std::string::npos);
   CHECK(fs::is_empty(elsewhere.path()));
   if (::geteuid() == 0) {
-    fs::remove(cache.path() / "v1");
-    fs::create_directory(cache.path() / "v1");
-    REQUIRE(::chown((cache.path() / "v1").c_str(), 65534, 65534) == 0);
+    fs::remove(cache.path() / entries_folder());
+    fs::create_directory(cache.path() / entries_folder());
+    REQUIRE(::chown((cache.path() / entries_folder()).c_str(), 65534, 65534) == 0);
     note.clear();
     CHECK_FALSE(
-        ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, note));
+        ResultCache::open(cache.path().string(), testing::repository_catalog(), ExtractOptions{}, "", note));
     CHECK_FALSE(note.empty());
   }
 }
@@ -293,8 +409,9 @@ TEST_CASE("a shared cache directory keeps its own mode", "[result-cache]") {
   TempDirectory shared;
   fs::permissions(shared.path(), fs::perms::all | fs::perms::sticky_bit);
   std::string note;
-  REQUIRE(ResultCache::open(shared.path().string(), testing::repository_catalog(), ExtractOptions{}, note));
+  REQUIRE(
+      ResultCache::open(shared.path().string(), testing::repository_catalog(), ExtractOptions{}, "", note));
   CHECK(fs::status(shared.path()).permissions() == (fs::perms::all | fs::perms::sticky_bit));
-  CHECK((fs::status(shared.path() / "v1").permissions() & (fs::perms::group_all | fs::perms::others_all)) ==
-        fs::perms::none);
+  CHECK((fs::status(shared.path() / entries_folder()).permissions() &
+         (fs::perms::group_all | fs::perms::others_all)) == fs::perms::none);
 }
