@@ -43,8 +43,9 @@ std::vector<OptionHelp> scan_options_help() {
        "(docs/performance.md; `MPSAUDIT_NO_PREFILTER=1` turns the prefilter off)"},
       {"--cache-dir DIR", "keep the per-file result cache in DIR (default $XDG_CACHE_HOME/mpsaudit)",
        "keep the per-file result cache in DIR instead of `$XDG_CACHE_HOME/mpsaudit` (default "
-       "`~/.cache/mpsaudit`). The cache is on by default: a second scan parses only files whose content "
-       "changed, and reports exactly what a cold scan does (docs/cache.md). A directory that cannot be "
+       "`~/.cache/mpsaudit`). The cache is on by default: a second scan parses, and runs the per-file "
+       "rules on, only files whose content changed, and reports exactly what a cold scan does "
+       "(docs/cache.md). A directory that cannot be "
        "written prints one note and the scan runs without it"},
       {"--no-cache", "neither read nor write the result cache", ""},
       {"--full",
