@@ -2,9 +2,11 @@
 // as opposed to findings about the code. A diagnostic always names its file.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mpsaudit {
 
@@ -22,5 +24,11 @@ struct Diagnostic {
   std::string code;       // stable short code, e.g. "invalid-utf8", "parse-error"
   std::string message;
 };
+
+// Whether any of `diagnostics` is an error.
+inline bool has_error(const std::vector<Diagnostic> &diagnostics) {
+  return std::any_of(diagnostics.begin(), diagnostics.end(),
+                     [](const Diagnostic &diagnostic) { return diagnostic.level == DiagnosticLevel::Error; });
+}
 
 } // namespace mpsaudit

@@ -303,7 +303,6 @@ void find_missing_mps_operators(std::vector<ProjectFile> &files) {
   }
 }
 
-// Whole facts (arguments and every call site) only for the calls the pass can look up.
 std::string operator_coverage_retention_inputs() {
   namespace fs = std::filesystem;
   const OperatorCoverageSettings settings = configured_settings();
@@ -326,6 +325,7 @@ std::string operator_coverage_retention_inputs() {
   return inputs;
 }
 
+// Whole facts (arguments and every call site) only for the calls the pass can look up.
 FactRetention operator_coverage_retention(const Fact &fact) {
   if (fact.kind == fact_kind::Dependency)
     return FactRetention::Keep;

@@ -256,14 +256,6 @@ bool tree_answers_hold(const EarlyResult &cached, const Stage &stage) {
       });
 }
 
-// Whether the file's front end reported an error, which may be the run's
-// rather than the file's (a parse timeout, a missing C++ front end): such a
-// result is not cached.
-bool has_error(const std::vector<Diagnostic> &diagnostics) {
-  return std::any_of(diagnostics.begin(), diagnostics.end(),
-                     [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
-}
-
 void load_and_extract(Work &work, const Stage &stage) {
   const ScanOptions &options = stage.options;
   const ExtractOptions &extract_options = stage.extract;
@@ -386,6 +378,8 @@ void load_and_extract(Work &work, const Stage &stage) {
       const LineIndex index(source.text);
       evaluate_early_and_prune(work, stage, &index);
     }
+    // An error may be the run's rather than the file's (a parse timeout, a
+    // missing C++ front end): such a result is not cached.
     if (cacheable && !work.prefiltered && !has_error(front_end_diagnostics))
       stage.cache->store(key, early_result_of(work, std::move(front_end_diagnostics)));
   }
@@ -437,8 +431,7 @@ template <typename Fn> void parallel_for(std::size_t count, unsigned jobs, Fn &&
 } // namespace
 
 bool ScanResult::has_errors() const {
-  return std::any_of(diagnostics.begin(), diagnostics.end(),
-                     [](const Diagnostic &d) { return d.level == DiagnosticLevel::Error; });
+  return has_error(diagnostics);
 }
 
 std::size_t ScanResult::scanned_file_count() const {

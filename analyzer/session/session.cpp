@@ -296,8 +296,7 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
         return workflow.catalog_rule_ids.count(std::string(rule)) > 0;
       });
   print(err, problems);
-  if (std::any_of(problems.begin(), problems.end(),
-                  [](const Diagnostic &problem) { return problem.level == DiagnosticLevel::Error; }))
+  if (has_error(problems))
     return false;
   const fs::path root = fs::path(result.root);
   std::error_code error;
