@@ -80,7 +80,20 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
     "$binary" fix --apply --no-git "$work/synced" >/dev/null 2>&1
   python3 - "$work/trace" <<'EOF' || fail "the fixed file was not synced before its rename: $(cat "$work/trace")"
 import re, sys
-calls = [re.sub(r'^\d+\s+', '', line) for line in open(sys.argv[1])]
+# With more than one thread, strace splits a call that another thread
+# interrupts into "fsync(6 <unfinished ...>" and "<... fsync resumed>) = 0";
+# the halves are joined, and the call counts where it returns.
+calls, pending = [], {}
+for line in open(sys.argv[1]):
+    pid, _, call = line.rstrip('\n').partition(' ')
+    call = call.lstrip()
+    if call.endswith('<unfinished ...>'):
+        pending[pid] = call[:-len('<unfinished ...>')]
+        continue
+    resumed = re.match(r'<\.\.\. \w+ resumed>(.*)', call)
+    if resumed:
+        call = pending.pop(pid, '') + resumed.group(1)
+    calls.append(call)
 renames = [i for i, c in enumerate(calls) if c.startswith('rename') and 's.py' in c and '= 0' in c]
 syncs = [i for i, c in enumerate(calls) if c.startswith(('fsync', 'fdatasync')) and '= 0' in c]
 sys.exit(0 if renames and any(s < renames[0] for s in syncs) else 1)
