@@ -92,7 +92,7 @@ std::shared_ptr<const Knowledge> knowledge() {
     fresh->data_dir = settings.data_dir;
     std::vector<probe::TableProblem> problems; // a missing table only means no findings
     if (!settings.tables_dir.empty())
-      fresh->library = probe::CoverageLibrary::load(settings.tables_dir, problems);
+      fresh->library = probe::CoverageLibrary::open(settings.tables_dir, problems);
     if (!settings.data_dir.empty()) {
       fresh->api_map = probe::PythonApiMap::load(settings.data_dir + "/python-api-map.tsv", problems);
       fresh->extras = read_extra_rows(settings.data_dir + "/mps-extra-ops.tsv");
@@ -144,9 +144,11 @@ bool all_run_on_mps(const probe::CoverageTable &table, const std::vector<std::st
 // The first table release after `table` where all of `aten_names` run on MPS; empty: none.
 std::string first_table_with_mps(const Knowledge &known, const probe::CoverageTable &table,
                                  const std::vector<std::string> &aten_names) {
-  for (const probe::CoverageTable &later : known.library.tables())
-    if (probe::compare_versions(later.version, table.version) > 0 && all_run_on_mps(later, aten_names))
-      return later.version;
+  const probe::CoverageLibrary &library = known.library;
+  for (std::size_t i = 0; i < library.size(); ++i)
+    if (probe::compare_versions(library.version(i), table.version) > 0 &&
+        all_run_on_mps(library.table(i), aten_names))
+      return library.version(i);
   return {};
 }
 
@@ -167,19 +169,22 @@ std::string answer_from_table(const Knowledge &known, const probe::CoverageTable
       present.push_back(name);
   probe::OperatorVerdict verdict;
   verdict.resolution.aten_names = present;
-  probe::apply_coverage_verdict(verdict, table, known.library);
-  const std::string &newest = known.library.tables().back().version;
-  const std::string first = first_table_with_mps(known, table, present);
+  // Only the outcome is read here, not the release that adds a kernel: an
+  // empty library spares apply_coverage_verdict the later tables.
+  probe::apply_coverage_verdict(verdict, table, probe::CoverageLibrary{});
+  const std::string &newest = known.library.version(known.library.size() - 1);
+  // Later tables are read only for an answer that names the release.
   if (verdict.mps_outcome == "missing" || (partial_counts && verdict.mps_outcome == "partial"))
-    return missing_answer(table.version, first, newest);
+    return missing_answer(table.version, first_table_with_mps(known, table, present), newest);
   // A wrapper that picks one of several operators by its arguments (interpolate's
   // modes) falls back only on some paths; explicit rows say which.
   const bool picks_by_arguments = !partial_counts && present.size() > 1;
-  if (verdict.mps_outcome == "forced-cpu" && !picks_by_arguments)
-    return "always falls back to the CPU under MPS in torch " + table.version +
-           " (MPSFallback.mm, whatever PYTORCH_ENABLE_MPS_FALLBACK says)" +
-           (first.empty() ? std::string() : "; runs on MPS from " + first);
-  return {};
+  if (verdict.mps_outcome != "forced-cpu" || picks_by_arguments)
+    return {};
+  const std::string first = first_table_with_mps(known, table, present);
+  return "always falls back to the CPU under MPS in torch " + table.version +
+         " (MPSFallback.mm, whatever PYTORCH_ENABLE_MPS_FALLBACK says)" +
+         (first.empty() ? std::string() : "; runs on MPS from " + first);
 }
 
 std::string answer_for(const Knowledge &known, const probe::CoverageTable &table, const std::string &release,
@@ -221,9 +226,8 @@ bool may_be_reported(const std::string &name) {
   bool reported = std::any_of(known->extras.begin(), known->extras.end(),
                               [&](const ExtraRow &row) { return row.python_name == name; });
   const bool generic = name.rfind("torch.", 0) == 0 && name.rfind("torch.Tensor.", 0) != 0;
-  for (const probe::CoverageTable &table : known->library.tables()) {
-    if (reported || !generic)
-      break;
+  for (std::size_t i = 0; i < known->library.size() && generic && !reported; ++i) {
+    const probe::CoverageTable &table = known->library.table(i);
     const probe::ApiResolution resolution = known->api_map.resolve(name, table);
     reported = !answer_from_table(*known, table, resolution.aten_names, false).empty();
   }
@@ -259,7 +263,13 @@ void prefetch_operator_coverage(OperatorCoverageSettings settings) {
   // process never exits while the thread still runs.
   static std::future<void> background;
   try {
-    background = std::async(std::launch::async, [] { knowledge(); });
+    background = std::async(std::launch::async, [] {
+      // The newest table is the one a scan without a torch pin reads; the
+      // others are read when a lookup needs them (a cold scan's first rules
+      // ask every release, a warm one mostly none).
+      if (const std::shared_ptr<const Knowledge> known = knowledge(); !known->library.empty())
+        known->library.newest();
+    });
   } catch (const std::system_error &) {
     // No thread to spare: the first lookup loads the tables instead.
   }
@@ -272,11 +282,11 @@ OperatorCoverageSettings source_tree_operator_coverage() {
 
 void find_missing_mps_operators(std::vector<ProjectFile> &files) {
   const std::shared_ptr<const Knowledge> known = knowledge();
-  if (known->library.tables().empty())
+  if (known->library.empty())
     return;
   const std::string wanted = wanted_release(files);
   const probe::CoverageTable *table =
-      wanted.empty() ? &known->library.tables().back() : known->library.closest(wanted);
+      wanted.empty() ? &known->library.newest() : known->library.closest(wanted);
   const std::string release = wanted.empty() ? table->version : wanted;
   for (ProjectFile &file : files) {
     if (file.kind != FileKind::Python && file.kind != FileKind::Notebook)

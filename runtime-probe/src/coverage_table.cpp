@@ -332,7 +332,41 @@ std::optional<CoverageTable> read_table_file(const std::string &path, std::vecto
   return read_table(*text, path, problems);
 }
 
-CoverageLibrary CoverageLibrary::load(const std::string &tables_dir, std::vector<TableProblem> &problems) {
+namespace {
+
+// The release a table's header names, read without its rows; empty when the
+// file has no column header or no `# pytorch:` line (read_table's problems).
+std::string header_version(const std::string &path, std::vector<TableProblem> &problems) {
+  std::ifstream in(path);
+  if (!in) {
+    problems.push_back({path, 0, "cannot read coverage table"});
+    return {};
+  }
+  std::string header;
+  std::uint32_t line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty())
+      continue;
+    if (line.front() != '#') {
+      if (line == kColumns && !header.empty())
+        return std::string(trim(std::string_view(header).substr(std::string_view("# pytorch: ").size())));
+      problems.push_back(
+          {path, line_number, line == kColumns ? "no `# pytorch:` line" : "unexpected column header"});
+      return {};
+    }
+    if (line.rfind("# pytorch: ", 0) == 0)
+      header = line;
+  }
+  problems.push_back({path, line_number, "no column header"});
+  return {};
+}
+
+} // namespace
+
+CoverageLibrary CoverageLibrary::open(const std::string &tables_dir, std::vector<TableProblem> &problems) {
   CoverageLibrary library;
   std::error_code error;
   std::vector<std::string> paths;
@@ -341,37 +375,63 @@ CoverageLibrary CoverageLibrary::load(const std::string &tables_dir, std::vector
       paths.push_back(file.path().string());
   if (error)
     problems.push_back({tables_dir, 0, "cannot list coverage tables: " + error.message()});
-  for (const std::string &path : paths)
-    if (auto table = read_table_file(path, problems); table && !table->version.empty())
-      library.tables_.push_back(std::move(*table));
-  std::sort(library.tables_.begin(), library.tables_.end(),
-            [](const CoverageTable &a, const CoverageTable &b) {
-              return compare_versions(a.version, b.version) < 0;
-            });
+  for (std::string &path : paths) {
+    std::string version = header_version(path, problems);
+    if (version.empty())
+      continue;
+    auto slot = std::make_unique<Slot>();
+    slot->path = std::move(path);
+    slot->version = std::move(version);
+    library.slots_.push_back(std::move(slot));
+  }
+  std::sort(library.slots_.begin(), library.slots_.end(),
+            [](const auto &a, const auto &b) { return compare_versions(a->version, b->version) < 0; });
   return library;
 }
 
+void CoverageLibrary::read_rows(const Slot &slot, std::vector<TableProblem> &problems) {
+  std::call_once(slot.read, [&] {
+    if (auto table = read_table_file(slot.path, problems))
+      slot.table = std::move(*table);
+    slot.table.version = slot.version;
+  });
+}
+
+CoverageLibrary CoverageLibrary::load(const std::string &tables_dir, std::vector<TableProblem> &problems) {
+  CoverageLibrary library = open(tables_dir, problems);
+  for (const std::unique_ptr<Slot> &slot : library.slots_)
+    read_rows(*slot, problems);
+  return library;
+}
+
+const CoverageTable &CoverageLibrary::table(std::size_t i) const {
+  std::vector<TableProblem> unreported; // load() reports them
+  read_rows(*slots_[i], unreported);
+  return slots_[i]->table;
+}
+
 const CoverageTable *CoverageLibrary::closest(std::string_view version) const {
-  if (tables_.empty())
+  if (slots_.empty())
     return nullptr;
-  const CoverageTable *best = nullptr;
-  for (const CoverageTable &table : tables_)
-    if (compare_versions(table.version, version) <= 0)
-      best = &table;
-  return best ? best : &tables_.front();
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (compare_versions(slots_[i]->version, version) <= 0)
+      best = i;
+  return &table(best);
 }
 
 const CoverageTable *CoverageLibrary::exact(std::string_view version) const {
-  for (const CoverageTable &table : tables_)
-    if (compare_versions(table.version, version) == 0)
-      return &table;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (compare_versions(slots_[i]->version, version) == 0)
+      return &table(i);
   return nullptr;
 }
 
 std::string CoverageLibrary::first_release_with_mps(std::string_view name, std::string_view after) const {
-  for (const CoverageTable &table : tables_) {
-    if (compare_versions(table.version, after) <= 0)
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (compare_versions(slots_[i]->version, after) <= 0)
       continue;
+    const CoverageTable &table = this->table(i);
     auto overloads = table.overloads(name);
     if (overloads.empty())
       continue;

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -119,12 +121,25 @@ std::string fingerprint(std::string_view bytes);
 // Release numbers compare numerically ("2.11.0" > "2.6.0").
 int compare_versions(std::string_view a, std::string_view b);
 
-// All committed tables of a directory (<version>.tsv), oldest first.
+// All committed tables of a directory (<version>.tsv), oldest first. A
+// table's rows are read when it is first used (thread-safe): a scan mostly
+// needs the table of one release, and a process pays for each table it reads.
 class CoverageLibrary {
 public:
+  // Reads every table now, and reports the problems of every row.
   static CoverageLibrary load(const std::string &tables_dir, std::vector<TableProblem> &problems);
+  // Reads only each table's header lines now (its release), the rows on
+  // first use. A table whose rows cannot be read then is empty; its problems
+  // go unreported (load() reports them; the committed tables are checked by
+  // the tests).
+  static CoverageLibrary open(const std::string &tables_dir, std::vector<TableProblem> &problems);
 
-  const std::vector<CoverageTable> &tables() const { return tables_; }
+  std::size_t size() const { return slots_.size(); }
+  bool empty() const { return slots_.empty(); }
+  // The release of table i (oldest first), without reading its rows.
+  const std::string &version(std::size_t i) const { return slots_[i]->version; }
+  const CoverageTable &table(std::size_t i) const;
+  const CoverageTable &newest() const { return table(size() - 1); }
   // The table for a LibTorch release: the newest table not newer than it,
   // else the oldest table. nullptr when there are none.
   const CoverageTable *closest(std::string_view version) const;
@@ -134,7 +149,14 @@ public:
   std::string first_release_with_mps(std::string_view name, std::string_view after) const;
 
 private:
-  std::vector<CoverageTable> tables_;
+  struct Slot {
+    std::string path;
+    std::string version;
+    mutable std::once_flag read;
+    mutable CoverageTable table;
+  };
+  static void read_rows(const Slot &slot, std::vector<TableProblem> &problems);
+  std::vector<std::unique_ptr<Slot>> slots_;
 };
 
 } // namespace mpsaudit::probe

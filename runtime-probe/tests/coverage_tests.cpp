@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "coverage_table.h"
 #include "python_api.h"
 #include "text_util.h"
@@ -188,9 +190,9 @@ TEST_CASE("the generator's tables for every release in shared/pytorch-ops are th
 
 TEST_CASE("committed tables read back and record known MPS facts") {
   const CoverageLibrary &tables = library();
-  REQUIRE(tables.tables().size() == 5);
-  CHECK(tables.tables().front().version == "1.13.1");
-  CHECK(tables.tables().back().version == "2.11.0"); // numeric, not lexical, order
+  REQUIRE(tables.size() == 5);
+  CHECK(tables.version(0) == "1.13.1");
+  CHECK(tables.newest().version == "2.11.0"); // numeric, not lexical, order
   const CoverageTable *old = tables.exact("1.13.1");
   const CoverageTable *current = tables.exact("2.11.0");
   REQUIRE(old);
@@ -217,6 +219,33 @@ TEST_CASE("the nearest release and the first release with an MPS kernel") {
   CHECK(tables.first_release_with_mps("max_pool3d_with_indices", "2.6.0") == "2.11.0");
   CHECK(tables.first_release_with_mps("upsample_bicubic2d", "2.0.0") == "2.6.0");
   CHECK(tables.first_release_with_mps("_ctc_loss", "1.13.1").empty());
+}
+
+TEST_CASE("an opened library reads a table's rows only when it is used") {
+  const fs::path dir = fs::temp_directory_path() / ("mpsaudit-lazy-tables-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char *release : {"2.11.0", "1.13.1"})
+    fs::copy_file(kProbeDir + "/coverage/" + release + ".tsv", dir / (std::string(release) + ".tsv"));
+  { std::ofstream(dir / "broken.tsv") << "# pytorch: 3.0\nnot the header\n"; }
+  std::vector<TableProblem> problems;
+  const CoverageLibrary opened = CoverageLibrary::open(dir.string(), problems);
+  REQUIRE(problems.size() == 1); // the header of broken.tsv; the others' rows are not read yet
+  CHECK(problems[0].line == 2);
+  REQUIRE(opened.size() == 2);
+  CHECK(opened.version(0) == "1.13.1");
+  CHECK(opened.version(1) == "2.11.0");
+  // The older table's file goes before anything asks for it: it was never read.
+  fs::remove(dir / "1.13.1.tsv");
+  const CoverageTable &newest = opened.newest();
+  CHECK(newest.operators.size() == library().exact("2.11.0")->operators.size());
+  CHECK(newest.find("isin.Tensor_Tensor")->mps_status == MpsStatus::Native);
+  CHECK(opened.closest("2.12")->version == "2.11.0");
+  const CoverageTable &oldest = opened.table(0);
+  CHECK(oldest.version == "1.13.1");
+  CHECK(oldest.operators.empty());
+  CHECK(opened.first_release_with_mps("isin", "1.13.1") == "2.11.0");
+  fs::remove_all(dir);
 }
 
 TEST_CASE("bad table text is reported with its line") {
