@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <openssl/sha.h>
 #include <random>
 #include <sys/stat.h>
 #include <thread>
@@ -258,16 +257,6 @@ bool write_entry_file(const std::string &path, std::string_view bytes) {
 }
 
 } // namespace
-
-std::string sha256_raw(std::string_view data) {
-  // OpenSSL's SHA-256 uses the CPU's SHA extensions where it has them: a
-  // warm scan hashes every file of the tree, and a portable implementation
-  // was a quarter of such a scan (docs/performance.md, "Result cache").
-  std::string digest(SHA256_DIGEST_LENGTH, '\0');
-  SHA256(reinterpret_cast<const unsigned char *>(data.data()), data.size(),
-         reinterpret_cast<unsigned char *>(digest.data()));
-  return digest;
-}
 
 // A developer's rebuilt binary keeps its version number, so the binary
 // itself is what identifies the build.

@@ -33,6 +33,7 @@
 #include "core/finding.h"
 #include "core/source.h"
 #include "rules/rule.h"
+#include "scan/sha256.h"
 
 namespace mpsaudit {
 
@@ -43,8 +44,7 @@ inline constexpr std::uint32_t kResultCacheFormat = 2;
 // The cache's size bound unless MPSAUDIT_CACHE_MAX_BYTES says otherwise.
 inline constexpr std::uint64_t kDefaultCacheMaxBytes = 512ull << 20;
 
-// SHA-256 of `data`, 32 raw bytes / 64 lowercase hex digits.
-std::string sha256_raw(std::string_view data);
+// SHA-256 of `data` in 64 lowercase hex digits (sha256_raw: scan/sha256.h).
 std::string sha256_hex(std::string_view data);
 
 // `$XDG_CACHE_HOME/mpsaudit`, else `$HOME/.cache/mpsaudit`; empty when

@@ -147,6 +147,25 @@ TEST_CASE("sha256 matches the FIPS 180-4 test vectors", "[result-cache]") {
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   CHECK(sha256_hex(std::string(1000000, 'a')) ==
         "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  CHECK(sha256_raw("abc", Sha256Rounds::Portable) == sha256_raw("abc"));
+}
+
+TEST_CASE("sha256 with the CPU's SHA extensions equals the portable rounds", "[result-cache]") {
+  // Every length around the one- and two-block paddings, and several blocks.
+  std::string bytes;
+  std::uint32_t state = 2463534242U;
+  for (int i = 0; i < 4096; ++i) {
+    state ^= state << 13, state ^= state >> 17, state ^= state << 5;
+    bytes += static_cast<char>(state & 0xff);
+  }
+  if (!sha256_has_cpu_rounds())
+    WARN("this CPU has no SHA extensions: both sides run the portable rounds");
+  for (std::size_t length = 0; length <= 300; ++length) {
+    INFO("length " << length);
+    CHECK(sha256_raw(std::string_view(bytes).substr(0, length), Sha256Rounds::Best) ==
+          sha256_raw(std::string_view(bytes).substr(0, length), Sha256Rounds::Portable));
+  }
+  CHECK(sha256_raw(bytes, Sha256Rounds::Best) == sha256_raw(bytes, Sha256Rounds::Portable));
 }
 
 TEST_CASE("a cache entry round-trips every field of what the first rules left", "[result-cache]") {
