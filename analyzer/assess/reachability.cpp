@@ -71,11 +71,15 @@ std::string_view top_directory(std::string_view path) {
 ModuleIndex::ModuleIndex(const std::vector<ProjectFile> &files) : files_(files) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     by_path_.emplace(files[i].path, i);
-    if (!is_python_module(files[i]))
+    if (!ends_with(files[i].path, ".py"))
       continue;
     const auto parts = module_parts(files[i].path);
-    for (std::size_t from = 0; from < parts.size(); ++from)
-      by_name_[dotted(parts, from)].push_back(i);
+    for (std::size_t from = 0; from < parts.size(); ++from) {
+      std::string name = dotted(parts, from);
+      if (is_python_module(files[i]))
+        by_name_[name].push_back(i);
+      importable_.insert(std::move(name));
+    }
   }
 }
 
@@ -90,57 +94,60 @@ std::optional<std::size_t> ModuleIndex::resolve(std::string_view name, std::size
   std::string candidate(name);
   if (ends_with(candidate, ".*"))
     candidate.resize(candidate.size() - 2);
-  const std::string_view importer_path = files_[importer].path;
-  const std::string_view importer_dir = directory_of(importer_path);
-  const auto module_file = [&](std::string_view base,
-                               const std::string &module) -> std::optional<std::size_t> {
-    if (auto file = file_of_path(join_path(base, as_module_path(module) + ".py")))
-      return file;
-    return file_of_path(join_path(base, as_module_path(module) + "/__init__.py"));
-  };
   while (!candidate.empty()) {
-    // A script's own directory is on sys.path; then the repository root.
-    if (auto file = module_file(importer_dir, candidate))
-      return file;
-    if (auto file = module_file({}, candidate))
-      return file;
-    // Below a source root (src/pkg, python/pkg, a sub-project): the file
-    // that ends with the name, under a directory that is not itself a
-    // package. A bare one-word module must also share the importer's tree,
-    // so `import utils` never lands in an unrelated corner of the repository.
-    const auto found = by_name_.find(candidate);
-    if (found != by_name_.end()) {
-      const bool one_word = candidate.find('.') == std::string::npos;
-      std::optional<std::size_t> best;
-      std::size_t best_depth = 0;
-      for (const std::size_t file : found->second) {
-        const std::string &path = files_[file].path;
-        const std::size_t depth = static_cast<std::size_t>(std::count(path.begin(), path.end(), '/'));
-        const std::size_t name_parts =
-            static_cast<std::size_t>(std::count(candidate.begin(), candidate.end(), '.')) + 1 +
-            (ends_with(path, "/__init__.py") ? 1 : 0);
-        std::string_view root = path;
-        for (std::size_t k = 0; k < name_parts && !root.empty(); ++k)
-          root = directory_of(root);
-        if (file_of_path(join_path(root, "__init__.py")))
-          continue; // inside a package: not importable by this name
-        if (one_word && !ends_with(path, "/__init__.py") &&
-            top_directory(path) != top_directory(importer_path))
-          continue;
-        if (!best || depth < best_depth) {
-          best = file;
-          best_depth = depth;
-        }
-      }
-      if (best)
-        return best;
-    }
+    // A name outside importable_ is no module of the tree under any directory.
+    if (importable_.count(candidate) != 0)
+      if (auto file = resolve_module(candidate, importer))
+        return file;
     const auto dot = candidate.rfind('.');
     if (dot == std::string::npos)
       break;
     candidate.resize(dot);
   }
   return std::nullopt;
+}
+
+std::optional<std::size_t> ModuleIndex::resolve_module(const std::string &module,
+                                                       std::size_t importer) const {
+  const std::string_view importer_path = files_[importer].path;
+  const auto module_file = [&](std::string_view base) -> std::optional<std::size_t> {
+    if (auto file = file_of_path(join_path(base, as_module_path(module) + ".py")))
+      return file;
+    return file_of_path(join_path(base, as_module_path(module) + "/__init__.py"));
+  };
+  // A script's own directory is on sys.path; then the repository root.
+  if (auto file = module_file(directory_of(importer_path)))
+    return file;
+  if (auto file = module_file({}))
+    return file;
+  // Below a source root (src/pkg, python/pkg, a sub-project): the file
+  // that ends with the name, under a directory that is not itself a
+  // package. A bare one-word module must also share the importer's tree,
+  // so `import utils` never lands in an unrelated corner of the repository.
+  const auto found = by_name_.find(module);
+  if (found == by_name_.end())
+    return std::nullopt;
+  const bool one_word = module.find('.') == std::string::npos;
+  std::optional<std::size_t> best;
+  std::size_t best_depth = 0;
+  for (const std::size_t file : found->second) {
+    const std::string &path = files_[file].path;
+    const std::size_t depth = static_cast<std::size_t>(std::count(path.begin(), path.end(), '/'));
+    const std::size_t name_parts = static_cast<std::size_t>(std::count(module.begin(), module.end(), '.')) +
+                                   1 + (ends_with(path, "/__init__.py") ? 1 : 0);
+    std::string_view root = path;
+    for (std::size_t k = 0; k < name_parts && !root.empty(); ++k)
+      root = directory_of(root);
+    if (file_of_path(join_path(root, "__init__.py")))
+      continue; // inside a package: not importable by this name
+    if (one_word && !ends_with(path, "/__init__.py") && top_directory(path) != top_directory(importer_path))
+      continue;
+    if (!best || depth < best_depth) {
+      best = file;
+      best_depth = depth;
+    }
+  }
+  return best;
 }
 
 std::vector<std::size_t> ModuleIndex::parent_packages(std::size_t file) const {

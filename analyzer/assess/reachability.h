@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/project_pass.h"
@@ -51,11 +52,18 @@ public:
   std::vector<std::size_t> parent_packages(std::size_t file) const;
 
 private:
+  // The file `module` (a whole dotted name) is from `importer`, if any.
+  std::optional<std::size_t> resolve_module(const std::string &module, std::size_t importer) const;
+
   const std::vector<ProjectFile> &files_;
   std::unordered_map<std::string, std::size_t> by_path_;
   // Every dotted suffix of every module path ("src.pkg.mod", "pkg.mod",
   // "mod") -> the files that end so.
   std::unordered_map<std::string, std::vector<std::size_t>> by_name_;
+  // The dotted suffixes of every path that ends in .py, whatever its kind
+  // (a setup.py is importable too): a name outside it cannot be the tree's,
+  // which settles torch.nn.functional without a lookup per directory.
+  std::unordered_set<std::string> importable_;
 };
 
 // The relative name of `name` imported from `module`: (".", "x") -> ".x",
