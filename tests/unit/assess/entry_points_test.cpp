@@ -199,6 +199,30 @@ TEST_CASE("reachability: absolute, relative and package imports, with the shorte
   CHECK(entries[layers.entries[0]].path == "infer.py");
 }
 
+TEST_CASE("module names resolve to the tree's files, and names it has no file for to none",
+          "[assess][reachability]") {
+  const ScanResult scan = scan_of({
+      {"src/pkg/__init__.py", ""},
+      {"src/pkg/mod.py", "def f(): pass\n"},
+      {"tools/run.py", "import helpers\n"},
+      {"tools/helpers.py", "x = 1\n"},
+      {"setup.py", "from setuptools import setup\nsetup(name='pkg')\n", FileKind::SetupPy},
+      {"train.py", "import torch\n"},
+  });
+  const ModuleIndex index(scan.project_files);
+  const std::size_t train = file_index(scan, "train.py");
+  const auto resolved = [&](const std::string &name, std::size_t importer) -> std::string {
+    const auto file = index.resolve(name, importer);
+    return file ? scan.project_files[*file].path : "-";
+  };
+  CHECK(resolved("torch.nn.functional.interpolate", train) == "-");
+  CHECK(resolved("pkg.mod.f", train) == "src/pkg/mod.py"); // below a source root, the longest prefix
+  CHECK(resolved("pkg", train) == "src/pkg/__init__.py");
+  CHECK(resolved("helpers", file_index(scan, "tools/run.py")) == "tools/helpers.py"); // beside the script
+  CHECK(resolved("helpers", train) == "-");            // a one-word module of another corner of the tree
+  CHECK(resolved("setup.setup", train) == "setup.py"); // a packaging script is importable too
+}
+
 TEST_CASE("reachability: an optional sub-project and container-only scripts", "[assess][reachability]") {
   const ScanResult scan = scan_of({
       {"setup.py", "from setuptools import setup\nsetup(name='main')\n", FileKind::SetupPy},
