@@ -339,20 +339,19 @@ void load_and_extract(Work &work, const Stage &stage) {
   bool from_cache = false;
   try {
     const auto started = std::chrono::steady_clock::now();
-    work.prefiltered = stage.python_prefilter && work.file.kind == FileKind::Python &&
-                       !stage.python_prefilter->may_match(source.text);
-    if (work.prefiltered) {
-      work.facts = extract_python_syntax_only(source.text, source.path, extract_options.parse_timeout_ms);
-    } else {
-      if (cacheable) {
-        key = stage.cache->key_for(source);
-        std::optional<EarlyResult> cached =
-            stage.cache->load(key, [&](const EarlyResult &entry) { return tree_answers_hold(entry, stage); });
-        if ((from_cache = cached.has_value()))
-          adopt_early_result(work, std::move(*cached));
-      }
-      if (!from_cache)
-        work.facts = (*extractor)(source, extract_options);
+    if (cacheable) {
+      key = stage.cache->key_for(source);
+      std::optional<EarlyResult> cached =
+          stage.cache->load(key, [&](const EarlyResult &entry) { return tree_answers_hold(entry, stage); });
+      if ((from_cache = cached.has_value()))
+        adopt_early_result(work, std::move(*cached));
+    }
+    if (!from_cache) {
+      work.prefiltered = stage.python_prefilter && work.file.kind == FileKind::Python &&
+                         !stage.python_prefilter->may_match(source.text);
+      work.facts = work.prefiltered ? extract_python_syntax_only(source.text, source.path,
+                                                                 extract_options.parse_timeout_ms)
+                                    : (*extractor)(source, extract_options);
     }
     work.extract_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   } catch (const std::exception &exception) {
@@ -380,7 +379,7 @@ void load_and_extract(Work &work, const Stage &stage) {
     }
     // An error may be the run's rather than the file's (a parse timeout, a
     // missing C++ front end): such a result is not cached.
-    if (cacheable && !work.prefiltered && !has_error(front_end_diagnostics))
+    if (cacheable && !has_error(front_end_diagnostics))
       stage.cache->store(key, early_result_of(work, std::move(front_end_diagnostics)));
   }
   stage.api_uses->merge(work);
@@ -555,10 +554,13 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   stage.extract.parse_timeout_ms = options.max_parse_ms;
   const TreePackages tree_packages(result.root_directory);
   stage.tree_packages = &tree_packages;
+  set_up_python_prefilter(options, catalog, stage, result.profile.python_prefilter);
   std::unique_ptr<ResultCache> cache;
   if (!options.cache_directory.empty()) {
-    cache = ResultCache::open(options.cache_directory, catalog, stage.extract, retention_key(options),
-                              result.cache_note);
+    // A file the prefilter spares is cached with its syntax-only result.
+    const std::string prefilter = stage.python_prefilter ? "\nprefilter on" : "\nprefilter off";
+    cache = ResultCache::open(options.cache_directory, catalog, stage.extract,
+                              retention_key(options) + prefilter, result.cache_note);
     // Discovery that looked only at named files (a partial scan) did not see
     // the headers those files include: their C/C++/CUDA files bypass the cache.
     if (cache && !(options.only_paths && options.paths.size() == 1))
@@ -570,7 +572,6 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     for (const auto &kind : pass.reads)
       stage.pass_reads[kind].push_back(&pass.retention);
   }
-  set_up_python_prefilter(options, catalog, stage, result.profile.python_prefilter);
   end_phase("discover");
   enter_phase(options.progress, "reading files", work.size());
   parallel_for(work.size(), jobs, [&](std::size_t i) {

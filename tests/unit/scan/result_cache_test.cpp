@@ -300,6 +300,27 @@ TEST_CASE("an entry holds only while the tree's own packages are the same", "[re
   CHECK(serialized(own) == serialized(run_scan(uncached, catalog)));
 }
 
+TEST_CASE("a file the prefilter spares is cached, apart from scans without the prefilter", "[result-cache]") {
+  TempDirectory tree, cache;
+  std::ofstream(tree.path() / "constants.py") << "VALUE = 1\n";
+  const RuleCatalog &catalog = testing::repository_catalog();
+  const ScanResult cold = scan_with_cache(tree.path(), cache.path(), catalog);
+  REQUIRE(cold.profile.python_prefilter.skipped_files == 1);
+  CHECK(cold.profile.cache_misses == 1);
+  const ScanResult warm = scan_with_cache(tree.path(), cache.path(), catalog);
+  CHECK(warm.profile.cache_hits == 1);
+  CHECK(warm.profile.python_prefilter.skipped_files == 0); // not even its syntax was parsed again
+  CHECK(serialized(warm) == serialized(cold));
+  ScanOptions whole;
+  whole.paths = {tree.path().string()};
+  whole.use_git = false;
+  whole.cache_directory = cache.path().string();
+  whole.python_prefilter = false;
+  const ScanResult unfiltered = run_scan(whole, catalog);
+  CHECK(unfiltered.profile.cache_hits == 0);
+  CHECK(unfiltered.profile.cache_misses == 1);
+}
+
 TEST_CASE("scans that keep different facts do not share entries", "[result-cache]") {
   TempDirectory tree, cache;
   std::ofstream(tree.path() / "train.py") << "import torch\ntorch.cuda.synchronize()\nx = torch.zeros(2)\n";
