@@ -11,7 +11,9 @@ namespace mpsaudit {
 namespace {
 
 // One finding, members in sorted key order (json_stream.h).
-FlatJsonObject finding_json(const Finding &finding) {
+// A finding, and where an entry point reaches its file from when the
+// assessment knows.
+FlatJsonObject finding_json(const Finding &finding, const FileReachability *reach) {
   FlatJsonObject out;
   if (finding.cell >= 0) {
     out.add("cell", std::int64_t{finding.cell} + 1); // 1-based, as Jupyter shows cells
@@ -31,6 +33,16 @@ FlatJsonObject finding_json(const Finding &finding) {
   out.add("message", sanitize_utf8(finding.message));
   out.add("name", sanitize_utf8(finding.name));
   out.add("path", finding.path);
+  if (reach) {
+    std::vector<std::string> chain;
+    for (const std::string &step : reach->chain)
+      chain.push_back(sanitize_utf8(step));
+    std::vector<std::string> entries;
+    for (const std::string &entry : reach->entries)
+      entries.push_back(sanitize_utf8(entry));
+    out.add_nested("reachability",
+                   nlohmann::json{{"status", reach->status}, {"entries", entries}, {"chain", chain}});
+  }
   if (finding.rule)
     out.add("replacement", finding.rule->replacement);
   out.add("rule", finding.rule_id);
@@ -429,20 +441,7 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
       if (found != context.assessment->reachability.end())
         reach = &found->second;
     }
-    if (reach) {
-      // The one nested member: the finding as a document, then its reach.
-      nlohmann::json with_reach = nlohmann::json::parse("{" + finding_json(finding).text() + "\n}");
-      std::vector<std::string> chain;
-      for (const std::string &step : reach->chain)
-        chain.push_back(sanitize_utf8(step));
-      std::vector<std::string> entries;
-      for (const std::string &entry : reach->entries)
-        entries.push_back(sanitize_utf8(entry));
-      with_reach["reachability"] = {{"status", reach->status}, {"entries", entries}, {"chain", chain}};
-      json.value(with_reach);
-    } else {
-      json.value(finding_json(finding));
-    }
+    json.value(finding_json(finding, reach));
     if (finding.suppressed)
       ++suppressed;
     else

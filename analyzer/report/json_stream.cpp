@@ -87,6 +87,20 @@ void FlatJsonObject::add(std::string_view name, bool flag) {
   text_ += flag ? "true" : "false";
 }
 
+void FlatJsonObject::add_nested(std::string_view name, const nlohmann::json &value) {
+  key(name);
+  // Each later line of the value sits below this member's margin.
+  const std::string text = dumped(value, kIndent);
+  std::size_t start = 0;
+  for (std::size_t newline = text.find('\n'); newline != std::string::npos;
+       newline = text.find('\n', start)) {
+    text_.append(text, start, newline + 1 - start);
+    text_ += kMarginMark;
+    start = newline + 1;
+  }
+  text_.append(text, start, std::string::npos);
+}
+
 void JsonStreamWriter::value(const FlatJsonObject &object) {
   element_prefix();
   if (object.empty()) {

@@ -28,6 +28,8 @@ public:
   void add(std::string_view key, const char *text) { add(key, std::string_view(text)); }
   void add(std::string_view key, std::int64_t number);
   void add(std::string_view key, bool flag);
+  // A nested value, written as dump(2) writes it at this member's depth.
+  void add_nested(std::string_view key, const nlohmann::json &value);
   // Members one per line, each preceded by "\n" and a placeholder margin
   // character ('\t'), which the writer replaces by the indentation of its
   // depth.
