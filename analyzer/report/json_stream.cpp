@@ -26,8 +26,18 @@ void append_json_string(std::string &out, std::string_view text) {
     return;
   }
   static constexpr char kHex[] = "0123456789abcdef";
+  const auto plain = [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\'; };
   out += '"';
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    // Runs of characters written as they are go in at once.
+    std::size_t run = i;
+    while (run < text.size() && plain(text[run]))
+      ++run;
+    out.append(text.data() + i, run - i);
+    if (run == text.size())
+      break;
+    const char c = text[run];
+    i = run + 1;
     switch (c) {
     case '"':
       out += "\\\"";
@@ -50,14 +60,10 @@ void append_json_string(std::string &out, std::string_view text) {
     case '\t':
       out += "\\t";
       break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        out += "\\u00";
-        out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
-        out += kHex[static_cast<unsigned char>(c) & 0xf];
-      } else {
-        out += c;
-      }
+    default: // the other control characters
+      out += "\\u00";
+      out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+      out += kHex[static_cast<unsigned char>(c) & 0xf];
     }
   }
   out += '"';

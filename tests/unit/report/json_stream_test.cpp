@@ -71,7 +71,8 @@ TEST_CASE("streamed JSON is byte-identical to dump(2), nested, empty and escaped
   CHECK(empty.str() == "[]");
 }
 
-TEST_CASE("flat objects are written as nlohmann writes them, escapes included", "[report][json-stream]") {
+TEST_CASE("flat objects are written as nlohmann writes them, escapes and nested members included",
+          "[report][json-stream]") {
   const std::string every_control = [] {
     std::string text;
     for (char c = 1; c < 0x20; ++c)
@@ -96,6 +97,12 @@ TEST_CASE("flat objects are written as nlohmann writes them, escapes included", 
   expected["g_number"] = -42;
   flat.add("h_flag", true);
   expected["h_flag"] = true;
+  const nlohmann::json nested = {{"chain", {"train.py", "pkg/model.py"}},
+                                 {"entries", nlohmann::json::array()},
+                                 {"status", "reached"},
+                                 {"deeper", {{"list", {1, "two\n"}}}}};
+  flat.add_nested("i_nested", nested);
+  expected["i_nested"] = nested;
   for (int depth = 0; depth < 3; ++depth) {
     std::ostringstream out;
     JsonStreamWriter json(out);
