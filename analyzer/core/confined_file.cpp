@@ -172,12 +172,34 @@ ConfinedFile read_confined_file(const fs::path &base, std::string_view path,
 }
 
 std::optional<std::string> read_whole_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  // read(2) into a string sized from fstat: a stream through a
+  // stringstream copied every byte twice, and each scan reads its rules,
+  // snapshot and tables this way.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return std::nullopt;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  struct stat info {};
+  const bool sized = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0;
+  std::string text(sized ? static_cast<std::size_t>(info.st_size) + 1 : 4096,
+                   '\0'); // +1: EOF without growing
+  std::size_t used = 0;
+  for (;;) {
+    if (used == text.size())
+      text.resize(2 * text.size());
+    const ssize_t got = ::read(fd, text.data() + used, text.size() - used);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (got == 0)
+      break;
+    used += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  text.resize(used);
+  return text;
 }
 
 std::string_view describe(ConfinedStatus status) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -257,22 +256,11 @@ void configure_operator_coverage(OperatorCoverageSettings settings) {
   candidates.clear();
 }
 
-void prefetch_operator_coverage(OperatorCoverageSettings settings) {
-  configure_operator_coverage(std::move(settings));
-  // The destructor of a future from std::async waits for the load, so the
-  // process never exits while the thread still runs.
-  static std::future<void> background;
-  try {
-    background = std::async(std::launch::async, [] {
-      // The newest table is the one a scan without a torch pin reads; the
-      // others are read when a lookup needs them (a cold scan's first rules
-      // ask every release, a warm one mostly none).
-      if (const std::shared_ptr<const Knowledge> known = knowledge(); !known->library.empty())
-        known->library.newest();
-    });
-  } catch (const std::system_error &) {
-    // No thread to spare: the first lookup loads the tables instead.
-  }
+void preload_operator_coverage() {
+  // The others are read when a lookup needs them: a cold scan's first rules
+  // ask every release, a warm one mostly none.
+  if (const std::shared_ptr<const Knowledge> known = knowledge(); !known->library.empty())
+    known->library.newest();
 }
 
 OperatorCoverageSettings source_tree_operator_coverage() {

@@ -26,9 +26,10 @@ struct OperatorCoverageSettings {
 // Set before a scan (the CLI does, from the config). Without tables the pass adds nothing.
 // The tables stay loaded while the directories stay the same.
 void configure_operator_coverage(OperatorCoverageSettings settings);
-// configure_operator_coverage, and loading the tables on a thread of their
-// own: a session starts it before it reads the rules, which take as long.
-void prefetch_operator_coverage(OperatorCoverageSettings settings);
+// Reads the configured tables' releases and the newest table now, which a
+// scan without a torch pin looks up: a session calls it on a thread of its
+// own while it reads the rules, so that the pass does not wait.
+void preload_operator_coverage();
 // The source tree's tables and data, no target release: what tests and
 // rule examples use.
 OperatorCoverageSettings source_tree_operator_coverage();

@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <sstream>
+#include <system_error>
 
 #include "acceptance/disagreements.h"
 #include "acceptance/env_record.h"
@@ -14,6 +16,7 @@
 #include "core/confined_file.h"
 #include "core/text.h"
 #include "coverage/operator_coverage_pass.h"
+#include "frontend/manifest/package_knowledge.h"
 #include "report/report.h"
 #include "scan/catalog_snapshot.h"
 #include "session/probe_runner.h"
@@ -531,12 +534,29 @@ std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResu
   return tests;
 }
 
+// Loads what every scan reads, the operator-coverage tables and the
+// package knowledge base, on a thread of its own while the session reads
+// the rules and the files.
+void prefetch_scan_data(OperatorCoverageSettings coverage) {
+  configure_operator_coverage(std::move(coverage));
+  // The destructor of a future from std::async waits for the thread, so the
+  // process never exits while it still runs.
+  static std::future<void> background;
+  try {
+    background = std::async(std::launch::async, [] {
+      preload_operator_coverage();
+      manifest::package_knowledge();
+    });
+  } catch (const std::system_error &) {
+    // No thread to spare: the first lookups load them instead.
+  }
+}
+
 } // namespace
 
 SessionStatus run_session(SessionRequest request, Session &session) {
   std::ostream &err = *request.diagnostics;
-  prefetch_operator_coverage(
-      {coverage_directory(request.executable), probe_data_directory(request.executable), ""});
+  prefetch_scan_data({coverage_directory(request.executable), probe_data_directory(request.executable), ""});
   if (!load_rule_catalog(request.rules_dir, session.catalog, err, request.scan.cache_directory))
     return SessionStatus::Refused;
   if (!load_fix_catalog(request, session.fixes, err))
