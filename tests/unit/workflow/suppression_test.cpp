@@ -57,6 +57,31 @@ TEST_CASE("files without the marker cost nothing and yield no directives", "[sup
   CHECK(suppressions.malformed.empty());
 }
 
+TEST_CASE("the marker is found at every offset and in any case, and near misses are not", "[suppression]") {
+  // The search tries sixteen positions at a time: put the marker on each
+  // side of those blocks, at the end of the text, and beside decoys that
+  // share its first and last letters. The lower-case marker is a directive;
+  // another case is found too, and reported as malformed.
+  for (const std::string marker : {"mpsaudit", "MPSAUDIT", "MpsAudit"})
+    for (std::size_t padding = 0; padding < 40; ++padding) {
+      const std::string decoys = "# mpsaudiT-ish mxxxxxxt maudit\n";
+      const std::string text =
+          decoys + std::string(padding, 'm') + "\nx = 1  # " + marker + ": ignore[MPS201]";
+      INFO(marker << " after " << padding << " bytes");
+      const auto suppressions = find_suppressions("a.py", FileKind::Python, text);
+      if (marker == "mpsaudit") {
+        REQUIRE(suppressions.directives.size() == 1);
+        CHECK(suppressions.directives[0].line == 3);
+        CHECK(suppressions.directives[0].codes == std::vector<std::string>{"MPS201"});
+      } else {
+        CHECK(suppressions.directives.empty());
+        REQUIRE(suppressions.malformed.size() == 1);
+        CHECK(suppressions.malformed[0].line == 3);
+      }
+    }
+  CHECK(find_suppressions("a.py", FileKind::Python, "# mpsaudi t mpsaudiT\n" + std::string(64, 't')).empty());
+}
+
 TEST_CASE("a trailing # directive suppresses its own line with its reason", "[suppression]") {
   const auto applied =
       apply(FileKind::Python, "a\nx.cuda()  # mpsaudit: ignore[MPS201] cluster only\ny.cuda()\n",
