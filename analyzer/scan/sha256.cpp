@@ -85,23 +85,28 @@ __attribute__((target("sha,sse4.1,ssse3"))) void cpu_blocks(State &state, const 
   cdgh = _mm_blend_epi16(cdgh, dcba, 0xF0);
   for (; count > 0; --count, blocks += 64) {
     const __m128i abef_before = abef, cdgh_before = cdgh;
-    __m128i words[4]; // words[k % 4] holds w[4k .. 4k+3]
+    // words[k % 4] holds w[4k .. 4k+3]. The schedule runs ahead of the
+    // rounds so that the two overlap: group k finishes group k+1's words
+    // (sha256msg2) and starts group k+3's (sha256msg1).
+    __m128i words[4];
+#pragma GCC unroll 16
     for (int k = 0; k < 16; ++k) {
-      __m128i &current = words[k % 4];
-      if (k < 4) {
-        current =
+      if (k < 4)
+        words[k] =
             _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(blocks + 16 * k)), byte_swap);
-      } else {
-        const __m128i &previous = words[(k + 3) % 4];
-        const __m128i sigma0 = _mm_sha256msg1_epu32(current, words[(k + 1) % 4]);
-        const __m128i plus_w7 = _mm_add_epi32(sigma0, _mm_alignr_epi8(previous, words[(k + 2) % 4], 4));
-        current = _mm_sha256msg2_epu32(plus_w7, previous);
-      }
+      const __m128i &current = words[k % 4];
       __m128i message =
           _mm_add_epi32(current, _mm_load_si128(reinterpret_cast<const __m128i *>(&kRound[4 * k])));
       cdgh = _mm_sha256rnds2_epu32(cdgh, abef, message);
+      if (k >= 3 && k < 15) {
+        __m128i &next = words[(k + 1) % 4];
+        next = _mm_add_epi32(next, _mm_alignr_epi8(current, words[(k + 3) % 4], 4));
+        next = _mm_sha256msg2_epu32(next, current);
+      }
       message = _mm_shuffle_epi32(message, 0x0E);
       abef = _mm_sha256rnds2_epu32(abef, cdgh, message);
+      if (k >= 1 && k < 13)
+        words[(k + 3) % 4] = _mm_sha256msg1_epu32(words[(k + 3) % 4], current);
     }
     abef = _mm_add_epi32(abef, abef_before);
     cdgh = _mm_add_epi32(cdgh, cdgh_before);
