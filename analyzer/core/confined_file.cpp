@@ -95,8 +95,12 @@ std::optional<std::string> read_stated_size(int fd, std::uint64_t limit, struct 
   std::size_t done = 0;
   while (done < data.size()) {
     const ssize_t got = ::read(fd, data.data() + done, data.size() - done);
-    if (got <= 0)
-      break;
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return std::nullopt; // an I/O error: the text would be cut short
+    if (got == 0)
+      break; // the file shrank since fstat
     done += static_cast<std::size_t>(got);
   }
   data.resize(done);

@@ -66,6 +66,27 @@ std::size_t find_invalid_utf8(std::string_view text) {
   return std::string_view::npos;
 }
 
+std::size_t count_newlines(std::string_view text) {
+  // A byte of word ^ "\n\n\n\n\n\n\n\n" is zero where the text has a
+  // newline; ((b & 0x7f) + 0x7f) | b has its high bit set exactly when b is
+  // not zero, with no carry into the next byte.
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+  std::size_t count = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    const std::uint64_t x = word ^ (kOnes * '\n');
+    const std::uint64_t nonzero = (((x & kLow7) + kLow7) | x) & kHigh;
+    count += 8 - static_cast<std::size_t>(((nonzero >> 7) * kOnes) >> 56);
+  }
+  for (; i < text.size(); ++i)
+    count += text[i] == '\n';
+  return count;
+}
+
 bool looks_binary(std::string_view text, std::size_t probe) {
   return text.substr(0, std::min(probe, text.size())).find('\0') != std::string_view::npos;
 }

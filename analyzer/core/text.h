@@ -9,6 +9,8 @@ namespace mpsaudit {
 
 // Offset of the first invalid UTF-8 byte, or npos when `text` is valid.
 std::size_t find_invalid_utf8(std::string_view text);
+// The number of '\n' bytes, eight bytes at a time.
+std::size_t count_newlines(std::string_view text);
 // True when the first `probe` bytes contain a NUL: treated as binary.
 bool looks_binary(std::string_view text, std::size_t probe = 8192);
 std::string_view trim(std::string_view text);

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +14,10 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "core/confined_file.h"
 #include "core/project_pass.h"
 #include "core/text.h"
 #include "frontend/frontend.h"
@@ -293,21 +296,22 @@ void load_and_extract(Work &work, const Stage &stage) {
     return;
   }
   if (!oversized) {
-    std::ifstream in(file.absolute_path, std::ios::binary);
-    if (!in) {
+    const int fd = ::open(file.absolute_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
       work.record.mode = "error";
       work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "unreadable",
                                   "cannot open the file (permission denied or removed)"});
       return;
     }
-    source.text.resize(size);
-    in.read(source.text.data(), static_cast<std::streamsize>(size));
-    source.text.resize(static_cast<std::size_t>(in.gcount()));
-    if (in.bad()) {
+    std::optional<std::string> text = read_stated_size(fd, options.max_file_bytes);
+    ::close(fd);
+    if (!text) {
       work.record.mode = "error";
-      work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "unreadable", "read error"});
+      work.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "unreadable",
+                                  "read error (or the file changed while it was read)"});
       return;
     }
+    source.text = std::move(*text);
   }
   if (file.kind == FileKind::SetupPy && !oversized && !is_packaging_script(source.text)) {
     // A module that happens to be called setup.py (`eval/setup.py` building
@@ -330,7 +334,7 @@ void load_and_extract(Work &work, const Stage &stage) {
           {DiagnosticLevel::Warning, file.path, index.line_of(invalid), "invalid-utf8",
            "invalid UTF-8 at byte " + std::to_string(invalid) + "; the file was scanned as bytes"});
     }
-    work.record.lines = static_cast<std::uint32_t>(std::count(source.text.begin(), source.text.end(), '\n') +
+    work.record.lines = static_cast<std::uint32_t>(count_newlines(source.text) +
                                                    (!source.text.empty() && source.text.back() != '\n'));
   }
   // An empty file costs its front end less than an entry.

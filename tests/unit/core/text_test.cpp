@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
 #include "core/text.h"
 
 using namespace mpsaudit;
@@ -34,4 +38,24 @@ TEST_CASE("terminal_safe keeps the layout it is asked to keep", "[core][text][se
   CHECK(terminal_safe("a\nb", KeepLayout::Tab) == "a\\x0ab");
   CHECK(terminal_safe("a\nb\r\nc\rd\t", KeepLayout::TabAndNewline) == "a\nb\r\nc\\x0dd\t");
   CHECK(terminal_safe("end\r", KeepLayout::TabAndNewline) == "end\\x0d");
+}
+
+TEST_CASE("count_newlines counts every newline, whatever the bytes around it", "[core][text]") {
+  // Every length and offset around the eight-byte words, with bytes whose
+  // difference from '\n' could carry into a neighbour (0x00, 0x0b, 0x8a, 0xff).
+  std::string text;
+  std::uint32_t state = 2463534242U;
+  for (int i = 0; i < 300; ++i) {
+    state ^= state << 13, state ^= state >> 17, state ^= state << 5;
+    const char bytes[] = {'\n', '\0', '\x0b', '\x8a', '\xff', 'a', '\n', '\x09'};
+    text += bytes[state % 8];
+  }
+  for (std::size_t start = 0; start < 9; ++start)
+    for (std::size_t length = 0; start + length <= text.size(); length += 7) {
+      const std::string_view part = std::string_view(text).substr(start, length);
+      INFO("start " << start << ", length " << length);
+      CHECK(count_newlines(part) == static_cast<std::size_t>(std::count(part.begin(), part.end(), '\n')));
+    }
+  CHECK(count_newlines(std::string(1000, '\n')) == 1000);
+  CHECK(count_newlines("") == 0);
 }
