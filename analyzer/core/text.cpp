@@ -166,9 +166,13 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 }
 
 std::string sanitize_utf8(std::string_view text) {
+  // Valid text, nearly all of it, is copied at once.
+  std::size_t i = find_invalid_utf8(text);
+  if (i == std::string_view::npos)
+    return std::string(text);
   std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
+  out.reserve(text.size() + 2);
+  out.append(text.substr(0, i));
   while (i < text.size()) {
     const std::size_t length = utf8_sequence_length(text, i);
     if (length == 0) {

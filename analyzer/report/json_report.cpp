@@ -11,9 +11,20 @@ namespace mpsaudit {
 namespace {
 
 // One finding, members in sorted key order (json_stream.h).
-// A finding, and where an entry point reaches its file from when the
-// assessment knows.
-FlatJsonObject finding_json(const Finding &finding, const FileReachability *reach) {
+// Where the entry points reach a file from, as dump(2) prints it.
+std::string reachability_text(const FileReachability &reach) {
+  std::vector<std::string> chain;
+  for (const std::string &step : reach.chain)
+    chain.push_back(sanitize_utf8(step));
+  std::vector<std::string> entries;
+  for (const std::string &entry : reach.entries)
+    entries.push_back(sanitize_utf8(entry));
+  return nlohmann::json{{"status", reach.status}, {"entries", entries}, {"chain", chain}}.dump(2);
+}
+
+// A finding, and where an entry point reaches its file from
+// (reachability_text) when the assessment knows.
+FlatJsonObject finding_json(const Finding &finding, const std::string *reachability) {
   FlatJsonObject out;
   if (finding.cell >= 0) {
     out.add("cell", std::int64_t{finding.cell} + 1); // 1-based, as Jupyter shows cells
@@ -33,16 +44,8 @@ FlatJsonObject finding_json(const Finding &finding, const FileReachability *reac
   out.add("message", sanitize_utf8(finding.message));
   out.add("name", sanitize_utf8(finding.name));
   out.add("path", finding.path);
-  if (reach) {
-    std::vector<std::string> chain;
-    for (const std::string &step : reach->chain)
-      chain.push_back(sanitize_utf8(step));
-    std::vector<std::string> entries;
-    for (const std::string &entry : reach->entries)
-      entries.push_back(sanitize_utf8(entry));
-    out.add_nested("reachability",
-                   nlohmann::json{{"status", reach->status}, {"entries", entries}, {"chain", chain}});
-  }
+  if (reachability)
+    out.add_dumped("reachability", *reachability);
   if (finding.rule)
     out.add("replacement", finding.rule->replacement);
   out.add("rule", finding.rule_id);
@@ -434,6 +437,9 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
   int suppressed = 0;
   json.key("findings");
   json.begin_array();
+  // Findings come sorted by file, and a file's findings share its reachability.
+  const FileReachability *rendered_reach = nullptr;
+  std::string reachability;
   for (const auto &finding : result.findings) {
     const FileReachability *reach = nullptr;
     if (context.assessment) {
@@ -441,7 +447,11 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
       if (found != context.assessment->reachability.end())
         reach = &found->second;
     }
-    json.value(finding_json(finding, reach));
+    if (reach && reach != rendered_reach) {
+      reachability = reachability_text(*reach);
+      rendered_reach = reach;
+    }
+    json.value(finding_json(finding, reach ? &reachability : nullptr));
     if (finding.suppressed)
       ++suppressed;
     else

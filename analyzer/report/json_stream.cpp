@@ -94,17 +94,20 @@ void FlatJsonObject::add(std::string_view name, bool flag) {
 }
 
 void FlatJsonObject::add_nested(std::string_view name, const nlohmann::json &value) {
+  add_dumped(name, dumped(value, kIndent));
+}
+
+void FlatJsonObject::add_dumped(std::string_view name, std::string_view text) {
   key(name);
   // Each later line of the value sits below this member's margin.
-  const std::string text = dumped(value, kIndent);
   std::size_t start = 0;
-  for (std::size_t newline = text.find('\n'); newline != std::string::npos;
+  for (std::size_t newline = text.find('\n'); newline != std::string_view::npos;
        newline = text.find('\n', start)) {
-    text_.append(text, start, newline + 1 - start);
+    text_.append(text.substr(start, newline + 1 - start));
     text_ += kMarginMark;
     start = newline + 1;
   }
-  text_.append(text, start, std::string::npos);
+  text_.append(text.substr(start));
 }
 
 void JsonStreamWriter::value(const FlatJsonObject &object) {

@@ -30,6 +30,8 @@ public:
   void add(std::string_view key, bool flag);
   // A nested value, written as dump(2) writes it at this member's depth.
   void add_nested(std::string_view key, const nlohmann::json &value);
+  // The same from the value's dump(2) text, for a value written many times.
+  void add_dumped(std::string_view key, std::string_view dumped_value);
   // Members one per line, each preceded by "\n" and a placeholder margin
   // character ('\t'), which the writer replaces by the indentation of its
   // depth.
