@@ -182,8 +182,9 @@ std::optional<std::string> read_whole_file(const fs::path &path) {
     return std::nullopt;
   struct stat info {};
   const bool sized = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0;
-  std::string text(sized ? static_cast<std::size_t>(info.st_size) + 1 : 4096,
-                   '\0'); // +1: EOF without growing
+  // One byte more than the size, so that the read that meets the end does
+  // not have to grow the string first.
+  std::string text(sized ? static_cast<std::size_t>(info.st_size) + 1 : 4096, '\0');
   std::size_t used = 0;
   for (;;) {
     if (used == text.size())

@@ -58,8 +58,8 @@ ConfinedFile read_regular_file(const std::filesystem::path &path, std::uint64_t 
 
 // The bytes of the regular file open on `fd`: as many as fstat gives, so a
 // file that grows or never ends (/proc/kmsg) is read no further, and nullopt
-// when `fd` is not a regular file, is larger than `limit` or fails to read. `info`, when
-// given, receives the fstat. `fd` stays open.
+// when `fd` is not a regular file, is larger than `limit` or fails to read.
+// `info`, when given, receives the fstat. `fd` stays open.
 std::optional<std::string> read_stated_size(int fd, std::uint64_t limit, struct stat *info = nullptr);
 
 // The whole contents of a file the user named (a rules file, a baseline, a

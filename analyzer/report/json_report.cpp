@@ -10,7 +10,6 @@ namespace mpsaudit {
 
 namespace {
 
-// One finding, members in sorted key order (json_stream.h).
 // Where the entry points reach a file from, as dump(2) prints it.
 std::string reachability_text(const FileReachability &reach) {
   std::vector<std::string> chain;
@@ -22,8 +21,9 @@ std::string reachability_text(const FileReachability &reach) {
   return nlohmann::json{{"status", reach.status}, {"entries", entries}, {"chain", chain}}.dump(2);
 }
 
-// A finding, and where an entry point reaches its file from
-// (reachability_text) when the assessment knows.
+// One finding, members in sorted key order (json_stream.h), with where an
+// entry point reaches its file from (reachability_text) when the assessment
+// knows.
 FlatJsonObject finding_json(const Finding &finding, const std::string *reachability) {
   FlatJsonObject out;
   if (finding.cell >= 0) {
