@@ -487,6 +487,17 @@ std::string display_prefix_of(const std::vector<std::string> &paths, const std::
   return root_directory.back() == '/' ? root_directory : root_directory + "/";
 }
 
+// What a root's discovered paths are prefixed with when it is not the
+// first: the directory as given, or a file's directory (discovery names a
+// file root by its file name).
+std::string root_prefix(const std::string &root) {
+  std::error_code error;
+  if (std::filesystem::is_directory(root, error))
+    return root.back() == '/' ? root : root + "/";
+  const std::string directory = std::filesystem::path(root).parent_path().generic_string();
+  return directory.empty() ? std::string() : directory + "/";
+}
+
 // What the scan keeps of each fact, for the result cache's key: the
 // session's retention and the inputs of the passes' retention.
 std::string retention_key(const ScanOptions &options) {
@@ -524,8 +535,9 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     Discovery discovery = discover_files(path, options.use_git, narrowed ? &*options.only_paths : nullptr);
     for (auto &diagnostic : discovery.diagnostics)
       result.diagnostics.push_back(std::move(diagnostic));
-    // With several roots, keep paths distinct by prefixing all but the first.
-    const std::string prefix = &path != &options.paths.front() ? path + "/" : std::string();
+    // With several roots, keep paths distinct by prefixing all but the first
+    // with their root; a file root's own path is its name under its directory.
+    const std::string prefix = &path != &options.paths.front() ? root_prefix(path) : std::string();
     for (auto &skipped : discovery.skipped) {
       skipped.path = prefix + skipped.path;
       if (options.keep_file && !options.keep_file(skipped.path))

@@ -60,6 +60,14 @@ check "$work/tree/pkg/eval" . linear.py
 check "$work/tree/pkg/eval" .. ../eval/linear.py
 check "$work/tree/pkg/eval" ../eval/linear.py ../eval/linear.py
 
+# Several roots outside git: the first root's paths are relative to it, the
+# others prefixed with their root, a file root's by its directory (never the
+# file's path twice: pkg/eval/linear.py/linear.py).
+several=$(cd "$work/tree" && "$binary" scan --no-git --no-cache --fail-on never pkg/__init__.py pkg/eval/linear.py 2>/dev/null)
+grep -q "^pkg/eval/linear.py:5:" <<<"$several" || fail "two file roots: no 'pkg/eval/linear.py:5:' in: $several"
+several=$(cd "$work/tree" && "$binary" scan --no-git --no-cache --fail-on never pkg/__init__.py pkg/eval/ 2>/dev/null)
+grep -q "^pkg/eval/linear.py:5:" <<<"$several" || fail "a file and a directory root: no 'pkg/eval/linear.py:5:' in: $several"
+
 # Inside a git work tree, files named on the command line are scanned from the
 # current directory (as pre-commit names them): the same paths.
 git -C "$work/tree" init -q
