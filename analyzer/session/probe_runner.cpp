@@ -61,7 +61,19 @@ public:
     ::sigaction(SIGTERM, &forward, &saved_[2]);
     ::sigaction(SIGHUP, &forward, &saved_[3]);
   }
-  ~ProbeSignals() { restore(); }
+  ~ProbeSignals() {
+    if (interrupted_) { // Ctrl-C stopped the probe: see keep_ignoring_interrupts
+      ::sigaction(SIGTERM, &saved_[2], nullptr);
+      ::sigaction(SIGHUP, &saved_[3], nullptr);
+      return;
+    }
+    restore();
+  }
+  // After Ctrl-C has stopped the probe, mpsaudit goes on ignoring SIGINT and
+  // SIGQUIT while it cleans up and returns: a wrapper such as timeout(1)
+  // passes the same Ctrl-C on a moment later, and that repeat must not kill
+  // mpsaudit before its temporary directory is removed.
+  void keep_ignoring_interrupts() { interrupted_ = true; }
   ProbeSignals(const ProbeSignals &) = delete;
   ProbeSignals &operator=(const ProbeSignals &) = delete;
   // The dispositions from before, also in the child before it execs the probe.
@@ -74,6 +86,7 @@ public:
 
 private:
   struct sigaction saved_[4]{};
+  bool interrupted_ = false;
 };
 
 } // namespace
@@ -91,7 +104,7 @@ int run_program(const std::string &binary, const std::vector<std::string> &argum
   sigaddset(&forwarded, SIGTERM);
   sigaddset(&forwarded, SIGHUP);
   ::sigprocmask(SIG_BLOCK, &forwarded, &saved_mask);
-  const ProbeSignals signals;
+  ProbeSignals signals;
   const pid_t child = fork();
   if (child == 0) {
     signals.restore();
@@ -110,6 +123,8 @@ int run_program(const std::string &binary, const std::vector<std::string> &argum
   running_child = 0;
   if (waited < 0)
     return -1;
+  if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGQUIT))
+    signals.keep_ignoring_interrupts();
   if (WIFEXITED(status))
     return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
