@@ -599,19 +599,19 @@ std::optional<EarlyResult> ResultCache::load(const std::string &key,
   struct stat info {};
   int fd = -1;
   const auto bytes = read_regular_file(entry_path(key), kMaxEntryBytes, &info, &fd);
-  std::optional<EarlyResult> facts = bytes ? decode_entry(key, *bytes, catalog_) : std::nullopt;
-  if (facts && still_holds && !still_holds(*facts))
-    facts.reset();
+  std::optional<EarlyResult> entry = bytes ? decode_entry(key, *bytes, catalog_) : std::nullopt;
+  if (entry && still_holds && !still_holds(*entry))
+    entry.reset();
   if (fd >= 0) {
     // Eviction drops the entries least recently used: mark a hit as used,
     // at most once a day, to keep warm runs from writing much.
     const auto now = std::chrono::system_clock::now().time_since_epoch();
-    if (facts && std::chrono::duration_cast<std::chrono::seconds>(now).count() - info.st_mtim.tv_sec > 86400)
+    if (entry && std::chrono::duration_cast<std::chrono::seconds>(now).count() - info.st_mtim.tv_sec > 86400)
       ::futimens(fd, nullptr);
     ::close(fd);
   }
-  (facts ? hits_ : misses_).fetch_add(1, std::memory_order_relaxed);
-  return facts;
+  (entry ? hits_ : misses_).fetch_add(1, std::memory_order_relaxed);
+  return entry;
 }
 
 void ResultCache::store(const std::string &key, const EarlyResult &result) {

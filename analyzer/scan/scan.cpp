@@ -479,12 +479,18 @@ bool is_cxx_input(FileKind kind) {
   return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
 }
 
+// `directory` ending in one slash, to be put before a relative path; empty
+// stays empty.
+std::string as_path_prefix(const std::string &directory) {
+  return directory.empty() || directory.back() == '/' ? directory : directory + "/";
+}
+
 // The prefix that makes a root-relative path read from the current
 // directory: none for ".", "./" or several roots.
 std::string display_prefix_of(const std::vector<std::string> &paths, const std::string &root_directory) {
-  if (paths.size() != 1 || root_directory == "." || root_directory == "./" || root_directory.empty())
+  if (paths.size() != 1 || root_directory == "." || root_directory == "./")
     return {};
-  return root_directory.back() == '/' ? root_directory : root_directory + "/";
+  return as_path_prefix(root_directory);
 }
 
 // What a root's discovered paths are prefixed with when it is not the
@@ -493,9 +499,8 @@ std::string display_prefix_of(const std::vector<std::string> &paths, const std::
 std::string root_prefix(const std::string &root) {
   std::error_code error;
   if (std::filesystem::is_directory(root, error))
-    return root.back() == '/' ? root : root + "/";
-  const std::string directory = std::filesystem::path(root).parent_path().generic_string();
-  return directory.empty() ? std::string() : directory + "/";
+    return as_path_prefix(root);
+  return as_path_prefix(std::filesystem::path(root).parent_path().generic_string());
 }
 
 // What the scan keeps of each fact, for the result cache's key: the

@@ -61,28 +61,25 @@ public:
     ::sigaction(SIGTERM, &forward, &saved_[2]);
     ::sigaction(SIGHUP, &forward, &saved_[3]);
   }
-  ~ProbeSignals() {
-    if (interrupted_) { // Ctrl-C stopped the probe: see keep_ignoring_interrupts
-      ::sigaction(SIGTERM, &saved_[2], nullptr);
-      ::sigaction(SIGHUP, &saved_[3], nullptr);
-      return;
+  ~ProbeSignals() { restore(); }
+  ProbeSignals(const ProbeSignals &) = delete;
+  ProbeSignals &operator=(const ProbeSignals &) = delete;
+  // The dispositions from before, also in the child before it execs the
+  // probe; SIGINT and SIGQUIT stay ignored once they have stopped the probe
+  // (keep_ignoring_interrupts).
+  void restore() const {
+    if (!interrupted_) {
+      ::sigaction(SIGINT, &saved_[0], nullptr);
+      ::sigaction(SIGQUIT, &saved_[1], nullptr);
     }
-    restore();
+    ::sigaction(SIGTERM, &saved_[2], nullptr);
+    ::sigaction(SIGHUP, &saved_[3], nullptr);
   }
   // After Ctrl-C has stopped the probe, mpsaudit goes on ignoring SIGINT and
   // SIGQUIT while it cleans up and returns: a wrapper such as timeout(1)
   // passes the same Ctrl-C on a moment later, and that repeat must not kill
   // mpsaudit before its temporary directory is removed.
   void keep_ignoring_interrupts() { interrupted_ = true; }
-  ProbeSignals(const ProbeSignals &) = delete;
-  ProbeSignals &operator=(const ProbeSignals &) = delete;
-  // The dispositions from before, also in the child before it execs the probe.
-  void restore() const {
-    ::sigaction(SIGINT, &saved_[0], nullptr);
-    ::sigaction(SIGQUIT, &saved_[1], nullptr);
-    ::sigaction(SIGTERM, &saved_[2], nullptr);
-    ::sigaction(SIGHUP, &saved_[3], nullptr);
-  }
 
 private:
   struct sigaction saved_[4]{};
