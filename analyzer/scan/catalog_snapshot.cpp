@@ -145,22 +145,45 @@ Rule read_rule(Reader &in) {
   return rule;
 }
 
-// The snapshot's key: the binary, and the name and bytes of every rules
-// file in the order load_directory reads them. nullopt when a file cannot
-// be read (the catalog is then parsed, and its diagnostics say why).
-std::optional<std::string> snapshot_key(const std::string &rules_dir) {
+// The rules files of a directory, in the order load_directory reads them,
+// with their bytes. nullopt when the directory or a file cannot be read (the
+// catalog is then parsed, and its diagnostics say why).
+struct RulesFile {
+  fs::path path;
+  std::string text;
+};
+std::optional<std::vector<RulesFile>> read_rules_files(const std::string &rules_dir) {
   std::error_code error;
-  const std::vector<fs::path> files = RuleCatalog::files_in(rules_dir, error);
+  const std::vector<fs::path> paths = RuleCatalog::files_in(rules_dir, error);
   if (error)
     return std::nullopt;
-  KeyBuilder key;
-  key.add("mpsaudit rule catalog").add(kResultCacheFormat).add(executable_identity()).add(files.size());
-  for (const fs::path &file : files) {
-    const std::optional<std::string> text = read_whole_file(file);
+  std::vector<RulesFile> files;
+  files.reserve(paths.size());
+  for (const fs::path &path : paths) {
+    std::optional<std::string> text = read_whole_file(path);
     if (!text)
       return std::nullopt;
-    key.add(file.string()).add(*text);
+    files.push_back({path, std::move(*text)});
   }
+  return files;
+}
+
+// A bundled snapshot stands for rules files by name, wherever they lie.
+std::string bundle_key(const std::vector<RulesFile> &files) {
+  KeyBuilder key;
+  key.add("mpsaudit bundled rule catalog").add(kResultCacheFormat).add(files.size());
+  for (const RulesFile &file : files)
+    key.add(file.path.filename().string()).add(file.text);
+  return key.digest();
+}
+
+// A snapshot in the cache holds its rules' origins as paths, and the codec
+// of the binary that wrote it.
+std::string cache_key(const std::vector<RulesFile> &files) {
+  KeyBuilder key;
+  key.add("mpsaudit rule catalog").add(kResultCacheFormat).add(executable_identity()).add(files.size());
+  for (const RulesFile &file : files)
+    key.add(file.path.string()).add(file.text);
   return key.digest();
 }
 
@@ -178,7 +201,7 @@ std::string encode_catalog(const RuleCatalog &catalog) {
   return out.out;
 }
 
-std::optional<RuleCatalog> decode_catalog(std::string_view payload) {
+std::optional<RuleCatalog> decode_catalog(std::string_view payload, const std::string &rules_dir) {
   Reader in(payload);
   std::vector<RuleFamily> families(in.count(16));
   for (RuleFamily &family : families)
@@ -191,12 +214,27 @@ std::optional<RuleCatalog> decode_catalog(std::string_view payload) {
     rules.push_back(read_rule(in));
   if (in.failed || !in.at_end())
     return std::nullopt;
+  if (!rules_dir.empty())
+    for (Rule &rule : rules)
+      rule.origin = (fs::path(rules_dir) / fs::path(rule.origin).filename()).string();
   return RuleCatalog::from_parts(std::move(rules), std::move(families));
 }
 
-RuleCatalog load_rule_catalog_through_cache(const std::string &rules_dir, const std::string &cache_directory,
+std::optional<std::string> bundled_catalog_key(const std::string &rules_dir) {
+  const std::optional<std::vector<RulesFile>> files = read_rules_files(rules_dir);
+  return files ? std::optional<std::string>(bundle_key(*files)) : std::nullopt;
+}
+
+RuleCatalog load_rule_catalog_via_snapshots(const std::string &rules_dir, const std::string &cache_directory,
+                                            const BundledCatalog &bundled,
                                             std::vector<Diagnostic> &diagnostics) {
-  const std::optional<std::string> key = cache_directory.empty() ? std::nullopt : snapshot_key(rules_dir);
+  const bool snapshots = !bundled.key.empty() || !cache_directory.empty();
+  const std::optional<std::vector<RulesFile>> files = snapshots ? read_rules_files(rules_dir) : std::nullopt;
+  if (files && !bundled.key.empty() && bundle_key(*files) == bundled.key)
+    if (std::optional<RuleCatalog> catalog = decode_catalog(bundled.payload, rules_dir))
+      return std::move(*catalog);
+  const std::optional<std::string> key =
+      files && !cache_directory.empty() ? std::optional<std::string>(cache_key(*files)) : std::nullopt;
   if (key)
     if (const std::optional<std::string> payload = load_cache_payload(cache_directory, *key))
       if (std::optional<RuleCatalog> catalog = decode_catalog(*payload))

@@ -18,6 +18,7 @@
 #include "coverage/operator_coverage_pass.h"
 #include "frontend/manifest/package_knowledge.h"
 #include "report/report.h"
+#include "scan/bundle/bundled_catalog.h"
 #include "scan/catalog_snapshot.h"
 #include "session/probe_runner.h"
 #include "workflow/baseline.h"
@@ -438,7 +439,7 @@ bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::
     return false;
   }
   std::vector<Diagnostic> problems;
-  catalog = load_rule_catalog_through_cache(directory, cache_directory, problems);
+  catalog = load_rule_catalog_via_snapshots(directory, cache_directory, bundled_rule_catalog(), problems);
   for (const auto &problem : problems)
     diagnostics << terminal_safe(problem.path) << ":" << problem.line << ": "
                 << terminal_safe(problem.message) << "\n";

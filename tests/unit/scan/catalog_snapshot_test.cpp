@@ -1,6 +1,6 @@
-// The rule-catalog snapshot (scan/catalog_snapshot.h): a catalog read back
-// from the cache is the catalog the TOML gives, a damaged snapshot is never
-// trusted, and a changed rules file is parsed again.
+// The rule-catalog snapshots (scan/catalog_snapshot.h): a catalog read back
+// from the cache or from the binary's bundle is the catalog the TOML gives, a
+// damaged snapshot is never trusted, and a changed rules file is parsed again.
 #include <filesystem>
 #include <fstream>
 
@@ -8,6 +8,7 @@
 
 #include "../test_support.h"
 #include "core/temporary_directory.h"
+#include "scan/bundle/bundled_catalog.h"
 #include "scan/catalog_snapshot.h"
 #include "scan/result_cache.h"
 
@@ -16,6 +17,10 @@ using mpsaudit::testing::rules_directory;
 namespace fs = std::filesystem;
 
 namespace {
+
+// The cache's snapshot alone: these tests see what it does for a rules
+// directory the binary did not bundle.
+const BundledCatalog kNoBundle{};
 
 // Everything a rule holds, as text: two catalogs with equal summaries hold
 // the same rules (the snapshot writes each field; a field it forgot would
@@ -38,6 +43,11 @@ std::vector<fs::path> snapshot_files(const fs::path &cache) {
   return found;
 }
 
+std::string read_text(const fs::path &path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 void copy_rules(const fs::path &to) {
   fs::create_directories(to);
   for (const auto &entry : fs::directory_iterator(rules_directory()))
@@ -53,9 +63,11 @@ TEST_CASE("a catalog read from its snapshot is the catalog the TOML gives", "[sc
   const RuleCatalog parsed = RuleCatalog::load_directory(rules_directory(), problems);
   REQUIRE(problems.empty());
 
-  const RuleCatalog first = load_rule_catalog_through_cache(rules_directory(), cache.path(), problems);
+  const RuleCatalog first =
+      load_rule_catalog_via_snapshots(rules_directory(), cache.path(), kNoBundle, problems);
   REQUIRE(snapshot_files(cache.path()).size() == 1); // written by the first load
-  const RuleCatalog second = load_rule_catalog_through_cache(rules_directory(), cache.path(), problems);
+  const RuleCatalog second =
+      load_rule_catalog_via_snapshots(rules_directory(), cache.path(), kNoBundle, problems);
   CHECK(problems.empty());
   CHECK(first.rules().size() == parsed.rules().size());
   CHECK(summary_of(second) == summary_of(parsed));
@@ -73,12 +85,13 @@ TEST_CASE("a catalog read from its snapshot is the catalog the TOML gives", "[sc
 TEST_CASE("a damaged catalog snapshot is parsed again, never trusted", "[scan][catalog-snapshot]") {
   TemporaryDirectory cache("mpsaudit-catalog-test-");
   std::vector<Diagnostic> problems;
-  const RuleCatalog parsed = load_rule_catalog_through_cache(rules_directory(), cache.path(), problems);
+  const RuleCatalog parsed =
+      load_rule_catalog_via_snapshots(rules_directory(), cache.path(), kNoBundle, problems);
   const std::vector<fs::path> files = snapshot_files(cache.path());
   REQUIRE(files.size() == 1);
   const auto size = fs::file_size(files.front());
   fs::resize_file(files.front(), size / 2);
-  CHECK(summary_of(load_rule_catalog_through_cache(rules_directory(), cache.path(), problems)) ==
+  CHECK(summary_of(load_rule_catalog_via_snapshots(rules_directory(), cache.path(), kNoBundle, problems)) ==
         summary_of(parsed));
   CHECK(problems.empty());
   CHECK(fs::file_size(files.front()) == size); // the parse wrote it whole again
@@ -95,24 +108,22 @@ TEST_CASE("a changed rules file gets a snapshot of its own", "[scan][catalog-sna
   TemporaryDirectory rules("mpsaudit-catalog-rules-");
   copy_rules(rules.path());
   std::vector<Diagnostic> problems;
-  const RuleCatalog before = load_rule_catalog_through_cache(rules.path(), cache.path(), problems);
+  const RuleCatalog before = load_rule_catalog_via_snapshots(rules.path(), cache.path(), kNoBundle, problems);
   const Rule &first_rule = before.rules().front();
   // Edit the first rule's file (a comment is enough): the next load must not
   // take the old snapshot.
   const fs::path file = first_rule.origin;
-  std::ifstream in(fs::path(rules.path()) / file.filename());
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  in.close();
+  std::string text = read_text(fs::path(rules.path()) / file.filename());
   const std::string old_id = "id = \"" + first_rule.id + "\"";
   REQUIRE(text.find(old_id) != std::string::npos);
   text.replace(text.find(old_id), old_id.size(), "id = \"" + first_rule.id + "\"\n# edited");
   std::ofstream(fs::path(rules.path()) / file.filename()) << text;
-  load_rule_catalog_through_cache(rules.path(), cache.path(), problems);
+  load_rule_catalog_via_snapshots(rules.path(), cache.path(), kNoBundle, problems);
   CHECK(snapshot_files(cache.path()).size() == 2);
 
   // A catalog with a problem is reported and never kept.
   std::ofstream(fs::path(rules.path()) / "broken.toml") << "[family\n";
-  load_rule_catalog_through_cache(rules.path(), cache.path(), problems);
+  load_rule_catalog_via_snapshots(rules.path(), cache.path(), kNoBundle, problems);
   CHECK_FALSE(problems.empty());
   CHECK(snapshot_files(cache.path()).size() == 2);
 }
@@ -120,7 +131,69 @@ TEST_CASE("a changed rules file gets a snapshot of its own", "[scan][catalog-sna
 TEST_CASE("without a cache directory the catalog is parsed and nothing is written",
           "[scan][catalog-snapshot]") {
   std::vector<Diagnostic> problems;
-  const RuleCatalog catalog = load_rule_catalog_through_cache(rules_directory(), "", problems);
+  const RuleCatalog catalog = load_rule_catalog_via_snapshots(rules_directory(), "", kNoBundle, problems);
   CHECK(problems.empty());
   CHECK_FALSE(catalog.rules().empty());
+}
+
+TEST_CASE("the bundled catalog is the catalog of the source tree's rules", "[scan][catalog-snapshot]") {
+  const BundledCatalog bundled = bundled_rule_catalog();
+  // The build bundled these very files: a scan of them decodes the bundle.
+  REQUIRE_FALSE(bundled.key.empty());
+  REQUIRE(bundled_catalog_key(rules_directory()) == std::string(bundled.key));
+  std::vector<Diagnostic> problems;
+  const RuleCatalog parsed = RuleCatalog::load_directory(rules_directory(), problems);
+  REQUIRE(problems.empty());
+
+  TemporaryDirectory cache("mpsaudit-catalog-test-");
+  const RuleCatalog loaded =
+      load_rule_catalog_via_snapshots(rules_directory(), cache.path(), bundled, problems);
+  CHECK(problems.empty());
+  CHECK(summary_of(loaded) == summary_of(parsed)); // origins included: encode_catalog writes them
+  CHECK(catalog_fingerprint(loaded) == catalog_fingerprint(parsed));
+  CHECK(snapshot_files(cache.path()).empty()); // the bundle served it: the cache was not needed
+}
+
+TEST_CASE("a copy of the bundled rules takes the bundle, and its rules name the copy",
+          "[scan][catalog-snapshot]") {
+  TemporaryDirectory rules("mpsaudit-catalog-rules-");
+  copy_rules(rules.path());
+  std::vector<Diagnostic> problems;
+  const RuleCatalog loaded =
+      load_rule_catalog_via_snapshots(rules.path(), "", bundled_rule_catalog(), problems);
+  CHECK(problems.empty());
+  CHECK(summary_of(loaded) == summary_of(RuleCatalog::load_directory(rules.path(), problems)));
+  REQUIRE_FALSE(loaded.rules().empty());
+  for (const Rule &rule : loaded.rules())
+    CHECK(fs::path(rule.origin).parent_path() == fs::path(rules.path()));
+}
+
+TEST_CASE("rules that differ from the bundled ones are parsed, never taken from the bundle",
+          "[scan][catalog-snapshot]") {
+  TemporaryDirectory rules("mpsaudit-catalog-rules-");
+  copy_rules(rules.path());
+  std::vector<Diagnostic> problems;
+  const RuleCatalog original = RuleCatalog::load_directory(rules.path(), problems);
+  const Rule &first_rule = original.rules().front();
+  const fs::path file = fs::path(rules.path()) / fs::path(first_rule.origin).filename();
+  std::string text = read_text(file);
+  const std::string old_id = "id = \"" + first_rule.id + "\"";
+  REQUIRE(text.find(old_id) != std::string::npos);
+  text.replace(text.find(old_id), old_id.size(), old_id + "\nname = \"edited-name\"");
+  // A rule names itself once: drop its old name line after the edit.
+  const std::size_t edited = text.find("name = \"edited-name\"");
+  const std::size_t old_name = text.find("\nname = \"", edited + 1);
+  REQUIRE(old_name != std::string::npos);
+  text.erase(old_name, text.find('\n', old_name + 1) - old_name);
+  std::ofstream(file) << text;
+
+  const RuleCatalog loaded =
+      load_rule_catalog_via_snapshots(rules.path(), "", bundled_rule_catalog(), problems);
+  CHECK(problems.empty());
+  REQUIRE(loaded.find(first_rule.id) != nullptr);
+  CHECK(loaded.find(first_rule.id)->name == "edited-name");
+
+  // An added file is a difference too.
+  std::ofstream(fs::path(rules.path()) / "zz-extra.toml") << "# nothing\n";
+  CHECK(bundled_catalog_key(rules.path()) != std::string(bundled_rule_catalog().key));
 }
