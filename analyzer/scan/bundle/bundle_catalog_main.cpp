@@ -54,7 +54,8 @@ std::string bundle_source(std::string_view key, std::string_view payload) {
   write_literal(out, payload);
   out << ";\n} // namespace\n\n"
       << "BundledCatalog bundled_rule_catalog() {\n"
-      << "  return {std::string_view(kKey, sizeof kKey - 1), std::string_view(kPayload, sizeof kPayload - 1)};\n"
+      << "  return {std::string_view(kKey, sizeof kKey - 1),\n"
+      << "          std::string_view(kPayload, sizeof kPayload - 1)};\n"
       << "}\n\n} // namespace mpsaudit\n";
   return out.str();
 }
