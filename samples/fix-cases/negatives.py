@@ -6,7 +6,7 @@ HELP = "call .cuda() and torch.cuda.synchronize() before timing; torch.load(p) i
 
 
 def guarded(net, x):
-    if torch.cuda.is_available():
+    if torch.cuda.is_available():  # expect: MPS203
         net = net.cuda()  # expect: MPS201
         torch.cuda.synchronize()  # expect: MPS101
         x = x.cuda()  # expect: MPS201

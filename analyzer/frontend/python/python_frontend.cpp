@@ -563,7 +563,22 @@ private:
            is_string(otherwise) && string_value(otherwise) == "cpu";
   }
 
-  // Whether `node` contains an MPS alternative or a device literal.
+  // `x.cuda(...)` that moves x itself: a statement of its own (a module moves
+  // in place) or assigned back to x. A `.cuda()` copy made for one call
+  // (`op(x.cuda()).cpu()`, a test comparing with the GPU) chooses nothing.
+  bool moves_to_cuda(TSNode call) const {
+    const TSNode function = field(call, g_.f_function);
+    if (!is(function, g_.attribute) || text(field(function, g_.f_attribute)) != "cuda")
+      return false;
+    const TSNode object = field(function, g_.f_object);
+    const TSNode parent = ts_node_parent(call);
+    if (std::string_view(ts_node_type(parent)) == "expression_statement")
+      return true;
+    return is(parent, g_.assignment) && text(field(parent, g_.f_left)) == text(object);
+  }
+
+  // Whether `node` contains an MPS alternative or a device literal (or a
+  // `.cuda()` placement).
   void scan_selection(TSNode node, bool &has_mps, bool &has_device, bool &has_accelerator,
                       int depth = 0) const {
     if (ts_node_is_null(node) || depth > 200)
@@ -576,6 +591,9 @@ private:
         has_device = true;
       return;
     }
+    // `model.cuda()` places a tensor or module as surely as `.to("cuda")`.
+    if (is(node, g_.call) && moves_to_cuda(node))
+      has_device = true;
     if (is(node, g_.identifier) || is(node, g_.attribute)) {
       const std::string chain = dotted(node);
       const std::string canonical = chain.empty() ? std::string() : resolve(chain).first;

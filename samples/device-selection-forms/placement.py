@@ -1,0 +1,34 @@
+import torch
+
+
+def place(model, batch):
+    # No device literal anywhere: the branches move things with .cuda().
+    if not torch.cuda.is_available():  # expect: MPS203
+        print("using the CPU, this will be slow")
+    else:
+        model = model.cuda()  # expect: MPS201
+        batch = batch.cuda()  # expect: MPS201
+    return model, batch
+
+
+def place_everywhere(model):
+    if torch.cuda.is_available():
+        model = model.cuda()  # expect: MPS201
+    elif torch.backends.mps.is_available():
+        model = model.to("mps")
+    return model
+
+
+def seed_everything(seed):
+    # Seeding CUDA is not a device choice.
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)  # expect: MPS103
+
+
+def check_against_gpu(op, x):
+    # A copy for one call, compared with the CPU result: not a device choice.
+    expected = op(x)
+    if torch.cuda.is_available():
+        assert torch.allclose(expected, op(x.cuda()).cpu())  # expect: MPS201
+    return expected
