@@ -326,7 +326,11 @@ RuleCatalog RuleCatalog::from_parts(std::vector<Rule> rules, std::vector<RuleFam
 }
 
 void RuleCatalog::reindex() {
-  std::stable_sort(rules_.begin(), rules_.end(), [](const Rule &a, const Rule &b) { return a.id < b.id; });
+  // A decoded catalog is already in order, and stable_sort would still move
+  // every rule through its buffer.
+  const auto by_id = [](const Rule &a, const Rule &b) { return a.id < b.id; };
+  if (!std::is_sorted(rules_.begin(), rules_.end(), by_id))
+    std::stable_sort(rules_.begin(), rules_.end(), by_id);
   by_id_.clear();
   for (std::size_t i = 0; i < rules_.size(); ++i)
     by_id_.emplace(rules_[i].id, i);
