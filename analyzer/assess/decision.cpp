@@ -669,7 +669,7 @@ void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessm
     if (found == assessment.reachability.end() || found->second.may_decide)
       continue;
     finding.severity = static_cast<int>(Severity::Warning);
-    finding.message += " [" + found->second.status + ": not on a Mac entry path]";
+    finding.message = finding.message + " [" + found->second.status + ": not on a Mac entry path]";
   }
 }
 

@@ -689,7 +689,7 @@ void start_item(EffortItem &item, const ItemKey &key, const Finding &finding, co
   const Rule *rule = finding.rule;
   item.key = key.key;
   item.rule_id = finding.rule_id;
-  item.title = rule ? rule->summary : finding.rule_id;
+  item.title = rule ? rule->summary : finding.rule_id.str();
   if (!key.subject.empty())
     item.title += " (" + key.subject + ")";
   item.family = family;

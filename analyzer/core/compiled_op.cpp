@@ -23,7 +23,7 @@ bool is_compiled_op_call(const Fact &fact) {
 CompiledOpName compiled_op_name(const Fact &call) {
   CompiledOpName name;
   const std::size_t dot = call.name.rfind('.');
-  name.op = dot == std::string::npos ? call.name : call.name.substr(dot + 1);
+  name.op = dot == std::string::npos ? call.name.str() : call.name.substr(dot + 1);
   if (starts_with(call.name, kTorchOps) && dot > kTorchOps.size())
     name.ns = call.name.substr(kTorchOps.size(), dot - kTorchOps.size());
   return name;

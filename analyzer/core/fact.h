@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/diagnostic.h"
+#include "core/interned_string.h"
 
 namespace mpsaudit {
 
@@ -66,20 +67,24 @@ inline constexpr std::string_view Shell = "shell";           // name: the comman
 inline constexpr std::string_view Dependency = "dependency"; // name: PEP 503 normalised package name
 } // namespace fact_kind
 
+// The kind, name and scope repeat across a tree's facts (every file calls
+// torch.cuda.is_available from its main()): they are interned. A large tree
+// keeps a million facts for its passes and assessment, so the small members
+// come last, packed.
 struct Fact {
-  std::string kind;
-  std::string name;
+  InternedString kind;
+  InternedString name;
+  // Enclosing scope as "Class.function" (empty at module level).
+  InternedString scope;
   Span span;
   std::vector<Argument> arguments;
   // Free-form string attributes that rules can test with `where`.
   std::vector<std::pair<std::string, std::string>> attributes;
-  Guard guard = Guard::None;
-  // Enclosing scope as "Class.function" (empty at module level).
-  std::string scope;
-  bool in_forward = false; // inside forward() of an nn.Module subclass
   // Notebook position: code cell index (0-based) and 1-based line in the cell.
   int cell = -1;
   std::uint32_t cell_line = 0;
+  Guard guard = Guard::None;
+  bool in_forward = false; // inside forward() of an nn.Module subclass
 
   const std::string *attribute(std::string_view key) const;
   void set_attribute(std::string key, std::string value);

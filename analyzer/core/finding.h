@@ -6,30 +6,34 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/interned_string.h"
 #include "core/source.h"
 
 namespace mpsaudit {
 
 struct Rule;
 
+// The texts that repeat across findings (a file's path, a rule's message for
+// one API) are interned, and the small members come last, packed: a large
+// tree holds hundreds of thousands of findings.
 struct Finding {
   const Rule *rule = nullptr; // owned by the RuleCatalog of the scan
-  std::string rule_id;
-  std::string path;
-  FileKind file_kind = FileKind::Unknown;
+  InternedString rule_id;
+  InternedString path;
+  InternedString name; // the fact's name, e.g. torch.cuda.synchronize
+  InternedString message;
+  InternedString scope;
+  std::string snippet; // the source line, trimmed of its terminator
+  // Inline suppression state (`# mpsaudit: ignore[ID] reason`).
+  InternedString suppression_reason;
   Span span;
   int cell = -1;               // notebook code cell, or -1
   std::uint32_t cell_line = 0; // 1-based line inside the cell
-  std::string name;            // the fact's name, e.g. torch.cuda.synchronize
-  std::string message;
-  std::string snippet; // the source line, trimmed of its terminator
-  int severity = 0;    // Severity, after guard downgrades
+  int severity = 0;            // Severity, after guard downgrades
+  FileKind file_kind = FileKind::Unknown;
   Guard guard = Guard::None;
-  std::string scope;
   bool in_forward = false;
-  // Inline suppression state (`# mpsaudit: ignore[ID] reason`).
   bool suppressed = false;
-  std::string suppression_reason;
 };
 
 // Deterministic order: path, line, column, rule ID, name.

@@ -408,7 +408,7 @@ std::vector<std::pair<std::string, std::size_t>> findings_by_directory(const Sca
   std::map<std::string, std::size_t> counts;
   for (const Finding &finding : result.findings)
     if (!finding.suppressed)
-      ++counts[directory_of(finding.path)];
+      ++counts[directory_of(finding.path.str())];
   std::vector<std::pair<std::string, std::size_t>> rows(counts.begin(), counts.end());
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto &a, const auto &b) { return a.second > b.second; });
