@@ -702,8 +702,8 @@ void start_item(EffortItem &item, const ItemKey &key, const Finding &finding, co
 // Counts one site in the item's share of `path`. `slots` finds the share by
 // path: an index, not a search of item.files, which grows with the tree (a
 // rule with findings in 30k files).
-void add_site(EffortItem &item, std::unordered_map<std::string, std::size_t> &slots, const std::string &path,
-              std::optional<FixSafety> fix) {
+void add_site(EffortItem &item, std::unordered_map<InternedString, std::size_t> &slots,
+              const InternedString &path, std::optional<FixSafety> fix) {
   const auto [slot, added] = slots.try_emplace(path, item.files.size());
   if (added)
     item.files.push_back({path, 0, {}, {}});
@@ -729,7 +729,8 @@ OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
       absorbed_by.emplace(family, cost.id);
 
   OpenWork work;
-  std::map<std::string, std::unordered_map<std::string, std::size_t>> share_index; // key -> path -> files[]
+  std::map<std::string, std::unordered_map<InternedString, std::size_t>>
+      share_index; // key -> path -> files[]
   for (std::size_t index = 0; index < scan.findings.size(); ++index) {
     const Finding &finding = scan.findings[index];
     if (!count_open(finding, index < excluded.size() && excluded[index], estimate))

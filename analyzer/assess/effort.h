@@ -28,6 +28,7 @@
 
 #include "assess/roles.h"
 #include "core/diagnostic.h"
+#include "core/interned_string.h"
 #include "rules/rule.h"
 #include "scan/scan.h"
 
@@ -129,7 +130,7 @@ std::string fix_credit_sentence(const FixCredit &fix, std::string_view of_what =
 
 // How much of an item one file carries, for the roll-ups.
 struct FileShare {
-  std::string path;
+  InternedString path; // the finding's own: a tree-wide item has a share in every file
   int sites = 0;
   HourRange hours;
   FixCredit fix;
