@@ -16,8 +16,10 @@
 namespace mpsaudit {
 
 // Bump when the meaning of the entry points changes; the sizes below catch
-// a plugin built from another version of the fact model.
-inline constexpr std::uint32_t kCxxPluginAbi = 2; // 2: Guard::CpuFallback, device-dispatch
+// a plugin built from another version of the fact model. The plugin links
+// its own copy of core/, so the texts it interns live in its own pool: it is
+// never unloaded, and InternedString compares texts when the pointers differ.
+inline constexpr std::uint32_t kCxxPluginAbi = 3; // 2: Guard::CpuFallback, device-dispatch; 3: interned texts
 
 struct CxxPluginApi {
   std::uint32_t abi = kCxxPluginAbi;
