@@ -346,7 +346,7 @@ std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
             best = role;
         if (best >= 0) {
           result.role = static_cast<Role>(best);
-          result.reasons = evidence.reasons[best];
+          result.reasons.assign(evidence.reasons[best].begin(), evidence.reasons[best].end());
         } else {
           result.role = kind_default(file.kind);
           result.reasons.push_back(file.kind == FileKind::Python || file.kind == FileKind::Notebook

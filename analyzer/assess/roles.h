@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/interned_string.h"
 #include "core/project_pass.h"
 
 namespace mpsaudit {
@@ -41,11 +42,13 @@ struct RoleOverride {
   Role role = Role::Tooling;
 };
 
+// One per file of the tree, so its texts are interned: the path is the one
+// the file's findings hold, and the reasons repeat from file to file.
 struct FileRole {
-  std::string path;
+  InternedString path;
   Role role = Role::Tooling;
   // Why: "3 nn.Module classes", "path: models/", "override: src/net/**".
-  std::vector<std::string> reasons;
+  std::vector<InternedString> reasons;
 };
 
 // What one fact says about its file's role: the content evidence that
