@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/compact_vector.h"
 #include "core/diagnostic.h"
 #include "core/interned_string.h"
 
@@ -77,9 +78,10 @@ struct Fact {
   // Enclosing scope as "Class.function" (empty at module level).
   InternedString scope;
   Span span;
-  std::vector<Argument> arguments;
+  // Compact: most facts a scan keeps have neither (core/compact_vector.h).
+  CompactVector<Argument> arguments;
   // Free-form string attributes that rules can test with `where`.
-  std::vector<std::pair<std::string, std::string>> attributes;
+  CompactVector<std::pair<std::string, std::string>> attributes;
   // Notebook position: code cell index (0-based) and 1-based line in the cell.
   int cell = -1;
   std::uint32_t cell_line = 0;

@@ -1642,8 +1642,9 @@ private:
     return name == "torch.autocast" || name == "torch.amp.autocast" ||
            name == "torch.amp.autocast_mode.autocast";
   }
-  static const Argument *find_argument(const std::vector<Argument> &arguments, std::string_view keyword,
-                                       int position) {
+  // A fact's arguments, or a copy of them with the first dropped.
+  template <typename Arguments>
+  static const Argument *find_argument(const Arguments &arguments, std::string_view keyword, int position) {
     int index = 0;
     for (const Argument &argument : arguments) {
       if (argument.keyword == keyword)
@@ -1656,7 +1657,7 @@ private:
   // torch.autocast(device_type=<not a literal>, dtype=<not bf16>), directly
   // or through functools.partial(torch.autocast, ...).
   static bool is_device_following_fp16_autocast(const Fact &call) {
-    std::vector<Argument> arguments = call.arguments;
+    std::vector<Argument> arguments(call.arguments.begin(), call.arguments.end());
     if (call.name == "functools.partial") {
       if (arguments.empty() || !is_autocast(arguments.front().canonical))
         return false;
