@@ -42,12 +42,16 @@ FactRetention assessment_retention(const Fact &fact) {
       (fact.name == "argparse.ArgumentParser" || fact.name == "importlib.import_module" ||
        ends_with(fact.name, ".add_argument")))
     return FactRetention::Keep;
-  if (const auto signal = role_signal(fact))
-    // The module flag is an attribute; every other signal is in the name.
-    return *signal == RoleSignal::NnModule ? FactRetention::Keep : FactRetention::NameOnly;
+  // The module flag is an attribute, and the roles count the modules.
+  const auto signal = role_signal(fact);
+  if (signal == RoleSignal::NnModule)
+    return FactRetention::Keep;
+  // Option gating reads these per scope (assess/option_gating.h).
   if (is_top_level_definition(fact) || is_compiled_op_call(fact))
     return FactRetention::NameOnly;
-  return FactRetention::Drop;
+  // The other signals only say that a file has them (roles.cpp,
+  // entry_points.cpp).
+  return signal ? FactRetention::Presence : FactRetention::Drop;
 }
 
 // Keep in step with assessment_retention above and role_signal (roles.cpp).

@@ -20,6 +20,10 @@ namespace mpsaudit {
 // the assessment (ordered: a later value keeps more).
 enum class FactRetention : std::uint8_t {
   Drop,
+  // Kind and name once in a file, at its first place: for readers that ask
+  // only whether a file does something at all (calls backward(), steps an
+  // optimizer), not where or under which guard.
+  Presence,
   // Kind, name, span, scope and guard, once per (kind, name, scope, guard)
   // in a file: for readers that ask whether a file calls or imports
   // something, not how often or with what arguments.

@@ -179,11 +179,13 @@ bool is_first_party(Work &work, const Stage &stage, std::string_view module) {
 // torch API uses, then drops what later stages do not read
 // (Stage::retention): the passes and the assessment keep only the facts they
 // look at, many of them by name only (FactRetention::NameOnly), since they
-// ask which functions a file calls or imports, not how often or with what.
+// ask which functions a file calls or imports, not how often or with what,
+// and some once a file (FactRetention::Presence).
 void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *index) {
   FileFacts early;
   std::vector<Fact> kept;
   std::set<std::tuple<std::string, std::string, std::string, Guard>> seen_by_name;
+  std::set<std::pair<std::string, std::string>> seen_at_all;
   for (Fact &fact : work.facts.facts) {
     if ((fact.kind == fact_kind::Call || fact.kind == fact_kind::Attribute) &&
         starts_with(fact.name, "torch.")) {
@@ -206,9 +208,12 @@ void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *i
       kept.push_back(fact);
       break;
     case FactRetention::NameOnly:
-      if (seen_by_name.emplace(fact.kind, fact.name, fact.scope, fact.guard).second) {
+      if (seen_by_name.emplace(fact.kind, fact.name, fact.scope, fact.guard).second)
         kept.push_back(fact_at(fact, fact.kind, fact.name));
-      }
+      break;
+    case FactRetention::Presence:
+      if (seen_at_all.emplace(fact.kind, fact.name).second)
+        kept.push_back(fact_at(fact, fact.kind, fact.name));
       break;
     case FactRetention::Drop:
       break;

@@ -695,3 +695,26 @@ TEST_CASE("keeping only the assessment's facts changes neither findings nor asse
       CHECK(pruned_facts * 2 < whole_facts);
   }
 }
+
+TEST_CASE("the assessment keeps role signals once a file, modules whole, definitions per scope",
+          "[assess][retention]") {
+  const auto fact = [](std::string kind, std::string name, std::string scope = "") {
+    Fact made;
+    made.kind = std::move(kind);
+    made.name = std::move(name);
+    made.scope = std::move(scope);
+    return made;
+  };
+  CHECK(assessment_retention(fact("call", "loss.backward", "train")) == FactRetention::Presence);
+  CHECK(assessment_retention(fact("call", "optimizer.zero_grad", "train")) == FactRetention::Presence);
+  CHECK(assessment_retention(fact("call", "torch.no_grad", "evaluate")) == FactRetention::Presence);
+  CHECK(assessment_retention(fact("function-def", "forward", "Net")) == FactRetention::Presence);
+
+  Fact module = fact("class-def", "Net", "Net"); // a class's scope is its own name
+  module.set_attribute("nn_module", "true");
+  CHECK(assessment_retention(module) == FactRetention::Keep); // counted, and read by its attribute
+  CHECK(assessment_retention(fact("class-def", "Config", "Config")) == FactRetention::NameOnly);
+  CHECK(assessment_retention(fact("function-def", "forward")) == FactRetention::NameOnly); // module level
+  CHECK(assessment_retention(fact("call", "torch.ops.boxes.nms", "nms")) == FactRetention::NameOnly);
+  CHECK(assessment_retention(fact("call", "print", "train")) == FactRetention::Drop);
+}

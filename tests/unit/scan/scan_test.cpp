@@ -247,3 +247,43 @@ TEST_CASE("paths start from the scanned directory; a single file's directory, ne
   CHECK(directory_of_root("linear.py") == ".");
   CHECK(directory_of_root("") == ".");
 }
+
+TEST_CASE("kept facts: whole, once per name and scope, once per file, or dropped", "[scan][retention]") {
+  TempTree tree;
+  tree.write("train.py", "import torch\n"
+                         "def first(loss, opt):\n"
+                         "    loss.backward()\n"
+                         "    opt.step()\n"
+                         "def second(loss, opt):\n"
+                         "    loss.backward()\n"
+                         "    loss.backward()\n"
+                         "    opt.step()\n"
+                         "opt.step()\n");
+  ScanOptions options;
+  options.paths = {tree.root().string()};
+  options.use_git = false;
+  options.retain_fact = [](const Fact &fact) {
+    if (fact.kind != "call")
+      return FactRetention::Drop;
+    if (fact.name == "loss.backward")
+      return FactRetention::Presence;
+    if (fact.name == "opt.step")
+      return FactRetention::NameOnly;
+    return FactRetention::Drop;
+  };
+  const ScanResult result = run_scan(options, testing::repository_catalog());
+  REQUIRE(result.project_files.size() == 1);
+  std::vector<std::pair<std::string, std::uint32_t>> backward;
+  std::vector<std::pair<std::string, std::uint32_t>> step;
+  for (const Fact &fact : result.project_files.front().facts.facts) {
+    CHECK(fact.arguments.empty());
+    if (fact.name == "loss.backward")
+      backward.emplace_back(fact.scope.str(), fact.span.line);
+    if (fact.name == "opt.step")
+      step.emplace_back(fact.scope.str(), fact.span.line);
+  }
+  // Presence: the first place only, whatever the scope.
+  CHECK(backward == std::vector<std::pair<std::string, std::uint32_t>>{{"first", 3}});
+  // NameOnly: once per scope (and guard), each at its first place.
+  CHECK(step == std::vector<std::pair<std::string, std::uint32_t>>{{"first", 4}, {"second", 8}, {"", 9}});
+}
