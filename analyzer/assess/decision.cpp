@@ -687,6 +687,28 @@ std::string effort_reason(const EffortEstimate &effort) {
          format_hours(effort.total) + " for all " + all + ".";
 }
 
+namespace {
+
+struct TracedEntryPoints {
+  std::vector<EntryPoint> entries;
+  Reachability reach;
+};
+
+// The entry points and what each runs. The module index and the import
+// graph serve only this, and are freed before the effort is estimated:
+// on a large tree they hold a few hundred bytes a file.
+TracedEntryPoints trace_entry_points(const std::vector<ProjectFile> &files) {
+  const ModuleIndex modules(files);
+  const auto graph = build_module_graph(files, modules);
+  TracedEntryPoints traced;
+  traced.entries = discover_entry_points(files, modules, graph);
+  traced.reach = compute_reachability(files, traced.entries, graph);
+  apply_option_gating(find_option_gated_files(files, modules, traced.reach), traced.reach);
+  return traced;
+}
+
+} // namespace
+
 Assessment assess(const AssessmentInput &input) {
   Assessment assessment;
   const ScanResult empty;
@@ -695,11 +717,7 @@ Assessment assess(const AssessmentInput &input) {
   assessment.probe = input.probe;
   assessment.effort_model_origin = input.model.origin;
   assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides);
-  const ModuleIndex modules(scan.project_files);
-  const auto graph = build_module_graph(scan.project_files, modules);
-  const std::vector<EntryPoint> entries = discover_entry_points(scan.project_files, modules, graph);
-  Reachability reach = compute_reachability(scan.project_files, entries, graph);
-  apply_option_gating(find_option_gated_files(scan.project_files, modules, reach), reach);
+  const auto [entries, reach] = trace_entry_points(scan.project_files);
   roles_from_reachability(scan.project_files, entries, reach, assessment.roles);
   const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach, input.thresholds);
   assessment.optional_sub_projects = reach.optional_sub_projects;

@@ -765,6 +765,13 @@ OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
     item.finding_indices.push_back(index);
     add_site(item, share_index[key.key], finding.path, fix);
   }
+  // Held to the end of the assessment, twice with the what-if estimate: no
+  // growth slack.
+  share_index.clear();
+  for (auto &entry : work.items) {
+    entry.second.files.shrink_to_fit();
+    entry.second.finding_indices.shrink_to_fit();
+  }
   return work;
 }
 
@@ -929,20 +936,35 @@ std::vector<EffortItem> action_plan(std::map<std::string, EffortItem> &items) {
   return plan;
 }
 
-void add_to_roll_up(std::map<std::string, RollUp> &table, const std::string &name, const HourRange &hours,
-                    int count, const FixCredit &fix) {
-  RollUp &entry = table[name];
-  entry.name = name;
-  entry.hours += hours;
-  entry.findings += count;
-  entry.fix += fix;
+// One roll-up's running totals, keyed by the row's name.
+struct RollUpTotals {
+  HourRange hours;
+  int findings = 0;
+  FixCredit fix;
+};
+using RollUpTable = std::map<std::string, RollUpTotals, std::less<>>;
+
+void add_to_roll_up(RollUpTable &table, std::string_view name, const HourRange &hours, int count,
+                    const FixCredit &fix) {
+  auto entry = table.find(name);
+  if (entry == table.end())
+    entry = table.emplace(std::string(name), RollUpTotals{}).first;
+  entry->second.hours += hours;
+  entry->second.findings += count;
+  entry->second.fix += fix;
 }
 
-// The rows of a roll-up, the most hours first.
-std::vector<RollUp> sorted_rows(std::map<std::string, RollUp> &table) {
+// The rows of a roll-up, the most hours first. Each entry of `table` is
+// freed as its row is made: a tree-wide roll-up by file has a row for
+// every file with a finding.
+std::vector<RollUp> sorted_rows(RollUpTable &&table) {
   std::vector<RollUp> rows;
-  for (auto &entry : table)
-    rows.push_back(std::move(entry.second));
+  rows.reserve(table.size());
+  while (!table.empty()) {
+    auto entry = table.extract(table.begin());
+    rows.push_back(
+        {std::move(entry.key()), entry.mapped().hours, entry.mapped().findings, entry.mapped().fix});
+  }
   std::stable_sort(rows.begin(), rows.end(), [](const RollUp &a, const RollUp &b) {
     if (a.hours.high != b.hours.high)
       return a.hours.high > b.hours.high;
@@ -951,34 +973,42 @@ std::vector<RollUp> sorted_rows(std::map<std::string, RollUp> &table) {
   return rows;
 }
 
-// The totals, and the hours by category, file, directory and role.
+// One roll-up of the items' shares: `row_of` names a file's row; an item
+// without files (a one-off) goes to `repository_row`.
+template <typename RowOf>
+std::vector<RollUp> roll_up_shares(const std::vector<EffortItem> &items, std::string_view repository_row,
+                                   RowOf row_of) {
+  RollUpTable table;
+  for (const EffortItem &item : items) {
+    if (item.files.empty()) {
+      add_to_roll_up(table, repository_row, item.hours, 0, item.fix);
+      continue;
+    }
+    for (const FileShare &share : item.files)
+      add_to_roll_up(table, row_of(share.path), share.hours, item.kind == "finding" ? share.sites : 0,
+                     share.fix);
+  }
+  return sorted_rows(std::move(table));
+}
+
+// The totals, and the hours by category, file, directory and role; one
+// roll-up at a time, so that one table is alive at once.
 void roll_up(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
-  std::map<std::string, RollUp> by_category, by_file, by_directory, by_role;
+  RollUpTable by_category;
   for (const EffortItem &item : estimate.items) {
     estimate.total += item.hours;
     estimate.fix += item.fix;
-    const int open_count = item.kind == "finding" ? item.sites : 0;
-    add_to_roll_up(by_category, item.family, item.hours, open_count, item.fix);
-    if (item.files.empty()) {
-      // One-offs belong to the repository as a whole.
-      add_to_roll_up(by_file, "(repository)", item.hours, 0, item.fix);
-      add_to_roll_up(by_directory, "(repository)", item.hours, 0, item.fix);
-      add_to_roll_up(by_role, "tooling", item.hours, 0, item.fix);
-      continue;
-    }
-    for (const FileShare &share : item.files) {
-      const int count = item.kind == "finding" ? share.sites : 0;
-      add_to_roll_up(by_file, share.path, share.hours, count, share.fix);
-      add_to_roll_up(by_directory, directory_of(share.path), share.hours, count, share.fix);
-      const auto role = role_of.find(share.path);
-      add_to_roll_up(by_role, std::string(to_string(role == role_of.end() ? Role::Tooling : role->second)),
-                     share.hours, count, share.fix);
-    }
+    add_to_roll_up(by_category, item.family, item.hours, item.kind == "finding" ? item.sites : 0, item.fix);
   }
-  estimate.by_category = sorted_rows(by_category);
-  estimate.by_file = sorted_rows(by_file);
-  estimate.by_directory = sorted_rows(by_directory);
-  estimate.by_role = sorted_rows(by_role);
+  estimate.by_category = sorted_rows(std::move(by_category));
+  estimate.by_file = roll_up_shares(estimate.items, "(repository)",
+                                    [](const InternedString &path) -> std::string_view { return path; });
+  estimate.by_directory = roll_up_shares(estimate.items, "(repository)",
+                                         [](const InternedString &path) { return directory_of(path.str()); });
+  estimate.by_role = roll_up_shares(estimate.items, "tooling", [&](const InternedString &path) {
+    const auto role = role_of.find(path);
+    return to_string(role == role_of.end() ? Role::Tooling : role->second);
+  });
 }
 
 } // namespace
