@@ -34,6 +34,10 @@ struct RegistrationIndex {
 
 // What the Python front end saw that can stand in for a compiled op.
 struct PythonFallbacks {
+  // The ops asked about: the CUDA registrations' (cuda_ops_of). Only
+  // functions of these names are noted, not every module-level function of
+  // the tree.
+  std::set<std::string, std::less<>> ops;
   // Module-level functions by name: (path, line), in scan order.
   std::multimap<std::string, std::pair<std::string, std::uint32_t>> module_functions;
   // (path, function) pairs whose body calls the compiled op of the same name
@@ -57,10 +61,11 @@ struct PythonFallbacks {
     if (!reads(fact))
       return;
     if (fact.kind == fact_kind::FunctionDef) {
-      module_functions.emplace(fact.name, std::make_pair(path, fact.span.line));
+      if (ops.count(std::string_view(fact.name)))
+        module_functions.emplace(fact.name, std::make_pair(path, fact.span.line));
     } else if (fact.kind == fact_kind::Import) {
       guarded_imports.emplace_back(fact.name, path + ":" + std::to_string(fact.span.line));
-    } else if (last_dotted(fact.name) == last_dotted(fact.scope)) {
+    } else if (ops.count(std::string_view(fact.scope)) && last_dotted(fact.name) == last_dotted(fact.scope)) {
       wrappers.emplace(path, fact.scope); // calls the op its function is named after
     }
   }
@@ -115,9 +120,18 @@ struct DispatchIndex {
   }
 };
 
+bool is_cuda_registration(const Fact &fact) {
+  return fact.kind == cxx::kind::OpRegistration && attribute_or(fact, "backend") == "CUDA";
+}
+
+// The op a CUDA registration binds: the name a Python fallback would have.
+std::string op_of(const Fact &registration) {
+  return attribute_or(registration, "op", last_component(registration.name));
+}
+
 void annotate(Fact &fact, const RegistrationIndex &index, const DispatchIndex &dispatches,
               const PythonFallbacks *python) {
-  if (fact.kind != cxx::kind::OpRegistration || attribute_or(fact, "backend") != "CUDA")
+  if (!is_cuda_registration(fact))
     return;
   std::string cpu_at, mps_at, composite_at;
   if (auto found = index.locations.find(fact.name); found != index.locations.end())
@@ -136,8 +150,7 @@ void annotate(Fact &fact, const RegistrationIndex &index, const DispatchIndex &d
     cpu_at = dispatch->second;
   std::string python_at;
   if (python) {
-    const std::string op = attribute_or(fact, "op", last_component(fact.name));
-    python_at = python->replacement_for(op);
+    python_at = python->replacement_for(op_of(fact));
     if (python_at.empty())
       python_at = python->guarded_import_for(attribute_or(fact, "namespace"));
   }
@@ -184,19 +197,24 @@ void resolve_op_registrations(std::vector<ProjectFile> &files) {
   PythonFallbacks python;
   std::map<std::string, std::size_t> launches_by_kernel;
   for (const auto &file : files) {
-    if (is_cxx_code(file.kind)) {
-      for (const auto &fact : file.facts.facts) {
-        if (fact.kind == cxx::kind::OpRegistration)
-          index.add(fact, file.path);
-        else if (fact.kind == cxx::kind::KernelLaunch)
-          ++launches_by_kernel[last_component(fact.name)];
-        dispatches.add(fact, file.path);
-      }
-    } else if (is_python_code(file.kind)) {
-      for (const auto &fact : file.facts.facts)
-        python.add(fact, file.path);
+    if (!is_cxx_code(file.kind))
+      continue;
+    for (const auto &fact : file.facts.facts) {
+      if (fact.kind == cxx::kind::OpRegistration)
+        index.add(fact, file.path);
+      else if (fact.kind == cxx::kind::KernelLaunch)
+        ++launches_by_kernel[last_component(fact.name)];
+      if (is_cuda_registration(fact))
+        python.ops.insert(op_of(fact));
+      dispatches.add(fact, file.path);
     }
   }
+  // Then the Python side, for the ops registered for CUDA only.
+  if (!python.ops.empty())
+    for (const auto &file : files)
+      if (is_python_code(file.kind))
+        for (const auto &fact : file.facts.facts)
+          python.add(fact, file.path);
   for (auto &file : files) {
     if (!is_cxx_code(file.kind))
       continue;
