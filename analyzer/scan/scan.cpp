@@ -391,6 +391,9 @@ void load_and_extract(Work &work, const Stage &stage) {
     if (cacheable && !has_error(front_end_diagnostics))
       stage.cache->store(key, early_result_of(work, std::move(front_end_diagnostics)));
   }
+  // Only the result cache reads the answers, and it has them now.
+  decltype(work.tree_package_answers)().swap(work.tree_package_answers);
+  work.findings.shrink_to_fit(); // held until the merge: no growth slack
   stage.api_uses->merge(work);
 }
 
