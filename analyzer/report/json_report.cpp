@@ -307,29 +307,37 @@ nlohmann::json entry_points_json(const std::vector<EntryAssessment> &entries) {
   return list;
 }
 
+// The decision, streamed factor by factor: on a large tree the secondary
+// factors run to tens of thousands (one per finding of some hazards), and
+// built as one array they held tens of MB. Members in nlohmann's (sorted)
+// order, so the output stays what dump() wrote.
+void write_decision_json(JsonStreamWriter &json, const Decision &decision) {
+  const auto factors = [&json](std::string_view key, const std::vector<DecisionFactor> &list) {
+    json.key(key);
+    json.begin_array();
+    for (const auto &factor : list)
+      json.value(factor_json(factor));
+    json.end_array();
+  };
+  json.begin_object();
+  factors("deciding", decision.deciding);
+  json.member("groups", groups_json(decision.deciding_groups));
+  json.member("headline", sanitize_utf8(decision.headline));
+  json.member("if_resolved", decision.if_resolved
+                                 ? nlohmann::json(std::string(to_string(*decision.if_resolved)))
+                                 : nlohmann::json(nullptr));
+  json.member("meaning", std::string(outcome_meaning(decision.outcome)));
+  json.member("outcome", std::string(to_string(decision.outcome)));
+  json.member("reasons", decision.reasons);
+  factors("secondary", decision.secondary);
+  json.member("secondary_groups", groups_json(decision.secondary_groups));
+  json.member("what_would_change", decision.what_would_change);
+  json.end_object();
+}
+
 // The "assessment" member of the report, in sorted member order (see
 // json_stream.h); the parts that grow with the tree are streamed.
 void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment) {
-  const Decision &decision = assessment.decision;
-  nlohmann::json deciding = nlohmann::json::array(), secondary = nlohmann::json::array();
-  for (const auto &factor : decision.deciding)
-    deciding.push_back(factor_json(factor));
-  for (const auto &factor : decision.secondary)
-    secondary.push_back(factor_json(factor));
-  nlohmann::json decision_json = {
-      {"outcome", std::string(to_string(decision.outcome))},
-      {"meaning", std::string(outcome_meaning(decision.outcome))},
-      {"headline", sanitize_utf8(decision.headline)},
-      {"reasons", decision.reasons},
-      {"deciding", deciding},
-      {"secondary", secondary},
-      {"groups", groups_json(decision.deciding_groups)},
-      {"secondary_groups", groups_json(decision.secondary_groups)},
-      {"if_resolved", decision.if_resolved ? nlohmann::json(std::string(to_string(*decision.if_resolved)))
-                                           : nlohmann::json(nullptr)},
-      {"what_would_change", decision.what_would_change},
-  };
-
   nlohmann::json acceptance = nlohmann::json::array();
   for (const auto &level : assessment.acceptance)
     acceptance.push_back({{"level", level.level},
@@ -368,7 +376,8 @@ void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment)
   json.begin_object();
   json.member("acceptance", acceptance);
   json.member("action_plan", plan);
-  json.member("decision", decision_json);
+  json.key("decision");
+  write_decision_json(json, assessment.decision);
   json.key("effort");
   write_effort_json(json, assessment);
   json.member("entry_points", entry_points_json(assessment.entry_points));
