@@ -289,12 +289,15 @@ private:
       const auto found = counts.find(name);
       return found != counts.end() && found->second.first > 0 && found->second.first == found->second.second;
     };
-    for (Fact &fact : out_.facts) {
+    auto binding = import_bindings_.begin(); // in the order of the facts
+    for (std::size_t index = 0; index < out_.facts.size(); ++index) {
+      Fact &fact = out_.facts[index];
+      const bool bound = binding != import_bindings_.end() && binding->first == index;
       if (fact.kind != fact_kind::Import)
         continue;
       bool optional = false;
-      if (const std::string *bound = fact.attribute("bound"))
-        optional = only_optional(*bound);
+      if (bound)
+        optional = only_optional((binding++)->second);
       else if (const std::string *names = fact.attribute("names"))
         optional = every_listed_name(*names, only_optional);
       if (optional)
@@ -387,9 +390,8 @@ private:
     aliases_[bound_name] = binding;
     if (guard_ == Guard::ImportFallback)
       fallback_imports_[bound_name] = canonical;
-    Fact fact = make_fact(fact_kind::Import, std::move(canonical), node);
-    fact.set_attribute("bound", bound_name);
-    out_.facts.push_back(std::move(fact));
+    import_bindings_.emplace_back(out_.facts.size(), bound_name);
+    out_.facts.push_back(make_fact(fact_kind::Import, std::move(canonical), node));
   }
 
   [[gnu::noinline]] void visit_import(TSNode node) {
@@ -477,6 +479,7 @@ private:
         top_level_definitions_.insert(text(field(definition, g_.f_name)));
     });
     out_.facts.clear(); // the walk proper records imports with their guards
+    import_bindings_.clear();
     bool changed = true;
     while (changed) {
       changed = false;
@@ -2201,6 +2204,10 @@ private:
   std::unordered_set<std::string_view> top_level_definitions_;
   std::unordered_set<std::string_view> relative_names_;
   std::vector<NameUse> uses_;
+  // The name each `import` binds, by the index of its fact: the walk's own
+  // bookkeeping, kept apart from the fact, which a scan may keep whole to
+  // the end (an attribute cost about 80 bytes a kept import).
+  std::vector<std::pair<std::size_t, std::string>> import_bindings_;
   std::unordered_map<std::string_view, OptionOnly> option_only_definitions_;
   bool in_forward_ = false;
   bool in_module_class_ = false;
