@@ -34,7 +34,7 @@ struct RegistrationIndex {
 
 // What the Python front end saw that can stand in for a compiled op.
 struct PythonFallbacks {
-  // The ops asked about: the CUDA registrations' (cuda_ops_of). Only
+  // The ops asked about: those of the CUDA registrations (op_of). Only
   // functions of these names are noted, not every module-level function of
   // the tree.
   std::set<std::string, std::less<>> ops;
