@@ -123,16 +123,16 @@ public:
   }
 
   iterator erase(const_iterator first, const_iterator last) {
-    T *begin_ = begin();
-    T *target = begin_ + (first - begin_);
-    T *source = begin_ + (last - begin_);
-    T *end_ = end();
+    T *items = begin();
+    T *target = items + (first - items);
+    T *source = items + (last - items);
+    T *old_end = end();
     if (target == source)
       return target;
-    T *kept_end = std::move(source, end_, target);
-    for (T *dead = kept_end; dead != end_; ++dead)
+    T *kept_end = std::move(source, old_end, target);
+    for (T *dead = kept_end; dead != old_end; ++dead)
       dead->~T();
-    block_->size = static_cast<std::uint32_t>(kept_end - begin_);
+    block_->size = static_cast<std::uint32_t>(kept_end - items);
     return target;
   }
   iterator erase(const_iterator position) { return erase(position, position + 1); }
@@ -158,7 +158,8 @@ private:
     std::uint32_t capacity;
   };
   static constexpr std::size_t kElementOffset = (sizeof(Block) + alignof(T) - 1) / alignof(T) * alignof(T);
-  static constexpr std::size_t kAlignment = std::max(alignof(Block), alignof(T));
+  // Plain operator new's alignment suffices: no over-aligned elements.
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "over-aligned elements");
 
   static T *elements(Block *block) noexcept {
     return std::launder(reinterpret_cast<T *>(reinterpret_cast<unsigned char *>(block) + kElementOffset));
@@ -170,10 +171,10 @@ private:
   static Block *allocate(size_type capacity) {
     if (capacity > std::numeric_limits<std::uint32_t>::max())
       throw std::length_error("CompactVector: too many elements");
-    void *memory = ::operator new(kElementOffset + capacity * sizeof(T), std::align_val_t(kAlignment));
+    void *memory = ::operator new(kElementOffset + capacity * sizeof(T));
     return new (memory) Block{0, static_cast<std::uint32_t>(capacity)};
   }
-  static void deallocate(Block *block) noexcept { ::operator delete(block, std::align_val_t(kAlignment)); }
+  static void deallocate(Block *block) noexcept { ::operator delete(block); }
   // Small lists stay small: facts have a handful of arguments.
   static size_type grown_capacity(size_type needed) noexcept {
     return std::max<size_type>(needed, size_type{2} * (needed - 1));
