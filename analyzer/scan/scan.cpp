@@ -184,8 +184,9 @@ bool is_first_party(Work &work, const Stage &stage, std::string_view module) {
 void evaluate_early_and_prune(Work &work, const Stage &stage, const LineIndex *index) {
   FileFacts early;
   std::vector<Fact> kept;
-  std::set<std::tuple<std::string, std::string, std::string, Guard>> seen_by_name;
-  std::set<std::pair<std::string, std::string>> seen_at_all;
+  // Keyed by the facts' interned texts: no copy per fact.
+  std::set<std::tuple<InternedString, InternedString, InternedString, Guard>> seen_by_name;
+  std::set<std::pair<InternedString, InternedString>> seen_at_all;
   for (Fact &fact : work.facts.facts) {
     if ((fact.kind == fact_kind::Call || fact.kind == fact_kind::Attribute) &&
         starts_with(fact.name, "torch.")) {
