@@ -39,7 +39,8 @@ struct ExtractOptions {
 
 using Extractor = std::function<FileFacts(const SourceFile &, const ExtractOptions &)>;
 
-// Front ends register their extractors here, one per file kind.
+// Front ends register their extractors here, one per file kind, and what
+// they can give back once the files are read.
 class ExtractorTable {
 public:
   void add(FileKind kind, Extractor extractor) {
@@ -49,13 +50,29 @@ public:
     const auto &slot = extractors_[static_cast<std::size_t>(kind)];
     return slot ? &slot : nullptr;
   }
+  // `release` hands back memory that reading files needs and can bring back
+  // on demand. It may run while other files are read, and an extractor
+  // called after it must still work.
+  void add_release(std::function<void()> release) { releases_.push_back(std::move(release)); }
+  void release_reading_memory() const {
+    for (const auto &release : releases_)
+      release();
+  }
 
 private:
   std::array<Extractor, static_cast<std::size_t>(FileKind::Unknown) + 1> extractors_{};
+  std::vector<std::function<void()>> releases_;
 };
 
 // Returns the extractor for `kind`, or nullptr when no front end reads it.
 const Extractor *find_extractor(FileKind kind);
+
+// What the front ends hold to read files and can bring back on demand (the
+// C++ front end's mapped Clang libraries), handed back. The scan reads the
+// C/C++/CUDA files first and calls it when the last of them is done, while
+// the other files are still read; reading more C/C++/CUDA files afterwards
+// works, at the cost of page faults.
+void release_reading_memory();
 
 // The project passes of the front ends compiled into this build, in the order
 // they run (see core/project_pass.h); the scan runs them.

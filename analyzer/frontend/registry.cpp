@@ -45,11 +45,19 @@ ExtractorTable build_table() {
   return table;
 }
 
+const ExtractorTable &table() {
+  static const ExtractorTable built = build_table();
+  return built;
+}
+
 } // namespace
 
 const Extractor *find_extractor(FileKind kind) {
-  static const ExtractorTable table = build_table();
-  return table.find(kind);
+  return table().find(kind);
+}
+
+void release_reading_memory() {
+  table().release_reading_memory();
 }
 
 namespace {

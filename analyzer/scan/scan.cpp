@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -604,8 +605,20 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   }
   end_phase("discover");
   enter_phase(options.progress, "reading files", work.size());
-  parallel_for(work.size(), jobs, [&](std::size_t i) {
+  // C/C++/CUDA files first, so that the Clang libraries' pages can go as soon
+  // as the last of them is read (release_reading_memory), before most of the
+  // tree's facts and findings are held. The results keep `work`'s order.
+  std::vector<std::size_t> reading_order(work.size());
+  std::iota(reading_order.begin(), reading_order.end(), std::size_t{0});
+  const auto clang_end =
+      std::stable_partition(reading_order.begin(), reading_order.end(),
+                            [&](std::size_t i) { return is_cxx_input(work[i].file.kind); });
+  std::atomic<std::size_t> clang_files_left{static_cast<std::size_t>(clang_end - reading_order.begin())};
+  parallel_for(work.size(), jobs, [&](std::size_t k) {
+    const std::size_t i = reading_order[k];
     load_and_extract(work[i], stage);
+    if (is_cxx_input(work[i].file.kind) && clang_files_left.fetch_sub(1) == 1)
+      release_reading_memory();
     count_file_done(options.progress);
   });
   if (cache) {

@@ -7,18 +7,21 @@
 //   the build tree this analyzer was built in (unit-test binaries)
 // A plugin that cannot be loaded, or comes from another build, leaves every
 // such file skipped with an error diagnostic that says why; the rest of the
-// scan goes on.
+// scan goes on. Once the scan has read every file, the pages of Clang's code
+// that the plugin brought in are unmapped (core/library_pages.h).
 #include <dlfcn.h>
 #ifdef __APPLE__
 #include <mach-o/dyld.h>
 #endif
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "core/library_pages.h"
 #include "frontend/cxx/cxx_frontend.h"
 #include "frontend/cxx/cxx_plugin.h"
 
@@ -30,6 +33,7 @@ namespace fs = std::filesystem;
 struct LoadedPlugin {
   const CxxPluginApi *api = nullptr;
   std::string problem; // why api is null
+  LibraryPages pages;  // the read-only pages of the plugin and the libraries it loaded
 };
 
 // This executable's real path (symbolic links resolved, as Homebrew links
@@ -74,6 +78,7 @@ LoadedPlugin load_plugin() {
       continue;
     }
     // RTLD_LOCAL: Clang's and the plugin's symbols stay out of our namespace.
+    const LibraryPages before = LibraryPages::loaded();
     void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
       const char *reason = dlerror();
@@ -88,6 +93,7 @@ LoadedPlugin load_plugin() {
       return loaded;
     }
     loaded.api = api; // the handle stays open for the life of the process
+    loaded.pages = LibraryPages::added(before, LibraryPages::loaded());
     return loaded;
   }
   loaded.problem = std::string(kCxxPluginFileName) + " not found (looked in " + tried +
@@ -95,8 +101,13 @@ LoadedPlugin load_plugin() {
   return loaded;
 }
 
+// Set once plugin() has looked for the plugin: releasing its pages must not load it.
+std::atomic<const LoadedPlugin *> loaded_plugin{nullptr};
+
 const LoadedPlugin &plugin() {
   static const LoadedPlugin loaded = load_plugin(); // once, thread-safe
+  static const bool published = (loaded_plugin.store(&loaded, std::memory_order_release), true);
+  static_cast<void>(published);
   return loaded;
 }
 
@@ -120,6 +131,11 @@ void register_cxx_frontends(ExtractorTable &table) {
   table.add(FileKind::Metal, [](const SourceFile &file, const ExtractOptions &options) {
     const CxxPluginApi *api = plugin().api;
     return api ? api->extract_metal(file, options) : unavailable(file);
+  });
+  // Never loads the plugin: a scan without C++/CUDA files has nothing to give back.
+  table.add_release([] {
+    if (const LoadedPlugin *loaded = loaded_plugin.load(std::memory_order_acquire))
+      loaded->pages.release();
   });
 }
 
