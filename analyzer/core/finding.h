@@ -23,7 +23,9 @@ struct Finding {
   InternedString name; // the fact's name, e.g. torch.cuda.synchronize
   InternedString message;
   InternedString scope;
-  std::string snippet; // the source line, trimmed of its terminator
+  // The source line, trimmed of its terminator: interned, since the findings
+  // of one line, and lines repeated across files, share it.
+  InternedString snippet;
   // Inline suppression state (`# mpsaudit: ignore[ID] reason`).
   InternedString suppression_reason;
   Span span;

@@ -22,7 +22,7 @@ std::string hex64(std::uint64_t value) {
 // for reviewers, so it is flattened and shortened.
 std::string readable_code(const Finding &finding) {
   std::string code;
-  for (char c : trim(finding.snippet.empty() ? finding.name.str() : finding.snippet))
+  for (char c : trim(finding.snippet.empty() ? finding.name.str() : finding.snippet.str()))
     code.push_back(c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
   if (code.size() > 160)
     code = code.substr(0, 157) + "...";
@@ -46,7 +46,7 @@ std::vector<std::string_view> split_tabs(std::string_view line, std::size_t max_
 } // namespace
 
 std::string normalized_code(const Finding &finding) {
-  const std::string &source = finding.snippet.empty() ? finding.name.str() : finding.snippet;
+  const std::string &source = finding.snippet.empty() ? finding.name.str() : finding.snippet.str();
   std::string out;
   out.reserve(source.size());
   for (char c : source)
