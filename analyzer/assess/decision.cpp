@@ -10,6 +10,7 @@
 #include "assess/option_gating.h"
 #include "assess/reachability.h"
 #include "assess/reason_groups.h"
+#include "core/free_memory.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -718,6 +719,7 @@ Assessment assess(const AssessmentInput &input) {
   assessment.effort_model_origin = input.model.origin;
   assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides);
   const auto [entries, reach] = trace_entry_points(scan.project_files);
+  return_free_memory(); // the module index and graph
   roles_from_reachability(scan.project_files, entries, reach, assessment.roles);
   const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach, input.thresholds);
   assessment.optional_sub_projects = reach.optional_sub_projects;
@@ -727,6 +729,7 @@ Assessment assess(const AssessmentInput &input) {
     role_of[role.path] = role.role;
   assessment.effort =
       estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch, input.fixes);
+  return_free_memory(); // the estimate's grouping tables, before the what-if builds its own
   assessment.memory = estimate_memory_fit(scan.project_files);
 
   assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
@@ -777,6 +780,7 @@ Assessment assess(const AssessmentInput &input) {
              : ", and the verdict becomes " + std::string(to_string(after.outcome))) +
         ".");
   }
+  return_free_memory(); // the what-if estimate
   for (const auto &factor : decision.deciding) {
     if (factor.kind == "effort-keep" || factor.kind == "effort-dual")
       decision.what_would_change.push_back(

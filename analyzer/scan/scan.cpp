@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/confined_file.h"
+#include "core/free_memory.h"
 #include "core/project_pass.h"
 #include "core/text.h"
 #include "frontend/frontend.h"
@@ -712,6 +713,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
                    [](const Diagnostic &a, const Diagnostic &b) {
                      return std::tie(a.path, a.line, a.code) < std::tie(b.path, b.line, b.code);
                    });
+  return_free_memory(); // the files' own findings vectors, and what the passes freed
   end_phase("merge, sort");
   return result;
 }

@@ -9,9 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "core/free_memory.h"
 
 namespace mpsaudit::checkpoint {
 namespace {
@@ -405,9 +403,7 @@ private:
     std::unordered_map<std::uint64_t, PickleRef>().swap(memo_);
     result_.arena.clear();
     result_.arena.shrink_to_fit();
-#if defined(__GLIBC__)
-    malloc_trim(0); // hand the freed pages back, so the next pickle starts from the same footprint
-#endif
+    return_free_memory(); // so that the next pickle starts from the same footprint
   }
 
   // --- callables ----------------------------------------------------------
