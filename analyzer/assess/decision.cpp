@@ -277,6 +277,11 @@ struct Verdict {
   HourRange deciding_effort; // the estimate the effort criteria weighed
 };
 
+// The what-if question needs the outcome alone: without a factor for each
+// finding, it holds no second copy of the reasons (a large tree has tens of
+// thousands).
+enum class VerdictDetail : std::uint8_t { Factors, OutcomeOnly };
+
 // What a large CUDA-only item with a working fallback asks for. In training
 // code, Linux GPUs keep the fast path for training at scale (DUAL); anywhere
 // else the Mac runs the fallback and the port may wait (ADAPT): a Triton
@@ -288,11 +293,17 @@ Outcome fallback_outcome(Role role) {
 Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
                const std::set<std::string> &non_deciding, const EffortEstimate &effort,
                const MemoryFit &memory, const DecisionThresholds &thresholds,
-               const std::vector<bool> &excluded) {
+               const std::vector<bool> &excluded, VerdictDetail detail) {
   Verdict verdict;
   auto role_for = [&](const std::string &path) {
     const auto it = role_of.find(path);
     return it == role_of.end() ? Role::Tooling : it->second;
+  };
+  const auto add_finding_factor = [&](std::size_t index, const char *kind, Outcome pushes_to, Role role) {
+    if (detail == VerdictDetail::OutcomeOnly)
+      verdict.outcome = std::max(verdict.outcome, pushes_to);
+    else
+      verdict.factors.push_back(finding_factor(scan, index, kind, pushes_to, role));
   };
   // Files whose kernels the effort model prices: a guarded finding there is
   // part of a kernel's port, and the kernel's own fallback item below says so
@@ -320,7 +331,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       if (finding.guard != Guard::OptionalPath &&
           rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
           !kernel_files.count(finding.path))
-        verdict.factors.push_back(finding_factor(scan, index, "fallback-item", fallback_outcome(role), role));
+        add_finding_factor(index, "fallback-item", fallback_outcome(role), role);
       continue;
     }
     if (!is_open_finding(finding))
@@ -328,13 +339,14 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
     const std::string family = finding.rule ? finding.rule->family : "";
     if (is_blocker(finding, thresholds)) {
-      verdict.factors.push_back(
-          critical ? finding_factor(scan, index, "critical-blocker", Outcome::KeepLinuxGpu, role)
-                   : finding_factor(scan, index, "training-blocker", Outcome::Dual, role));
+      if (critical)
+        add_finding_factor(index, "critical-blocker", Outcome::KeepLinuxGpu, role);
+      else
+        add_finding_factor(index, "training-blocker", Outcome::Dual, role);
     } else if ((contains(thresholds.training_scale_families, family) ||
                 contains(thresholds.training_scale_rules, finding.rule_id)) &&
                rank(effort_class) >= rank(thresholds.training_scale_min_effort)) {
-      verdict.factors.push_back(finding_factor(scan, index, "training-scale", Outcome::Dual, role));
+      add_finding_factor(index, "training-scale", Outcome::Dual, role);
     }
   }
   for (const EffortItem &item : effort.items)
@@ -724,17 +736,16 @@ Assessment assess(const AssessmentInput &input) {
   const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach, input.thresholds);
   assessment.optional_sub_projects = reach.optional_sub_projects;
   record_reachability(scan, entries, reach, input.thresholds, assessment.reachability);
-  std::map<std::string, Role> role_of;
-  for (const FileRole &role : assessment.roles)
-    role_of[role.path] = role.role;
+  const std::map<std::string, Role> role_of = role_by_path(assessment.roles);
   assessment.effort =
-      estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch, input.fixes);
+      estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch, input.fixes,
+                      EstimateDetail::WithoutPlaces); // roll_up_by_place below, after the what-if
   return_free_memory(); // the estimate's grouping tables, before the what-if builds its own
   assessment.memory = estimate_memory_fit(scan.project_files);
 
   assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
-  const Verdict verdict =
-      decide(scan, role_of, non_deciding, assessment.effort, assessment.memory, input.thresholds, {});
+  Verdict verdict = decide(scan, role_of, non_deciding, assessment.effort, assessment.memory,
+                           input.thresholds, {}, VerdictDetail::Factors);
   Decision &decision = assessment.decision;
   decision.outcome = verdict.outcome;
   // The first effort figure prices the path the verdict recommends.
@@ -743,13 +754,12 @@ Assessment assess(const AssessmentInput &input) {
                          : verdict.outcome == Outcome::Dual ? RecommendedPath::MacEntryPoints
                                                             : RecommendedPath::KeepLinux,
                          assessment.roles, input.model, off_mac_path(scan.project_files, reach));
-  for (auto factor : verdict.factors) {
+  for (auto &factor : verdict.factors) {
     name_entries(factor, assessment.reachability);
-    if (factor.pushes_to == verdict.outcome)
-      decision.deciding.push_back(factor);
-    else
-      decision.secondary.push_back(factor);
+    (factor.pushes_to == verdict.outcome ? decision.deciding : decision.secondary)
+        .push_back(std::move(factor));
   }
+  std::vector<DecisionFactor>().swap(verdict.factors);
   lead_with_strongest(decision.deciding, scan);
 
   // What would change it: resolve every deciding finding and decide again.
@@ -762,9 +772,10 @@ Assessment assess(const AssessmentInput &input) {
     }
   if (!finding_factors.empty()) {
     const EffortEstimate effort_after =
-        estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch, input.fixes);
-    const Verdict after =
-        decide(scan, role_of, non_deciding, effort_after, assessment.memory, input.thresholds, excluded);
+        estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch, input.fixes,
+                        EstimateDetail::WithoutPlaces);
+    const Verdict after = decide(scan, role_of, non_deciding, effort_after, assessment.memory,
+                                 input.thresholds, excluded, VerdictDetail::OutcomeOnly);
     decision.if_resolved = after.outcome;
     std::vector<std::string> fixes;
     std::set<std::string> seen;
@@ -780,7 +791,9 @@ Assessment assess(const AssessmentInput &input) {
              : ", and the verdict becomes " + std::string(to_string(after.outcome))) +
         ".");
   }
-  return_free_memory(); // the what-if estimate
+  // Once the what-if estimate is gone: the two are never held at once.
+  return_free_memory();
+  roll_up_by_place(assessment.effort, assessment.roles);
   for (const auto &factor : decision.deciding) {
     if (factor.kind == "effort-keep" || factor.kind == "effort-dual")
       decision.what_would_change.push_back(

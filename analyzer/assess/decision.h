@@ -68,15 +68,17 @@ struct DecisionThresholds {
 struct DecisionFactor {
   // critical-blocker | training-blocker | training-scale | fallback-item |
   // effort-keep | effort-dual | memory-inference | memory-training
-  std::string kind;
+  // Interned texts but the summary: a large tree has tens of thousands of
+  // factors, most of them naming the same rules, files and replacements.
+  InternedString kind;
   Outcome pushes_to = Outcome::Adapt;
   std::string summary; // one sentence
   // The finding behind it, when there is one.
   long finding_index = -1; // into ScanResult::findings
-  std::string rule_id, path, name, role, replacement;
+  InternedString rule_id, path, name, role, replacement;
   std::uint32_t line = 0;
   // The entry points that run the finding's file (main entries first).
-  std::vector<std::string> entries;
+  std::vector<InternedString> entries;
 };
 
 // Deciding (or secondary) factors with one cause: CUDA kernels and their C++
@@ -138,11 +140,13 @@ struct ActionStep {
 
 // Where a file with findings stands against the entry points
 // (assess/reachability.h), for the reports.
+// Interned texts: a large tree has a record for each of tens of thousands
+// of files, and their entries and chains repeat the same few paths.
 struct FileReachability {
-  std::string status;               // reached | test-only | ... (to_string(ReachStatus))
-  bool may_decide = true;           // false: only tests, examples, a container or an optional sub-project
-  std::vector<std::string> entries; // entry paths that run it (capped)
-  std::vector<std::string> chain;   // entry -> module ... -> the file
+  InternedString status;               // reached | test-only | ... (to_string(ReachStatus))
+  bool may_decide = true;              // false: only tests, examples, a container or an optional sub-project
+  std::vector<InternedString> entries; // entry paths that run it (capped)
+  std::vector<InternedString> chain;   // entry -> module ... -> the file
 };
 
 struct Assessment {

@@ -699,15 +699,38 @@ void start_item(EffortItem &item, const ItemKey &key, const Finding &finding, co
   item.estimable = effort != Effort::Blocker;
 }
 
-// Counts one site in the item's share of `path`. `slots` finds the share by
-// path: an index, not a search of item.files, which grows with the tree (a
-// rule with findings in 30k files).
-void add_site(EffortItem &item, std::unordered_map<InternedString, std::size_t> &slots,
-              const InternedString &path, std::optional<FixSafety> fix) {
-  const auto [slot, added] = slots.try_emplace(path, item.files.size());
-  if (added)
-    item.files.push_back({path, 0, {}, {}});
-  FileShare *share = &item.files[slot->second];
+// Where an item's share of a file is. The findings come sorted by path: in
+// one run, or two where the assessment appends a baseline's known findings
+// (session.cpp). Within a run a file's sites follow one another, so while
+// all of an item's shares come from one run the last share is the only one
+// that can be the file's. An index by path is built only for an item that
+// meets a later run: an index for every item held a node per share, about
+// 40 bytes each of a large tree's 165,000 shares.
+struct ShareSlots {
+  std::size_t first_run = 0;                               // the run of the item's first site
+  std::unordered_map<InternedString, std::size_t> by_path; // into item.files; built on demand
+};
+
+// Counts one site in the item's share of `path`; `run` numbers the sorted
+// run of findings this one belongs to.
+void add_site(EffortItem &item, ShareSlots &slots, std::size_t run, const InternedString &path,
+              std::optional<FixSafety> fix) {
+  if (item.files.empty())
+    slots.first_run = run;
+  FileShare *share = nullptr;
+  if (!item.files.empty() && item.files.back().path == path) {
+    share = &item.files.back();
+  } else if (run == slots.first_run) {
+    share = &item.files.emplace_back(FileShare{path, 0, {}, {}});
+  } else {
+    if (slots.by_path.empty())
+      for (std::size_t i = 0; i < item.files.size(); ++i)
+        slots.by_path.emplace(item.files[i].path, i);
+    const auto [slot, added] = slots.by_path.try_emplace(path, item.files.size());
+    if (added)
+      item.files.push_back({path, 0, {}, {}});
+    share = &item.files[slot->second];
+  }
   ++share->sites;
   if (fix)
     ++(*fix == FixSafety::Safe ? share->fix.safe_sites : share->fix.unsafe_sites);
@@ -729,10 +752,12 @@ OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
       absorbed_by.emplace(family, cost.id);
 
   OpenWork work;
-  std::map<std::string, std::unordered_map<InternedString, std::size_t>>
-      share_index; // key -> path -> files[]
+  std::map<std::string, ShareSlots> share_slots; // by item key
+  std::size_t run = 0;                           // sorted runs of findings so far, less one
   for (std::size_t index = 0; index < scan.findings.size(); ++index) {
     const Finding &finding = scan.findings[index];
+    if (index > 0 && finding.path.str() < scan.findings[index - 1].path.str())
+      ++run;
     if (!count_open(finding, index < excluded.size() && excluded[index], estimate))
       continue;
     const Effort effort = finding.rule ? finding.rule->effort : Effort::Small;
@@ -763,11 +788,11 @@ OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
       start_item(item, key, finding, family, effort);
     ++item.sites;
     item.finding_indices.push_back(index);
-    add_site(item, share_index[key.key], finding.path, fix);
+    add_site(item, share_slots[key.key], run, finding.path, fix);
   }
   // Held to the end of the assessment, twice with the what-if estimate: no
   // growth slack.
-  share_index.clear();
+  share_slots.clear();
   for (auto &entry : work.items) {
     entry.second.files.shrink_to_fit();
     entry.second.finding_indices.shrink_to_fit();
@@ -991,9 +1016,8 @@ std::vector<RollUp> roll_up_shares(const std::vector<EffortItem> &items, std::st
   return sorted_rows(std::move(table));
 }
 
-// The totals, and the hours by category, file, directory and role; one
-// roll-up at a time, so that one table is alive at once.
-void roll_up(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
+// The totals and the roll-up by category.
+void roll_up_totals(EffortEstimate &estimate) {
   RollUpTable by_category;
   for (const EffortItem &item : estimate.items) {
     estimate.total += item.hours;
@@ -1001,6 +1025,11 @@ void roll_up(EffortEstimate &estimate, const std::map<std::string, Role> &role_o
     add_to_roll_up(by_category, item.family, item.hours, item.kind == "finding" ? item.sites : 0, item.fix);
   }
   estimate.by_category = sorted_rows(std::move(by_category));
+}
+
+// The hours by file, directory and role; one roll-up at a time, so that one
+// table is alive at once.
+void roll_up_places(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
   estimate.by_file = roll_up_shares(estimate.items, "(repository)",
                                     [](const InternedString &path) -> std::string_view { return path; });
   estimate.by_directory = roll_up_shares(estimate.items, "(repository)",
@@ -1015,11 +1044,10 @@ void roll_up(EffortEstimate &estimate, const std::map<std::string, Role> &role_o
 
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded,
-                               std::string_view fix_target_torch, const FixCatalog *fixes) {
+                               std::string_view fix_target_torch, const FixCatalog *fixes,
+                               EstimateDetail detail) {
   EffortEstimate estimate;
-  std::map<std::string, Role> role_of;
-  for (const FileRole &role : roles)
-    role_of[role.path] = role.role;
+  const std::map<std::string, Role> role_of = role_by_path(roles);
 
   OpenWork work = group_open_findings(scan, model, excluded, fix_target_torch, fixes, estimate);
   price_finding_items(work.items, model, scan.findings, estimate);
@@ -1035,13 +1063,19 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
     work.items.emplace(item.key, std::move(item));
   }
   estimate.items = action_plan(work.items);
-  roll_up(estimate, role_of);
+  roll_up_totals(estimate);
+  if (detail == EstimateDetail::Full)
+    roll_up_places(estimate, role_of);
 
   estimate.native_port = estimate.total;
   estimate.native_port += estimate.deferred;
   estimate.recommended = estimate.total;
   estimate.recommended_fix = estimate.fix;
   return estimate;
+}
+
+void roll_up_by_place(EffortEstimate &estimate, const std::vector<FileRole> &roles) {
+  roll_up_places(estimate, role_by_path(roles));
 }
 
 namespace {
@@ -1220,9 +1254,7 @@ std::string_view to_string(RecommendedPath path) {
 void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
                             const std::vector<FileRole> &roles, const EffortModel &model,
                             const std::set<std::string> &off_path) {
-  std::map<std::string, Role> role_of;
-  for (const FileRole &role : roles)
-    role_of[role.path] = role.role;
+  const std::map<std::string, Role> role_of = role_by_path(roles);
   estimate.path = path;
   switch (path) {
   case RecommendedPath::Port:

@@ -204,6 +204,11 @@ struct EffortEstimate {
 // severity warning or error.
 bool is_open_finding(const Finding &finding);
 
+// How much of the estimate to build: the roll-ups by file, directory and
+// role serve the reports alone, and on a large tree they are a good part of
+// the estimate's memory (roll_up_by_place adds them later).
+enum class EstimateDetail : std::uint8_t { Full, WithoutPlaces };
+
 // The estimate. `excluded` (may be empty) marks findings to leave out, for
 // the decision's "what would change" question. Roles are by file path. The
 // fix credit asks `fixes` (rules/fixes.toml as the session loaded it; null:
@@ -211,7 +216,12 @@ bool is_open_finding(const Finding &finding);
 // ("": its default).
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded = {},
-                               std::string_view fix_target_torch = {}, const FixCatalog *fixes = nullptr);
+                               std::string_view fix_target_torch = {}, const FixCatalog *fixes = nullptr,
+                               EstimateDetail detail = EstimateDetail::Full);
+
+// The roll-ups by file, directory and role (by_file, by_directory,
+// by_role) of an estimate built without them.
+void roll_up_by_place(EffortEstimate &estimate, const std::vector<FileRole> &roles);
 
 // Prices `path` over the estimate's items: sets recommended, recommended_fix,
 // recommended_goal and recommended_basis (docs/effort-model.md, "Two figures").

@@ -25,7 +25,7 @@ std::string top_level_package(std::string_view name) {
 
 std::string cause_of(const DecisionFactor &factor, const Finding *finding) {
   if (!finding || !finding->rule)
-    return factor.rule_id.empty() ? factor.kind : "rule:" + factor.rule_id;
+    return factor.rule_id.empty() ? factor.kind.str() : "rule:" + factor.rule_id;
   const std::string &family = finding->rule->family;
   if (family == "cxx")
     return "cuda-code";
@@ -134,7 +134,7 @@ void count_member(ReasonGroup &group, const DecisionFactor &factor, std::set<std
   ++group.count;
   if (!factor.path.empty()) {
     paths.insert(factor.path);
-    add_count(group.directories, directory_of(factor.path));
+    add_count(group.directories, directory_of(factor.path.str()));
   }
   if (!factor.rule_id.empty())
     add_count(group.rules, factor.rule_id);

@@ -307,6 +307,13 @@ bool path_glob_match(std::string_view glob, std::string_view path) {
   return g == glob.size();
 }
 
+std::map<std::string, Role> role_by_path(const std::vector<FileRole> &roles) {
+  std::map<std::string, Role> role_of;
+  for (const FileRole &role : roles)
+    role_of[role.path] = role.role;
+  return role_of;
+}
+
 std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
                                      const std::vector<RoleOverride> &overrides) {
   std::vector<FileRole> roles;

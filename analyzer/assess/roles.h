@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,9 @@ std::optional<RoleSignal> role_signal(const Fact &fact);
 // Classifies every file; the result is in the order of `files`.
 std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
                                      const std::vector<RoleOverride> &overrides);
+
+// The roles keyed by path, for lookups.
+std::map<std::string, Role> role_by_path(const std::vector<FileRole> &roles);
 
 // Where tests and docs/examples live by place (the same test classify_roles
 // applies): `tests/`, `test_*.py`, `conftest.py`; `docs/`, `examples/`,

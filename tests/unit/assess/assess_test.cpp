@@ -218,6 +218,41 @@ TEST_CASE("a hundred .cuda() calls are one helper plus a capped edit per file", 
   CHECK(effort.items.back().key == "one-off:mac-acceptance"); // last in the plan
 }
 
+TEST_CASE("known findings appended after the reported ones join their files' shares", "[assess][effort]") {
+  ScanResult scan = scan_of({{"a.py", "import torch\nx = torch.ones(1).cuda()\ny = torch.ones(1).cuda()\n"},
+                             {"b.py", "import torch\nz = torch.ones(1).cuda()\n"}});
+  const auto roles = classify_roles(scan.project_files, {});
+  const EffortEstimate sorted = estimate_effort(scan, roles, repository_model());
+  // As the assessment sees a baseline (session.cpp): a known finding of a.py
+  // after b.py's findings, a second sorted run.
+  const auto known = std::find_if(scan.findings.begin(), scan.findings.end(), [&](const Finding &finding) {
+    return finding.path == "a.py" &&
+           std::count_if(scan.findings.begin(), scan.findings.end(), [&](const Finding &other) {
+             return other.path == "a.py" && other.rule_id == finding.rule_id;
+           }) == 2;
+  });
+  REQUIRE(known != scan.findings.end());
+  std::rotate(known, known + 1, scan.findings.end());
+  REQUIRE(scan.findings.back().path == "a.py");
+  const EffortEstimate appended = estimate_effort(scan, roles, repository_model());
+  REQUIRE(appended.items.size() == sorted.items.size());
+  bool met_twice = false;
+  for (std::size_t i = 0; i < sorted.items.size(); ++i) {
+    const EffortItem &before = sorted.items[i];
+    const EffortItem &after = appended.items[i];
+    CHECK(after.key == before.key);
+    REQUIRE(after.files.size() == before.files.size()); // one share a file, not two for a.py
+    for (std::size_t f = 0; f < before.files.size(); ++f) {
+      CHECK(after.files[f].path == before.files[f].path);
+      CHECK(after.files[f].sites == before.files[f].sites);
+      met_twice = met_twice || (after.files[f].path == "a.py" && after.files[f].sites == 2);
+    }
+  }
+  CHECK(met_twice);
+  CHECK(appended.total.low == Approx(sorted.total.low));
+  CHECK(appended.total.high == Approx(sorted.total.high));
+}
+
 TEST_CASE("small fixes count once per repository, guarded and info findings cost nothing",
           "[assess][effort]") {
   const ScanResult scan =

@@ -297,7 +297,7 @@ TEST_CASE("per-entry Mac status: blockers in what it runs, fixes, optional CUDA 
   REQUIRE(!assessment.decision.deciding.empty());
   const DecisionFactor &factor = assessment.decision.deciding.front();
   CHECK(factor.path == "pkg/fast.py");
-  CHECK(factor.entries == std::vector<std::string>{"train.py"});
+  CHECK(factor.entries == std::vector<InternedString>{"train.py"});
 }
 
 TEST_CASE("findings in an optional sub-project never decide; roles follow the entries that reach a file",

@@ -42,7 +42,7 @@ struct Factors {
     factor.path = std::move(path);
     factor.line = line;
     factor.name = std::move(name);
-    factor.entries = std::move(entries);
+    factor.entries.assign(entries.begin(), entries.end());
     factor.summary = factor.name + " (" + rule.id + ") in " + factor.path + ":" + std::to_string(line);
     list.push_back(std::move(factor));
   }
