@@ -346,19 +346,6 @@ void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment)
                           {"evidence", sanitize_utf8(level.evidence)},
                           {"how_to_confirm", level.how_to_confirm}});
 
-  nlohmann::json plan = nlohmann::json::array();
-  for (const auto &step : assessment.plan)
-    plan.push_back({{"order", step.order},
-                    {"title", sanitize_utf8(step.title)},
-                    {"effort", step.effort},
-                    {"count", step.count},
-                    {"files", step.files},
-                    {"hours", hours_json(step.hours)},
-                    {"detail", sanitize_utf8(step.detail)},
-                    {"rules", step.rule_ids},
-                    {"fix", fix_credit_json(step.fix)},
-                    {"deferred", step.deferred}});
-
   const DecisionThresholds &thresholds = assessment.thresholds;
   nlohmann::json thresholds_json = {
       {"adapt_max_hours", thresholds.adapt_max_hours},
@@ -375,7 +362,22 @@ void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment)
 
   json.begin_object();
   json.member("acceptance", acceptance);
-  json.member("action_plan", plan);
+  // Streamed, a step at a time: a large tree's plan has a step per distinct
+  // fix, thousands of them, and as one nlohmann array it held about 12 MB.
+  json.key("action_plan");
+  json.begin_array();
+  for (const auto &step : assessment.plan)
+    json.value({{"order", step.order},
+                {"title", sanitize_utf8(step.title)},
+                {"effort", step.effort},
+                {"count", step.count},
+                {"files", step.files},
+                {"hours", hours_json(step.hours)},
+                {"detail", sanitize_utf8(step.detail)},
+                {"rules", step.rule_ids},
+                {"fix", fix_credit_json(step.fix)},
+                {"deferred", step.deferred}});
+  json.end_array();
   json.key("decision");
   write_decision_json(json, assessment.decision);
   json.key("effort");
