@@ -65,11 +65,11 @@ struct DecisionThresholds {
 };
 
 // One reason the outcome is what it is.
+// Its texts but the summary are interned: a large tree has tens of thousands
+// of factors, most of them naming the same rules, files and replacements.
 struct DecisionFactor {
   // critical-blocker | training-blocker | training-scale | fallback-item |
   // effort-keep | effort-dual | memory-inference | memory-training
-  // Interned texts but the summary: a large tree has tens of thousands of
-  // factors, most of them naming the same rules, files and replacements.
   InternedString kind;
   Outcome pushes_to = Outcome::Adapt;
   std::string summary; // one sentence
@@ -139,9 +139,9 @@ struct ActionStep {
 };
 
 // Where a file with findings stands against the entry points
-// (assess/reachability.h), for the reports.
-// Interned texts: a large tree has a record for each of tens of thousands
-// of files, and their entries and chains repeat the same few paths.
+// (assess/reachability.h), for the reports. Its texts are interned: a large
+// tree has a record for each of tens of thousands of files, and their
+// entries and chains repeat the same few paths.
 struct FileReachability {
   InternedString status;               // reached | test-only | ... (to_string(ReachStatus))
   bool may_decide = true;              // false: only tests, examples, a container or an optional sub-project

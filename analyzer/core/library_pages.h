@@ -2,12 +2,11 @@
 // way to unmap them from this process while the page cache keeps them.
 //
 // Why: the C++ front end's plugin brings in libclang-cpp and libLLVM, and a
-// scan touches about 60 MB of their pages while it parses. Once every file is
-// read those pages are idle, yet they stay in the process's resident set
-// through the assessment and the reports (docs/performance.md, "Fixed so
-// far", item 13). Code and constants can always be faulted in again from
-// the file, so dropping the mappings is safe: a later parse costs minor
-// page faults, nothing else.
+// scan touches about 60 MB of their pages while it parses. Once the last
+// C/C++/CUDA file is read those pages are idle, yet they would stay in the
+// process's resident set through the other files, the assessment and the
+// reports (docs/performance.md, "Fixed so far", item 13). Code and constants can always be faulted in again
+// from the file, so dropping the mappings is safe: a later parse costs minor page faults, nothing else.
 #pragma once
 
 #include <cstddef>

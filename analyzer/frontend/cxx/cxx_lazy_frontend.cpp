@@ -7,8 +7,9 @@
 //   the build tree this analyzer was built in (unit-test binaries)
 // A plugin that cannot be loaded, or comes from another build, leaves every
 // such file skipped with an error diagnostic that says why; the rest of the
-// scan goes on. Once the scan has read every file, the pages of Clang's code
-// that the plugin brought in are unmapped (core/library_pages.h).
+// scan goes on. Once the scan has read its last C/C++/CUDA file, the pages
+// of Clang's code that the plugin brought in are unmapped
+// (core/library_pages.h).
 #include <dlfcn.h>
 #ifdef __APPLE__
 #include <mach-o/dyld.h>

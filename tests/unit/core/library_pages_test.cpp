@@ -47,6 +47,26 @@ std::size_t resident_kib_at(const void *address) {
 
 using VersionFunction = const char *(*)();
 
+// zlib, opened for one test and closed after it: present on every Debian
+// system, and not linked into this test. `added` is what its dlopen brought in.
+struct OpenedZlib {
+  LibraryPages added;
+  void *handle = nullptr;
+  VersionFunction version = nullptr;
+
+  OpenedZlib() {
+    const LibraryPages before = LibraryPages::loaded();
+    handle = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(handle != nullptr);
+    added = LibraryPages::added(before, LibraryPages::loaded());
+    version = reinterpret_cast<VersionFunction>(dlsym(handle, "zlibVersion"));
+    REQUIRE(version != nullptr);
+  }
+  ~OpenedZlib() { dlclose(handle); }
+  OpenedZlib(const OpenedZlib &) = delete;
+  OpenedZlib &operator=(const OpenedZlib &) = delete;
+};
+
 } // namespace
 
 TEST_CASE("the loaded objects' read-only segments include this program's code", "[library-pages]") {
@@ -56,14 +76,10 @@ TEST_CASE("the loaded objects' read-only segments include this program's code", 
 }
 
 TEST_CASE("what one dlopen brought in is released, and faults in again when used", "[library-pages]") {
-  // zlib: present on every Debian system, and not linked into this test.
   REQUIRE(dlopen("libz.so.1", RTLD_NOW | RTLD_NOLOAD) == nullptr);
-  const LibraryPages before = LibraryPages::loaded();
-  void *handle = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-  REQUIRE(handle != nullptr);
-  const LibraryPages added = LibraryPages::added(before, LibraryPages::loaded());
-  const auto version = reinterpret_cast<VersionFunction>(dlsym(handle, "zlibVersion"));
-  REQUIRE(version != nullptr);
+  const OpenedZlib zlib;
+  const LibraryPages &added = zlib.added;
+  const VersionFunction version = zlib.version;
   CHECK(covers(added, reinterpret_cast<const void *>(version)));
   CHECK(!covers(added, reinterpret_cast<const void *>(&resident_kib_at)));
   for (const auto &segment : added.segments())
@@ -75,32 +91,25 @@ TEST_CASE("what one dlopen brought in is released, and faults in again when used
   CHECK(resident_kib_at(reinterpret_cast<const void *>(version)) == 0);
   CHECK(version() == expected); // faulted in again from the file
   CHECK(resident_kib_at(reinterpret_cast<const void *>(version)) > 0);
-  dlclose(handle);
 }
 
 TEST_CASE("a mapping with a private copy of a page keeps it", "[library-pages]") {
-  const LibraryPages before = LibraryPages::loaded();
-  void *handle = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-  REQUIRE(handle != nullptr);
-  const LibraryPages added = LibraryPages::added(before, LibraryPages::loaded());
-  const auto version = reinterpret_cast<VersionFunction>(dlsym(handle, "zlibVersion"));
-  REQUIRE(version != nullptr);
+  const OpenedZlib zlib;
   // What a debugger's breakpoint does: write into a read-only page through
   // a moment of write permission, which copies the page.
   const auto page_size = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  auto *text = const_cast<char *>(version());
+  auto *text = const_cast<char *>(zlib.version());
   auto *page = reinterpret_cast<char *>(reinterpret_cast<std::uintptr_t>(text) & ~(page_size - 1));
   const char original = page[page_size - 1];
   REQUIRE(mprotect(page, page_size, PROT_READ | PROT_WRITE) == 0);
   page[page_size - 1] = static_cast<char>(original ^ 0x5a);
   REQUIRE(mprotect(page, page_size, PROT_READ) == 0);
 
-  added.release();
+  zlib.added.release();
   CHECK(page[page_size - 1] == static_cast<char>(original ^ 0x5a)); // the copy survived
 
   REQUIRE(mprotect(page, page_size, PROT_READ | PROT_WRITE) == 0);
   page[page_size - 1] = original;
   REQUIRE(mprotect(page, page_size, PROT_READ) == 0);
-  dlclose(handle);
 }
 #endif
