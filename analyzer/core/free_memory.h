@@ -11,7 +11,7 @@
 namespace mpsaudit {
 
 // jemalloc, where the binary links it: purges every arena. The C library's
-// allocator: malloc_trim. Elsewhere nothing. Costs a few milliseconds.
+// allocator: malloc_trim. Elsewhere nothing.
 void return_free_memory();
 
 } // namespace mpsaudit
