@@ -20,10 +20,6 @@ std::string as_module_path(std::string_view dotted_name) {
   return path;
 }
 
-bool is_native_source(FileKind kind) {
-  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
-}
-
 namespace {
 
 std::string join_path(std::string_view directory, std::string_view rest) {

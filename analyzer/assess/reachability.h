@@ -29,9 +29,6 @@ std::string_view directory_of(std::string_view path);
 // "pkg.mod" -> "pkg/mod".
 std::string as_module_path(std::string_view dotted_name);
 
-// C/C++, CUDA and Metal sources.
-bool is_native_source(FileKind kind);
-
 // Python modules by dotted name and by path.
 class ModuleIndex {
 public:

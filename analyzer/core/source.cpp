@@ -65,6 +65,10 @@ bool is_cxx_code(FileKind kind) {
   return kind == FileKind::Cxx || kind == FileKind::Cuda;
 }
 
+bool is_native_source(FileKind kind) {
+  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
+}
+
 FileKind classify_path(std::string_view relative_path) {
   const auto slash = relative_path.rfind('/');
   const std::string_view directory =

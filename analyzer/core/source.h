@@ -41,6 +41,9 @@ FileKind classify_path(std::string_view relative_path);
 bool is_python_code(FileKind kind);
 // C/C++ and CUDA sources (not Metal): what the C++ front end and its passes read.
 bool is_cxx_code(FileKind kind);
+// C/C++, CUDA and Metal sources: the files the C++ front end's plugin (Clang)
+// reads, and those Clang may include.
+bool is_native_source(FileKind kind);
 
 // One file, loaded. `path` is relative to the scan root and uses '/'.
 struct SourceFile {

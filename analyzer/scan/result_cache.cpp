@@ -556,7 +556,7 @@ std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, con
 }
 
 bool ResultCache::caches_kind(FileKind kind) const {
-  if (kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal)
+  if (is_native_source(kind))
     return cxx_inputs_known_;
   return kind != FileKind::Checkpoint && kind != FileKind::Requirements && kind != FileKind::Unknown;
 }
@@ -585,7 +585,7 @@ const std::string &ResultCache::cxx_digest() {
 std::string ResultCache::key_for(const SourceFile &file) {
   KeyBuilder key;
   key.add(context_).add(file.path).add(to_string(file.kind)).add(sha256_raw(file.text));
-  if (file.kind == FileKind::Cxx || file.kind == FileKind::Cuda || file.kind == FileKind::Metal)
+  if (is_native_source(file.kind))
     key.add(cxx_digest());
   return key.digest();
 }

@@ -484,12 +484,6 @@ void count_file_done(ScanProgress *progress) {
     progress->done.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Files whose content enters every C/C++/CUDA cache key: those Clang may
-// include (scan/result_cache.h).
-bool is_cxx_input(FileKind kind) {
-  return kind == FileKind::Cxx || kind == FileKind::Cuda || kind == FileKind::Metal;
-}
-
 // `directory` ending in one slash, to be put before a relative path; empty
 // stays empty.
 std::string as_path_prefix(const std::string &directory) {
@@ -563,7 +557,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     }
     for (auto &file : discovery.files) {
       file.path = prefix + file.path;
-      if (is_cxx_input(file.kind))
+      if (is_native_source(file.kind)) // Clang may include it: part of every C/C++/CUDA cache key
         cxx_inputs.push_back(file.absolute_path);
       if (options.keep_file && !options.keep_file(file.path)) {
         ++result.not_selected;
@@ -613,12 +607,12 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   std::iota(reading_order.begin(), reading_order.end(), std::size_t{0});
   const auto clang_end =
       std::stable_partition(reading_order.begin(), reading_order.end(),
-                            [&](std::size_t i) { return is_cxx_input(work[i].file.kind); });
+                            [&](std::size_t i) { return is_native_source(work[i].file.kind); });
   std::atomic<std::size_t> clang_files_left{static_cast<std::size_t>(clang_end - reading_order.begin())};
   parallel_for(work.size(), jobs, [&](std::size_t k) {
     const std::size_t i = reading_order[k];
     load_and_extract(work[i], stage);
-    if (is_cxx_input(work[i].file.kind) && clang_files_left.fetch_sub(1) == 1)
+    if (is_native_source(work[i].file.kind) && clang_files_left.fetch_sub(1) == 1)
       release_reading_memory();
     count_file_done(options.progress);
   });
