@@ -793,7 +793,7 @@ Assessment assess(const AssessmentInput &input) {
   }
   // Once the what-if estimate is gone: the two are never held at once.
   return_free_memory();
-  roll_up_by_place(assessment.effort, assessment.roles);
+  roll_up_by_place(assessment.effort, role_of);
   for (const auto &factor : decision.deciding) {
     if (factor.kind == "effort-keep" || factor.kind == "effort-dual")
       decision.what_would_change.push_back(

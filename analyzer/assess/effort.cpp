@@ -1027,9 +1027,10 @@ void roll_up_totals(EffortEstimate &estimate) {
   estimate.by_category = sorted_rows(std::move(by_category));
 }
 
-// The hours by file, directory and role; one roll-up at a time, so that one
-// table is alive at once.
-void roll_up_places(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
+} // namespace
+
+// One roll-up at a time, so that one table is alive at once.
+void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
   estimate.by_file = roll_up_shares(estimate.items, "(repository)",
                                     [](const InternedString &path) -> std::string_view { return path; });
   estimate.by_directory = roll_up_shares(estimate.items, "(repository)",
@@ -1039,8 +1040,6 @@ void roll_up_places(EffortEstimate &estimate, const std::map<std::string, Role> 
     return to_string(role == role_of.end() ? Role::Tooling : role->second);
   });
 }
-
-} // namespace
 
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded,
@@ -1065,17 +1064,13 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
   estimate.items = action_plan(work.items);
   roll_up_totals(estimate);
   if (detail == EstimateDetail::Full)
-    roll_up_places(estimate, role_of);
+    roll_up_by_place(estimate, role_of);
 
   estimate.native_port = estimate.total;
   estimate.native_port += estimate.deferred;
   estimate.recommended = estimate.total;
   estimate.recommended_fix = estimate.fix;
   return estimate;
-}
-
-void roll_up_by_place(EffortEstimate &estimate, const std::vector<FileRole> &roles) {
-  roll_up_places(estimate, role_by_path(roles));
 }
 
 namespace {

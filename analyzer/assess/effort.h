@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -220,8 +221,9 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
                                EstimateDetail detail = EstimateDetail::Full);
 
 // The roll-ups by file, directory and role (by_file, by_directory,
-// by_role) of an estimate built without them.
-void roll_up_by_place(EffortEstimate &estimate, const std::vector<FileRole> &roles);
+// by_role) of an estimate built without them; `role_of` is role_by_path of
+// the roles it was built with.
+void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role> &role_of);
 
 // Prices `path` over the estimate's items: sets recommended, recommended_fix,
 // recommended_goal and recommended_basis (docs/effort-model.md, "Two figures").
