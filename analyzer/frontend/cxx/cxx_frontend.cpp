@@ -12,6 +12,8 @@
 #include <string_view>
 #include <tuple>
 #include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/confined_file.h"
@@ -166,23 +168,43 @@ using cxx::last_component;
 using cxx::has_clang_evidence;
 using cxx::is_identifier_char;
 
-// The #define directives of `text`, continuation lines included, one per
-// line: all of a header that can reach the main file's AST. Everything else in
-// a header (its functions, its templates and their instantiations) sits
-// outside the main file, which the AST's Collector skips.
-std::string macro_definitions(std::string_view text) {
-  std::string definitions;
+// The identifiers of `text`, comments and strings included (erring towards
+// more names is erring towards clang).
+void add_identifiers(std::string_view text, std::unordered_set<std::string_view> &names) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    if (!is_identifier_char(text[at])) {
+      ++at;
+      continue;
+    }
+    const std::size_t start = at;
+    while (at < text.size() && is_identifier_char(text[at]))
+      ++at;
+    if (!std::isdigit(static_cast<unsigned char>(text[start])))
+      names.insert(text.substr(start, at - start));
+  }
+}
+
+// Every #define of a header: the macro's name, and the directive's logical
+// line (continuation lines included). A name defined twice (in two branches
+// of an #if, say) keeps both lines.
+using MacroDefinitions = std::unordered_map<std::string, std::string>;
+
+void add_macro_definitions(std::string_view text, MacroDefinitions &macros) {
   std::size_t line_start = 0;
   while (line_start < text.size()) {
     std::size_t at = line_start;
-    while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
-      ++at;
+    auto skip_blanks = [&] {
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+        ++at;
+    };
+    skip_blanks();
     bool is_define = false;
     if (at < text.size() && text[at] == '#') {
       ++at;
-      while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
-        ++at;
+      skip_blanks();
       is_define = text.compare(at, 6, "define") == 0;
+      at += is_define ? 6 : 0;
     }
     // The logical line: physical lines joined by a trailing backslash.
     std::size_t line_end = line_start;
@@ -200,12 +222,41 @@ std::string macro_definitions(std::string_view text) {
       ++line_end;
     }
     if (is_define) {
-      definitions.append(text.substr(line_start, line_end - line_start));
-      definitions.push_back('\n');
+      skip_blanks();
+      const std::size_t name_start = at;
+      while (at < line_end && is_identifier_char(text[at]))
+        ++at;
+      std::string &definition = macros[std::string(text.substr(name_start, at - name_start))];
+      definition.append(text.substr(line_start, line_end - line_start));
+      definition.push_back('\n');
     }
     line_start = line_end + 1;
   }
-  return definitions;
+}
+
+// Whether a macro that `text` can expand, directly or through other macros,
+// holds evidence. Only those reach the main file's AST: a header's other
+// macros, and everything else in a header (its functions, its templates and
+// their instantiations), sit outside the main file, which the AST's
+// Collector skips.
+bool expands_clang_evidence(std::string_view text, const MacroDefinitions &macros, bool cuda) {
+  std::unordered_set<std::string_view> names;
+  add_identifiers(text, names);
+  std::vector<std::string_view> pending(names.begin(), names.end());
+  std::unordered_set<std::string_view> expanded;
+  while (!pending.empty()) {
+    const std::string_view name = pending.back();
+    pending.pop_back();
+    const auto macro = macros.find(std::string(name));
+    if (macro == macros.end() || !expanded.insert(name).second)
+      continue;
+    if (has_clang_evidence(macro->second, cuda))
+      return true;
+    std::unordered_set<std::string_view> used;
+    add_identifiers(macro->second, used);
+    pending.insert(pending.end(), used.begin(), used.end());
+  }
+  return false;
 }
 
 // The #include, #include_next and #import directives of `text`, whether or
@@ -259,9 +310,11 @@ std::optional<std::string> read_header(const std::filesystem::path &path, std::u
 }
 
 // Whether clang could build a model that differs from the token model for
-// `file` (see above). It follows every header that the fixed command line
-// could open (next to its includer, under the scan root, among clang's
-// builtin headers), live or not, and errs towards clang when unsure.
+// `file` (see above). It reads the #defines of every header that the fixed
+// command line could open (next to its includer, under the scan root, among
+// clang's builtin headers), live or not, and asks whether the macros the file
+// names, and those they name in turn, hold evidence. It errs towards clang
+// when unsure.
 bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const cxx::FileModel &tokens,
                         const ExtractOptions &options) {
   namespace fs = std::filesystem;
@@ -282,6 +335,7 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
       {file.text, file.absolute_path.empty() ? fs::path() : fs::path(file.absolute_path).parent_path()}};
   std::set<std::string> seen;
   std::size_t bytes = 0;
+  MacroDefinitions macros;
   while (!pending.empty()) {
     const Pending current = std::move(pending.back());
     pending.pop_back();
@@ -306,14 +360,14 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
           return true;
         std::string text = std::move(*read);
         bytes += text.size();
-        if (seen.size() > kMaxHeadersForGate || bytes > kMaxHeaderBytesForGate ||
-            has_clang_evidence(macro_definitions(text), language == SourceLanguage::Cuda))
+        if (seen.size() > kMaxHeadersForGate || bytes > kMaxHeaderBytesForGate)
           return true;
+        add_macro_definitions(text, macros);
         pending.push_back({std::move(text), candidate.parent_path()});
       }
     }
   }
-  return false;
+  return expands_clang_evidence(file.text, macros, language == SourceLanguage::Cuda);
 }
 
 std::size_t count_in(const std::vector<std::uint32_t> &sorted_lines, std::uint32_t first,

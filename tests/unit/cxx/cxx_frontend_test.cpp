@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -440,6 +441,35 @@ std::pair<FileFacts, std::uint64_t> extract_counting(const SourceFile &input, co
   return {std::move(facts), cxx::clang_runs() - before};
 }
 
+// A scan root in the temporary directory holding `headers` (paths relative to
+// it), and a file to scan inside it.
+class HeaderTree {
+public:
+  HeaderTree(const std::string &name, const std::map<std::string, std::string> &headers)
+      : directory_(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::remove_all(directory_);
+    for (const auto &[path, text] : headers) {
+      std::filesystem::create_directories((directory_ / path).parent_path());
+      std::ofstream(directory_ / path) << text;
+    }
+    options_.root = directory_.string();
+  }
+  ~HeaderTree() { std::filesystem::remove_all(directory_); }
+  HeaderTree(const HeaderTree &) = delete;
+  HeaderTree &operator=(const HeaderTree &) = delete;
+
+  SourceFile file(const std::string &path, const std::string &text) const {
+    SourceFile input = source(path, text);
+    input.absolute_path = (directory_ / path).string();
+    return input;
+  }
+  const ExtractOptions &options() const { return options_; }
+
+private:
+  std::filesystem::path directory_;
+  ExtractOptions options_;
+};
+
 } // namespace
 
 TEST_CASE("clang runs only on files where it could add to the token model", "[cxx][gate]") {
@@ -484,50 +514,73 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
   }
 
   SECTION("assembly from a macro of an included header still goes to clang") {
-    namespace fs = std::filesystem;
-    const fs::path directory = fs::temp_directory_path() / "mpsaudit-cxx-gate-include";
-    fs::remove_all(directory);
-    fs::create_directories(directory / "src" / "util");
-    std::ofstream(directory / "src" / "spin.h") << "#include \"util/pause.h\"\n";
-    std::ofstream(directory / "src" / "util" / "pause.h")
-        << "#define CPU_PAUSE() __asm__ volatile(\"pause\")\n";
+    const HeaderTree tree("mpsaudit-cxx-gate-include",
+                          {{"src/spin.h", "#include \"util/pause.h\"\n"},
+                           {"src/util/pause.h", "#define CPU_PAUSE() __asm__ volatile(\"pause\")\n"}});
     const std::string text = "#include \"spin.h\"\n"
                              "void wait_a_bit() { CPU_PAUSE(); }\n";
-    SourceFile input = source("src/spin.cpp", text);
-    input.absolute_path = (directory / "src" / "spin.cpp").string();
-    ExtractOptions options;
-    options.root = directory.string();
-    const auto [facts, runs] = extract_counting(input, options, CxxParseMode::Auto);
+    const auto [facts, runs] =
+        extract_counting(tree.file("src/spin.cpp", text), tree.options(), CxxParseMode::Auto);
     CHECK(runs == 1);
     CHECK(facts.mode == "ast");
     const Fact *pause = find_fact(facts, "inline-ptx", "pause");
     REQUIRE(pause != nullptr);
     CHECK(pause->span.line == 2);
     CHECK(find_fact(extract("src/spin.cpp", text, CxxParseMode::Lexical), "inline-ptx", "pause") == nullptr);
-    fs::remove_all(directory);
   }
 
-  SECTION("assembly inside a header's own function does not") {
-    namespace fs = std::filesystem;
-    const fs::path directory = fs::temp_directory_path() / "mpsaudit-cxx-gate-header-function";
-    fs::remove_all(directory);
-    fs::create_directories(directory);
-    std::ofstream(directory / "spin.h") << "inline void cpu_pause() { asm volatile(\"pause\"); }\n"
-                                        << "#define SPIN_LIMIT 64\n";
+  SECTION("so does assembly from a header macro that another macro expands") {
+    const HeaderTree tree(
+        "mpsaudit-cxx-gate-macro-chain",
+        {{"spin.h", "#define CPU_PAUSE() __asm__ volatile(\"pause\")\n"
+                    "#define BACK_OFF(n) \\\n  for (int i = 0; i < (n); ++i) CPU_PAUSE()\n"}});
     const std::string text = "#include \"spin.h\"\n"
-                             "void wait_a_bit() { for (int i = 0; i < SPIN_LIMIT; ++i) cpu_pause(); }\n";
-    SourceFile input = source("spin.cpp", text);
-    input.absolute_path = (directory / "spin.cpp").string();
-    ExtractOptions options;
-    options.root = directory.string();
-    const auto [gated, gated_runs] = extract_counting(input, options, CxxParseMode::Auto);
+                             "void wait_a_bit() { BACK_OFF(64); }\n";
+    const auto [facts, runs] =
+        extract_counting(tree.file("spin.cpp", text), tree.options(), CxxParseMode::Auto);
+    CHECK(runs == 1);
+    CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
+  }
+
+  SECTION("a header macro with a launch that the file never expands does not") {
+    // Generated instantiation units: each file expands one macro of a header
+    // whose other macros launch kernels.
+    const HeaderTree tree("mpsaudit-cxx-gate-unused-macro",
+                          {{"macros.cuh", "#define DEFINE_SCALE(n) void scale_##n(float *x) { x[0] *= n; }\n"
+                                          "#define LAUNCH_ALL(kernel, x) kernel<<<1, 32>>>(x)\n"
+                                          "#define SHARED_TILE __shared__ float tile[32]\n"}});
+    const std::string text = "#include \"macros.cuh\"\n"
+                             "DEFINE_SCALE(8)\n";
+    const SourceFile input = tree.file("scale_8.cu", text);
+    const auto [gated, gated_runs] = extract_counting(input, tree.options(), CxxParseMode::Auto);
     CHECK(gated_runs == 0);
     CHECK(gated.mode == "lexical");
-    const auto [forced, forced_runs] = extract_counting(input, options, CxxParseMode::Ast);
+    const auto [forced, forced_runs] = extract_counting(input, tree.options(), CxxParseMode::Ast);
     CHECK(forced_runs == 1);
     CHECK(forced.mode == "ast");
     CHECK(describe(gated) == describe(forced));
-    fs::remove_all(directory);
+
+    const auto [launching, launching_runs] =
+        extract_counting(tree.file("launch.cu", "#include \"macros.cuh\"\n__global__ void k(float *x);\n"
+                                                "void run(float *x) { LAUNCH_ALL(k, x); }\n"),
+                         tree.options(), CxxParseMode::Auto);
+    CHECK(launching_runs == 1);
+  }
+
+  SECTION("assembly inside a header's own function does not") {
+    const HeaderTree tree("mpsaudit-cxx-gate-header-function",
+                          {{"spin.h", "inline void cpu_pause() { asm volatile(\"pause\"); }\n"
+                                      "#define SPIN_LIMIT 64\n"}});
+    const std::string text = "#include \"spin.h\"\n"
+                             "void wait_a_bit() { for (int i = 0; i < SPIN_LIMIT; ++i) cpu_pause(); }\n";
+    const SourceFile input = tree.file("spin.cpp", text);
+    const auto [gated, gated_runs] = extract_counting(input, tree.options(), CxxParseMode::Auto);
+    CHECK(gated_runs == 0);
+    CHECK(gated.mode == "lexical");
+    const auto [forced, forced_runs] = extract_counting(input, tree.options(), CxxParseMode::Ast);
+    CHECK(forced_runs == 1);
+    CHECK(forced.mode == "ast");
+    CHECK(describe(gated) == describe(forced));
   }
 
   SECTION("a computed include goes to clang") {
