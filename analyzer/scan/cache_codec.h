@@ -8,24 +8,31 @@
 #include <string_view>
 
 #include "scan/result_cache.h"
+#include "scan/sha256.h"
 
 namespace mpsaudit::cache_codec {
 
 // A SHA-256 over fields, each prefixed by its length.
 class KeyBuilder {
 public:
-  KeyBuilder &add(std::string_view field) {
-    const auto size = static_cast<std::uint64_t>(field.size());
+  KeyBuilder &add(std::string_view field) { return begin_field(field.size()).add_to_field(field); }
+  KeyBuilder &add(std::uint64_t number) { return add(std::to_string(number)); }
+  // A field given in pieces: its size first, then pieces of that many bytes in all.
+  KeyBuilder &begin_field(std::uint64_t size) {
+    char prefix[8];
     for (int i = 0; i < 8; ++i)
-      bytes_.push_back(static_cast<char>((size >> (8 * i)) & 0xff));
-    bytes_.append(field);
+      prefix[i] = static_cast<char>((size >> (8 * i)) & 0xff);
+    hash_.update(std::string_view(prefix, sizeof prefix));
     return *this;
   }
-  KeyBuilder &add(std::uint64_t number) { return add(std::to_string(number)); }
-  std::string digest() const { return sha256_raw(bytes_); }
+  KeyBuilder &add_to_field(std::string_view piece) {
+    hash_.update(piece);
+    return *this;
+  }
+  std::string digest() const { return hash_.digest(); }
 
 private:
-  std::string bytes_;
+  Sha256 hash_;
 };
 
 class Writer {

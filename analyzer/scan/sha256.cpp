@@ -1,5 +1,6 @@
 #include "scan/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -142,28 +143,53 @@ bool sha256_has_cpu_rounds() {
   return cpu_has_sha_extensions();
 }
 
-std::string sha256_raw(std::string_view data, Sha256Rounds rounds) {
-  const Compress compress = compression(rounds);
-  State state = kInitialState;
+Sha256::Sha256(Sha256Rounds rounds) : state_(kInitialState), rounds_(rounds) {}
+
+Sha256 &Sha256::update(std::string_view data) {
+  const Compress compress = compression(rounds_);
   const auto *bytes = reinterpret_cast<const unsigned char *>(data.data());
-  const std::size_t whole = data.size() / 64;
-  compress(state, bytes, whole);
+  std::size_t size = data.size();
+  length_ += size;
+  if (pending_size_ > 0) {
+    const std::size_t taken = std::min(size, pending_.size() - pending_size_);
+    std::memcpy(pending_.data() + pending_size_, bytes, taken);
+    pending_size_ += taken;
+    bytes += taken;
+    size -= taken;
+    if (pending_size_ < pending_.size())
+      return *this;
+    compress(state_, pending_.data(), 1);
+    pending_size_ = 0;
+  }
+  const std::size_t whole = size / 64;
+  compress(state_, bytes, whole);
+  pending_size_ = size - whole * 64;
+  if (pending_size_ > 0)
+    std::memcpy(pending_.data(), bytes + whole * 64, pending_size_);
+  return *this;
+}
+
+std::string Sha256::digest() const {
+  State state = state_;
   // The padding: 0x80, zeros, then the length in bits, big-endian, in one or two blocks.
   unsigned char tail[128] = {};
-  const std::size_t rest = data.size() - whole * 64;
-  if (rest > 0)
-    std::memcpy(tail, bytes + whole * 64, rest);
-  tail[rest] = 0x80;
-  const std::size_t tail_blocks = rest + 9 <= 64 ? 1 : 2;
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  if (pending_size_ > 0)
+    std::memcpy(tail, pending_.data(), pending_size_);
+  tail[pending_size_] = 0x80;
+  const std::size_t tail_blocks = pending_size_ + 9 <= 64 ? 1 : 2;
+  const std::uint64_t bits = length_ * 8;
   for (int i = 0; i < 8; ++i)
     tail[tail_blocks * 64 - 1 - i] = static_cast<unsigned char>((bits >> (8 * i)) & 0xff);
-  compress(state, tail, tail_blocks);
+  compression(rounds_)(state, tail, tail_blocks);
   std::string digest(32, '\0');
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 4; ++j)
       digest[4 * i + j] = static_cast<char>((state[i] >> (24 - 8 * j)) & 0xff);
   return digest;
+}
+
+std::string sha256_raw(std::string_view data, Sha256Rounds rounds) {
+  return Sha256(rounds).update(data).digest();
 }
 
 std::string sha256_raw(std::string_view data) {

@@ -168,6 +168,23 @@ TEST_CASE("sha256 with the CPU's SHA extensions equals the portable rounds", "[r
   CHECK(sha256_raw(bytes, Sha256Rounds::Best) == sha256_raw(bytes, Sha256Rounds::Portable));
 }
 
+TEST_CASE("sha256 given in pieces equals sha256 of the whole", "[result-cache]") {
+  std::string bytes;
+  for (int i = 0; i < 1000; ++i)
+    bytes += static_cast<char>((i * 131 + 7) & 0xff);
+  const std::string whole = sha256_raw(bytes);
+  // Pieces that end inside, at and across block boundaries, empty ones too.
+  for (std::size_t piece : {1, 3, 63, 64, 65, 128, 200}) {
+    INFO("pieces of " << piece << " bytes");
+    Sha256 hash;
+    for (std::size_t at = 0; at < bytes.size(); at += piece)
+      hash.update(std::string_view(bytes).substr(at, piece)).update("");
+    CHECK(hash.digest() == whole);
+    CHECK(hash.digest() == whole); // digest() leaves the hasher as it was
+  }
+  CHECK(Sha256().digest() == sha256_raw(""));
+}
+
 TEST_CASE("a cache entry round-trips every field of what the first rules left", "[result-cache]") {
   const std::string key = sha256_raw("key");
   const EarlyResult result = sample_result();
