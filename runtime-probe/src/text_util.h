@@ -5,25 +5,60 @@
 #pragma once
 
 #include <array>
+#include <cerrno>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 namespace mpsaudit::probe {
 
-// The whole contents of a file, or nullopt when it cannot be opened (the
-// analyzer's read_whole_file, in core/confined_file.h).
+// The whole contents of a file, or nullopt when it cannot be opened or read
+// (the analyzer's read_whole_file, in core/confined_file.h). The string is
+// sized once from fstat and read into: a stream copied the coverage table
+// (180 KB, read by every scan) through a growing buffer and then again.
 inline std::optional<std::string> read_whole_file(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return std::nullopt;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  struct stat info {};
+  std::string text;
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode))
+    text.resize(static_cast<std::size_t>(info.st_size));
+  std::size_t filled = 0;
+  bool failed = false;
+  while (filled < text.size()) { // what fstat announced
+    const ssize_t got = ::read(fd, text.data() + filled, text.size() - filled);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      failed = got < 0;
+      break;
+    }
+    filled += static_cast<std::size_t>(got);
+  }
+  text.resize(filled);
+  for (char more[4096]; !failed && filled == text.size();) { // what it did not (a growing or special file)
+    const ssize_t got = ::read(fd, more, sizeof more);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0) {
+      failed = got < 0;
+      break;
+    }
+    text.append(more, static_cast<std::size_t>(got));
+    filled = text.size();
+  }
+  ::close(fd);
+  if (failed)
+    return std::nullopt;
+  return text;
 }
 
 inline std::string_view trim(std::string_view text) {
