@@ -58,10 +58,20 @@ public:
     for (const auto &release : releases_)
       release();
   }
+  // `loaded` says whether the front end has loaded what its first file
+  // needs (the C++ front end's Clang libraries); false until a file needed it.
+  void add_loaded_check(std::function<bool()> loaded) { loaded_checks_.push_back(std::move(loaded)); }
+  bool loaded() const {
+    for (const auto &check : loaded_checks_)
+      if (!check())
+        return false;
+    return true;
+  }
 
 private:
   std::array<Extractor, static_cast<std::size_t>(FileKind::Unknown) + 1> extractors_{};
   std::vector<std::function<void()>> releases_;
+  std::vector<std::function<bool()>> loaded_checks_;
 };
 
 // Returns the extractor for `kind`, or nullptr when no front end reads it.
@@ -73,6 +83,13 @@ const Extractor *find_extractor(FileKind kind);
 // the other files are still read; reading more C/C++/CUDA files afterwards
 // works, at the cost of page faults.
 void release_reading_memory();
+
+// Whether the front ends have loaded what their first files need (the C++
+// front end's Clang libraries, about 90 ms, loaded by the first C/C++/CUDA
+// file that is not in the result cache). Until then the scan gives such files
+// to one thread at a time, and the others read files of other kinds rather
+// than wait for the load.
+bool extractors_loaded();
 
 // The project passes of the front ends compiled into this build, in the order
 // they run (see core/project_pass.h); the scan runs them.

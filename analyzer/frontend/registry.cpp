@@ -60,6 +60,10 @@ void release_reading_memory() {
   table().release_reading_memory();
 }
 
+bool extractors_loaded() {
+  return table().loaded();
+}
+
 namespace {
 
 std::vector<std::string> kinds(std::initializer_list<std::string_view> listed) {

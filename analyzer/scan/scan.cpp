@@ -27,6 +27,7 @@
 #include "rules/engine.h"
 #include "scan/discover.h"
 #include "scan/python_prefilter.h"
+#include "scan/read_schedule.h"
 #include "scan/result_cache.h"
 #include "scan/tree_packages.h"
 
@@ -603,16 +604,13 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   // C/C++/CUDA files first, so that the Clang libraries' pages can go as soon
   // as the last of them is read (release_reading_memory), before most of the
   // tree's facts and findings are held. The results keep `work`'s order.
-  std::vector<std::size_t> reading_order(work.size());
-  std::iota(reading_order.begin(), reading_order.end(), std::size_t{0});
-  const auto clang_end =
-      std::stable_partition(reading_order.begin(), reading_order.end(),
-                            [&](std::size_t i) { return is_native_source(work[i].file.kind); });
-  std::atomic<std::size_t> clang_files_left{static_cast<std::size_t>(clang_end - reading_order.begin())};
-  parallel_for(work.size(), jobs, [&](std::size_t k) {
-    const std::size_t i = reading_order[k];
+  std::vector<std::size_t> native_files, other_files;
+  for (std::size_t i = 0; i < work.size(); ++i)
+    (is_native_source(work[i].file.kind) ? native_files : other_files).push_back(i);
+  std::atomic<std::size_t> native_files_left{native_files.size()};
+  read_natives_first(native_files, other_files, jobs, extractors_loaded, [&](std::size_t i) {
     load_and_extract(work[i], stage);
-    if (is_native_source(work[i].file.kind) && clang_files_left.fetch_sub(1) == 1)
+    if (is_native_source(work[i].file.kind) && native_files_left.fetch_sub(1) == 1)
       release_reading_memory();
     count_file_done(options.progress);
   });

@@ -104,7 +104,6 @@ LoadedPlugin load_plugin() {
 
 // Set once plugin() has looked for the plugin: releasing its pages must not load it.
 std::atomic<const LoadedPlugin *> loaded_plugin{nullptr};
-
 const LoadedPlugin &plugin() {
   static const LoadedPlugin loaded = load_plugin(); // once, thread-safe
   static const bool published = (loaded_plugin.store(&loaded, std::memory_order_release), true);
@@ -138,6 +137,7 @@ void register_cxx_frontends(ExtractorTable &table) {
     if (const LoadedPlugin *loaded = loaded_plugin.load(std::memory_order_acquire))
       loaded->pages.release();
   });
+  table.add_loaded_check([] { return loaded_plugin.load(std::memory_order_acquire) != nullptr; });
 }
 
 } // namespace mpsaudit
