@@ -12,6 +12,18 @@
 
 namespace mpsaudit {
 
+// Runs `worker` on `threads` threads, this one among them, and returns when
+// every run has.
+template <typename Worker> void run_on_threads(unsigned threads, const Worker &worker) {
+  std::vector<std::thread> pool;
+  pool.reserve(threads > 1 ? threads - 1 : 0);
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto &thread : pool)
+    thread.join();
+}
+
 // Runs `body` on every index of `natives` and of `others`, each once, on
 // `jobs` threads, natives first. Until `loaded()` (the native files' front end
 // has loaded Clang, about 90 ms, on the first native file not in the result
@@ -64,15 +76,8 @@ void read_natives_first(const std::vector<std::size_t> &natives, const std::vect
       }
     }
   };
-  const unsigned threads =
-      std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(natives.size() + others.size())));
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto &thread : pool)
-    thread.join();
+  run_on_threads(
+      std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(natives.size() + others.size()))), worker);
 }
 
 } // namespace mpsaudit

@@ -429,18 +429,7 @@ template <typename Fn> void parallel_for(std::size_t count, unsigned jobs, Fn &&
     for (std::size_t i; (i = next.fetch_add(1)) < count;)
       body(i);
   };
-  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
-  if (threads <= 1) {
-    worker();
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto &thread : pool)
-    thread.join();
+  run_on_threads(std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count))), worker);
 }
 
 } // namespace
