@@ -396,25 +396,72 @@ private:
     if (known != macros_.end())
       return known->second;
     macros_[macro] = false; // a macro that names itself is not expanded again
-    bool found = false;
+    const bool found = tokens_have_evidence(macro, depth) || pastes_evidence(macro, depth);
+    macros_[macro] = found;
+    return found;
+  }
+
+  // Whether `macro` has `<<<` or an evidence word, or names a macro that does.
+  bool tokens_have_evidence(const clang::MacroInfo *macro, int depth) {
+    const auto &words = clang_evidence_words(cuda_);
     for (const clang::Token &token : macro->tokens()) {
-      if (token.is(clang::tok::lesslessless)) {
-        found = true;
-        break;
-      }
+      if (token.is(clang::tok::lesslessless))
+        return true;
       const clang::IdentifierInfo *identifier = token.getIdentifierInfo();
       if (!identifier)
         continue;
-      const auto &words = clang_evidence_words(cuda_);
       if (std::find(words.begin(), words.end(), std::string_view(identifier->getName())) != words.end() ||
           (identifier->hasMacroDefinition() &&
-           macro_has_evidence(preprocessor_.getMacroInfo(identifier), depth + 1))) {
-        found = true;
-        break;
-      }
+           macro_has_evidence(preprocessor_.getMacroInfo(identifier), depth + 1)))
+        return true;
     }
-    macros_[macro] = found;
-    return found;
+    return false;
+  }
+
+  // Whether a name that `macro` pastes together (`##`) may be a macro with
+  // evidence: a chain whose first piece is written out may name any macro
+  // that begins with it, one whose last piece is, any that ends with it, and
+  // one that begins and ends with parameters, any macro at all. A paste with
+  // no identifier on its left (GNU's `, ## __VA_ARGS__`) forms no name. The
+  // gate reads pastes the same way (`expands_clang_evidence` in
+  // cxx_frontend.cpp).
+  bool pastes_evidence(const clang::MacroInfo *macro, int depth) {
+    const auto tokens = macro->tokens();
+    const auto written = [&](const clang::Token &token) {
+      const clang::IdentifierInfo *identifier = token.getIdentifierInfo();
+      return identifier && !token.is(clang::tok::numeric_constant) &&
+             macro->getParameterNum(identifier) < 0 && identifier->getName() != "__VA_ARGS__";
+    };
+    std::vector<llvm::StringRef> prefixes, suffixes;
+    for (std::size_t k = 1; k < tokens.size(); ++k) {
+      if (!tokens[k].is(clang::tok::hashhash) || tokens[k - 1].is(clang::tok::hashhash))
+        continue;
+      std::size_t last = k + 1;
+      while (last + 2 < tokens.size() && tokens[last + 1].is(clang::tok::hashhash))
+        last += 2;
+      if (!tokens[k - 1].getIdentifierInfo())
+        continue; // no name formed
+      if (written(tokens[k - 1]))
+        prefixes.push_back(tokens[k - 1].getIdentifierInfo()->getName());
+      else if (last < tokens.size() && written(tokens[last]))
+        suffixes.push_back(tokens[last].getIdentifierInfo()->getName());
+      else
+        return true;
+    }
+    if (prefixes.empty() && suffixes.empty())
+      return false;
+    for (const auto &[identifier, state] : preprocessor_.macros()) {
+      static_cast<void>(state);
+      const llvm::StringRef name = identifier->getName();
+      const bool formed = std::any_of(prefixes.begin(), prefixes.end(),
+                                      [&](llvm::StringRef piece) { return name.startswith(piece); }) ||
+                          std::any_of(suffixes.begin(), suffixes.end(),
+                                      [&](llvm::StringRef piece) { return name.endswith(piece); });
+      if (formed && identifier->hasMacroDefinition() &&
+          macro_has_evidence(preprocessor_.getMacroInfo(identifier), depth + 1))
+        return true;
+    }
+    return false;
   }
 
   clang::SourceManager &sources_;

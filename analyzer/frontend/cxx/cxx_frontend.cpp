@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/confined_file.h"
+#include "core/text.h"
 #include "frontend/cxx/ast_scan.h"
 #include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/file_model.h"
@@ -234,11 +235,93 @@ void add_macro_definitions(std::string_view text, MacroDefinitions &macros) {
   }
 }
 
-// Whether a macro that `text` can expand, directly or through other macros,
-// holds evidence. Only those reach the main file's AST: a header's other
-// macros, and everything else in a header (its functions, its templates and
-// their instantiations), sit outside the main file, which the AST's
-// Collector skips.
+// The parameters of a function-like macro's definition line (with
+// __VA_ARGS__ for `...`); none for an object-like one.
+std::vector<std::string_view> macro_parameters(std::string_view definition) {
+  std::vector<std::string_view> parameters;
+  std::size_t at = definition.find("define");
+  if (at == std::string_view::npos)
+    return parameters;
+  at += 6;
+  while (at < definition.size() && (definition[at] == ' ' || definition[at] == '\t'))
+    ++at;
+  while (at < definition.size() && is_identifier_char(definition[at]))
+    ++at;
+  if (at >= definition.size() || definition[at] != '(') // a space before '(' makes it object-like
+    return parameters;
+  const std::size_t close = definition.find(')', at);
+  const std::string_view list =
+      definition.substr(at + 1, close == std::string_view::npos ? 0 : close - at - 1);
+  std::unordered_set<std::string_view> names;
+  add_identifiers(list, names);
+  parameters.assign(names.begin(), names.end());
+  if (list.find("...") != std::string_view::npos)
+    parameters.emplace_back("__VA_ARGS__");
+  return parameters;
+}
+
+// The names that token pasting (`##`) in a macro's definition can form,
+// as far as the definition says: a chain whose first piece is written out
+// names macros that begin with it, one whose last piece is, macros that end
+// with it. A chain that begins and ends with parameters can name any macro
+// (`any`). A paste with no identifier on its left (GNU's `, ## __VA_ARGS__`)
+// forms no name.
+struct PastedNames {
+  std::vector<std::string_view> prefixes, suffixes;
+  bool any = false;
+};
+
+PastedNames pasted_names(std::string_view definition) {
+  PastedNames pasted;
+  const std::vector<std::string_view> parameters = macro_parameters(definition);
+  const auto written = [&](std::string_view piece) {
+    return !piece.empty() && !std::isdigit(static_cast<unsigned char>(piece.front())) &&
+           std::find(parameters.begin(), parameters.end(), piece) == parameters.end();
+  };
+  const auto skip_blanks = [&](std::size_t at) {
+    while (at < definition.size() && (definition[at] == ' ' || definition[at] == '\t'))
+      ++at;
+    return at;
+  };
+  for (std::size_t paste = definition.find("##"); paste != std::string_view::npos;) {
+    std::size_t end = paste;
+    while (end > 0 && (definition[end - 1] == ' ' || definition[end - 1] == '\t'))
+      --end;
+    std::size_t begin = end;
+    while (begin > 0 && is_identifier_char(definition[begin - 1]))
+      --begin;
+    const std::string_view first = definition.substr(begin, end - begin);
+    std::string_view last;
+    std::size_t after = paste;
+    for (;;) { // the chain's pieces, to its last
+      std::size_t at = skip_blanks(after + 2);
+      const std::size_t start = at;
+      while (at < definition.size() && is_identifier_char(definition[at]))
+        ++at;
+      last = definition.substr(start, at - start);
+      after = skip_blanks(at);
+      if (definition.compare(after, 2, "##") != 0)
+        break;
+    }
+    if (first.empty()) {
+      // no name formed
+    } else if (written(first)) {
+      pasted.prefixes.push_back(first);
+    } else if (written(last)) {
+      pasted.suffixes.push_back(last);
+    } else {
+      pasted.any = true;
+    }
+    paste = definition.find("##", after);
+  }
+  return pasted;
+}
+
+// Whether a macro that `text` can expand, directly, through other macros or
+// through names they paste together, holds evidence. Only those reach the
+// main file's AST: a header's other macros, and everything else in a header
+// (its functions, its templates and their instantiations), sit outside the
+// main file, which the AST's Collector skips.
 bool expands_clang_evidence(std::string_view text, const MacroDefinitions &macros, bool cuda) {
   std::unordered_set<std::string_view> names;
   add_identifiers(text, names);
@@ -250,11 +333,24 @@ bool expands_clang_evidence(std::string_view text, const MacroDefinitions &macro
     const auto macro = macros.find(std::string(name));
     if (macro == macros.end() || !expanded.insert(name).second)
       continue;
-    if (has_clang_evidence(macro->second, cuda))
+    const std::string &definition = macro->second;
+    if (has_clang_evidence(definition, cuda))
       return true;
     std::unordered_set<std::string_view> used;
-    add_identifiers(macro->second, used);
+    add_identifiers(definition, used);
     pending.insert(pending.end(), used.begin(), used.end());
+    if (definition.find("##") == std::string::npos)
+      continue;
+    const PastedNames pasted = pasted_names(definition);
+    for (const auto &[other, other_definition] : macros) {
+      const bool formed = pasted.any ||
+                          std::any_of(pasted.prefixes.begin(), pasted.prefixes.end(),
+                                      [&](std::string_view piece) { return starts_with(other, piece); }) ||
+                          std::any_of(pasted.suffixes.begin(), pasted.suffixes.end(),
+                                      [&](std::string_view piece) { return ends_with(other, piece); });
+      if (formed)
+        pending.push_back(other);
+    }
   }
   return false;
 }

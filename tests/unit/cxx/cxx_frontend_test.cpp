@@ -554,6 +554,27 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
     CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
   }
 
+  SECTION("so does assembly from a macro whose name another macro pastes together") {
+    const HeaderTree tree("mpsaudit-cxx-gate-pasted-name",
+                          {{"spin.h", "#define SPIN_8() __asm__ volatile(\"pause\")\n"
+                                      "#define SPIN(n) SPIN_##n()\n"
+                                      "#define CAT(a, b) a##b\n"
+                                      "#define LOG(format, ...) printf(format, ## __VA_ARGS__)\n"}});
+    for (const char *use : {"SPIN(8)", "CAT(SPIN_, 8)()"}) {
+      DYNAMIC_SECTION(use) {
+        const std::string text = std::string("#include \"spin.h\"\nvoid wait_a_bit() { ") + use + "; }\n";
+        const auto [facts, runs] =
+            extract_counting(tree.file("spin.cpp", text), tree.options(), CxxParseMode::Auto);
+        CHECK(runs == 1);
+        CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
+      }
+    }
+    // GNU's `, ## __VA_ARGS__` pastes no name together.
+    check_gate_keeps_clang_away(
+        tree.file("log.cpp", "#include \"spin.h\"\nvoid report(int n) { LOG(\"%d\", n); }\n"),
+        tree.options());
+  }
+
   SECTION("a header macro with a launch that the file never expands does not") {
     // Generated instantiation units: each file expands one macro of a header
     // whose other macros launch kernels.
