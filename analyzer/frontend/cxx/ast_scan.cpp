@@ -434,15 +434,17 @@ private:
     };
     std::vector<llvm::StringRef> prefixes, suffixes;
     for (std::size_t k = 1; k < tokens.size(); ++k) {
-      if (!tokens[k].is(clang::tok::hashhash) || tokens[k - 1].is(clang::tok::hashhash))
+      if (!tokens[k].is(clang::tok::hashhash))
         continue;
-      std::size_t last = k + 1;
+      const clang::Token &first = tokens[k - 1];
+      std::size_t last = k + 1; // the chain's last piece; its inner pastes belong to it
       while (last + 2 < tokens.size() && tokens[last + 1].is(clang::tok::hashhash))
         last += 2;
-      if (!tokens[k - 1].getIdentifierInfo())
+      k = last;
+      if (!first.getIdentifierInfo())
         continue; // no name formed
-      if (written(tokens[k - 1]))
-        prefixes.push_back(tokens[k - 1].getIdentifierInfo()->getName());
+      if (written(first))
+        prefixes.push_back(first.getIdentifierInfo()->getName());
       else if (last < tokens.size() && written(tokens[last]))
         suffixes.push_back(tokens[last].getIdentifierInfo()->getName());
       else

@@ -104,6 +104,7 @@ LoadedPlugin load_plugin() {
 
 // Set once plugin() has looked for the plugin: releasing its pages must not load it.
 std::atomic<const LoadedPlugin *> loaded_plugin{nullptr};
+
 const LoadedPlugin &plugin() {
   static const LoadedPlugin loaded = load_plugin(); // once, thread-safe
   static const bool published = (loaded_plugin.store(&loaded, std::memory_order_release), true);

@@ -644,6 +644,32 @@ TEST_CASE("clang reads templates as written and never instantiates their bodies"
   CHECK(launch_lines == std::vector<std::uint32_t>{9, 10});
 }
 
+TEST_CASE("a host body that pastes a macro name is parsed when the name may launch", "[cxx][gate]") {
+  const std::string text = "#define LAUNCH_8(x) twice<<<1, 32>>>(x)\n"
+                           "#define LAUNCH(n, x) LAUNCH_##n(x)\n"
+                           "#define GLUE(a, b) a##b\n"
+                           "#define COUNT_8 8\n"
+                           "#define COUNT(n) COUNT_##n\n"
+                           "#define SIZE_1_2 3\n"
+                           "#define SIZE(a, b) SIZE_##a##_##b\n"
+                           "__global__ void twice(float *x) { x[0] *= 2.f; }\n"
+                           "void run(float *x) { LAUNCH(8, x); }\n"
+                           "void glued(float *x) { GLUE(LAUNCH_, 8)(x); }\n"
+                           "int count() { return COUNT(8); }\n"
+                           "int size() { return SIZE(1, 2); }\n";
+  const std::uint64_t skipped_before = cxx::skipped_function_bodies();
+  const auto [facts, runs] = extract_counting(source("pasted.cu", text), {}, CxxParseMode::Auto);
+  CHECK(runs == 1);
+  // count and size: COUNT_ and SIZE_ name only macros without a launch (the
+  // inner pastes of SIZE's chain belong to it).
+  CHECK(cxx::skipped_function_bodies() - skipped_before == 2);
+  std::vector<std::uint32_t> launch_lines;
+  for (const Fact *launch : facts_of(facts, "kernel-launch"))
+    if (attribute(launch, "origin") == "ast")
+      launch_lines.push_back(launch->span.line);
+  CHECK(launch_lines == std::vector<std::uint32_t>{9, 10});
+}
+
 TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]") {
   // Host bodies without kernel evidence are skipped; a kernel, a host body
   // with a launch and one whose launch hides in a macro are parsed.
