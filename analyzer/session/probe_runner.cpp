@@ -37,8 +37,11 @@ namespace {
 
 // The probe being waited for, to which run_program passes SIGTERM and SIGHUP.
 volatile sig_atomic_t running_child = 0;
+// Set once such a signal has been passed on.
+volatile sig_atomic_t forwarded_termination = 0;
 
 void forward_to_child(int signal) {
+  forwarded_termination = 1;
   if (running_child > 0)
     ::kill(static_cast<pid_t>(running_child), signal);
 }
@@ -72,18 +75,33 @@ public:
       ::sigaction(SIGINT, &saved_[0], nullptr);
       ::sigaction(SIGQUIT, &saved_[1], nullptr);
     }
-    ::sigaction(SIGTERM, &saved_[2], nullptr);
-    ::sigaction(SIGHUP, &saved_[3], nullptr);
+    if (!terminated_) {
+      ::sigaction(SIGTERM, &saved_[2], nullptr);
+      ::sigaction(SIGHUP, &saved_[3], nullptr);
+    }
   }
   // After Ctrl-C has stopped the probe, mpsaudit goes on ignoring SIGINT and
   // SIGQUIT while it cleans up and returns: a wrapper such as timeout(1)
   // passes the same Ctrl-C on a moment later, and that repeat must not kill
   // mpsaudit before its temporary directory is removed.
   void keep_ignoring_interrupts() { interrupted_ = true; }
+  // The same for SIGTERM and SIGHUP once one was passed on, for the rest of
+  // the process (it cleans up and returns): timeout(1) sends its SIGTERM to
+  // mpsaudit and then to the whole process group, and under load the second
+  // arrives after the probe has gone.
+  void keep_ignoring_terminations() {
+    terminated_ = true;
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGTERM, &ignore, nullptr);
+    ::sigaction(SIGHUP, &ignore, nullptr);
+  }
 
 private:
   struct sigaction saved_[4]{};
   bool interrupted_ = false;
+  bool terminated_ = false;
 };
 
 } // namespace
@@ -101,6 +119,7 @@ int run_program(const std::string &binary, const std::vector<std::string> &argum
   sigaddset(&forwarded, SIGTERM);
   sigaddset(&forwarded, SIGHUP);
   ::sigprocmask(SIG_BLOCK, &forwarded, &saved_mask);
+  forwarded_termination = 0;
   ProbeSignals signals;
   const pid_t child = fork();
   if (child == 0) {
@@ -118,6 +137,8 @@ int run_program(const std::string &binary, const std::vector<std::string> &argum
   while ((waited = waitpid(child, &status, 0)) < 0 && errno == EINTR) {
   }
   running_child = 0;
+  if (forwarded_termination)
+    signals.keep_ignoring_terminations();
   if (waited < 0)
     return -1;
   if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGQUIT))
