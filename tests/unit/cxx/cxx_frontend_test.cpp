@@ -453,6 +453,15 @@ void check_gate_keeps_clang_away(const SourceFile &input, const ExtractOptions &
   CHECK(describe(gated) == describe(forced));
 }
 
+// The lines of the launches clang found.
+std::vector<std::uint32_t> ast_launch_lines(const FileFacts &facts) {
+  std::vector<std::uint32_t> lines;
+  for (const Fact *launch : facts_of(facts, "kernel-launch"))
+    if (attribute(launch, "origin") == "ast")
+      lines.push_back(launch->span.line);
+  return lines;
+}
+
 // A scan root in the temporary directory holding `headers` (paths relative to
 // it), and a file to scan inside it.
 class HeaderTree {
@@ -637,11 +646,7 @@ TEST_CASE("clang reads templates as written and never instantiates their bodies"
   CHECK(attribute(kernel, "template") == "true");
   CHECK(attribute(kernel, "shared_memory") == "1");
   CHECK(attribute(kernel, "barriers") == "1");
-  std::vector<std::uint32_t> launch_lines;
-  for (const Fact *launch : facts_of(facts, "kernel-launch"))
-    if (attribute(launch, "origin") == "ast")
-      launch_lines.push_back(launch->span.line);
-  CHECK(launch_lines == std::vector<std::uint32_t>{9, 10});
+  CHECK(ast_launch_lines(facts) == std::vector<std::uint32_t>{9, 10});
 }
 
 TEST_CASE("a host body that pastes a macro name is parsed when the name may launch", "[cxx][gate]") {
@@ -663,11 +668,7 @@ TEST_CASE("a host body that pastes a macro name is parsed when the name may laun
   // count and size: COUNT_ and SIZE_ name only macros without a launch (the
   // inner pastes of SIZE's chain belong to it).
   CHECK(cxx::skipped_function_bodies() - skipped_before == 2);
-  std::vector<std::uint32_t> launch_lines;
-  for (const Fact *launch : facts_of(facts, "kernel-launch"))
-    if (attribute(launch, "origin") == "ast")
-      launch_lines.push_back(launch->span.line);
-  CHECK(launch_lines == std::vector<std::uint32_t>{9, 10});
+  CHECK(ast_launch_lines(facts) == std::vector<std::uint32_t>{9, 10});
 }
 
 TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]") {
@@ -698,11 +699,7 @@ TEST_CASE("clang skips the function bodies the model cannot read", "[cxx][gate]"
   REQUIRE(kernel != nullptr);
   CHECK(attribute(kernel, "shared_memory") == "1");
   CHECK(attribute(kernel, "has_double") == "true");
-  std::vector<std::uint32_t> launch_lines;
-  for (const Fact *launch : facts_of(facts, "kernel-launch"))
-    if (attribute(launch, "origin") == "ast")
-      launch_lines.push_back(launch->span.line);
-  CHECK(launch_lines == std::vector<std::uint32_t>{10, 11});
+  CHECK(ast_launch_lines(facts) == std::vector<std::uint32_t>{10, 11});
   // `next` shares the kernel's line, whose evidence is counted per line.
   CHECK(attribute(find_fact(facts, "cuda-kernel", "one_line"), "has_double") == "true");
 
