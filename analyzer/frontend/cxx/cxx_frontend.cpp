@@ -188,8 +188,8 @@ void add_identifiers(std::string_view text, std::unordered_set<std::string_view>
 
 // Every #define of a header: the macro's name, and the directive's logical
 // line (continuation lines included). A name defined twice (in two branches
-// of an #if, say) keeps both lines.
-using MacroDefinitions = std::unordered_map<std::string, std::string>;
+// of an #if, say) keeps both definitions, each with its own parameters.
+using MacroDefinitions = std::unordered_map<std::string, std::vector<std::string>>;
 
 void add_macro_definitions(std::string_view text, MacroDefinitions &macros) {
   std::size_t line_start = 0;
@@ -227,9 +227,8 @@ void add_macro_definitions(std::string_view text, MacroDefinitions &macros) {
       const std::size_t name_start = at;
       while (at < line_end && is_identifier_char(text[at]))
         ++at;
-      std::string &definition = macros[std::string(text.substr(name_start, at - name_start))];
-      definition.append(text.substr(line_start, line_end - line_start));
-      definition.push_back('\n');
+      macros[std::string(text.substr(name_start, at - name_start))].emplace_back(
+          text.substr(line_start, line_end - line_start));
     }
     line_start = line_end + 1;
   }
@@ -317,6 +316,22 @@ PastedNames pasted_names(std::string_view definition) {
   return pasted;
 }
 
+// Adds to `names` every macro whose name a paste of `definition` may form.
+void add_pasted_macros(std::string_view definition, const MacroDefinitions &macros,
+                       std::vector<std::string_view> &names) {
+  const PastedNames pasted = pasted_names(definition);
+  for (const auto &entry : macros) {
+    const std::string_view name = entry.first;
+    const bool formed = pasted.any ||
+                        std::any_of(pasted.prefixes.begin(), pasted.prefixes.end(),
+                                    [&](std::string_view piece) { return starts_with(name, piece); }) ||
+                        std::any_of(pasted.suffixes.begin(), pasted.suffixes.end(),
+                                    [&](std::string_view piece) { return ends_with(name, piece); });
+    if (formed)
+      names.push_back(name);
+  }
+}
+
 // Whether a macro that `text` can expand, directly, through other macros or
 // through names they paste together, holds evidence. Only those reach the
 // main file's AST: a header's other macros, and everything else in a header
@@ -333,23 +348,14 @@ bool expands_clang_evidence(std::string_view text, const MacroDefinitions &macro
     const auto macro = macros.find(std::string(name));
     if (macro == macros.end() || !expanded.insert(name).second)
       continue;
-    const std::string &definition = macro->second;
-    if (has_clang_evidence(definition, cuda))
-      return true;
-    std::unordered_set<std::string_view> used;
-    add_identifiers(definition, used);
-    pending.insert(pending.end(), used.begin(), used.end());
-    if (definition.find("##") == std::string::npos)
-      continue;
-    const PastedNames pasted = pasted_names(definition);
-    for (const auto &[other, other_definition] : macros) {
-      const bool formed = pasted.any ||
-                          std::any_of(pasted.prefixes.begin(), pasted.prefixes.end(),
-                                      [&](std::string_view piece) { return starts_with(other, piece); }) ||
-                          std::any_of(pasted.suffixes.begin(), pasted.suffixes.end(),
-                                      [&](std::string_view piece) { return ends_with(other, piece); });
-      if (formed)
-        pending.push_back(other);
+    for (const std::string &definition : macro->second) {
+      if (has_clang_evidence(definition, cuda))
+        return true;
+      std::unordered_set<std::string_view> used;
+      add_identifiers(definition, used);
+      pending.insert(pending.end(), used.begin(), used.end());
+      if (definition.find("##") != std::string::npos)
+        add_pasted_macros(definition, macros, pending);
     }
   }
   return false;

@@ -584,6 +584,21 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
         tree.options());
   }
 
+  SECTION("a macro defined twice is read with each definition's own parameters") {
+    // Read with the first definition's parameter, `p` and `q` would be
+    // written pieces that name no macro; the live definition pastes two
+    // parameters, which may name any.
+    const HeaderTree tree("mpsaudit-cxx-gate-two-definitions",
+                          {{"spin.h", "#if defined(FAST)\n#define JOIN(a) SPIN_##a\n#else\n"
+                                      "#define JOIN(p, q) p##q\n#endif\n"
+                                      "#define PAUSE_NOW() __asm__ volatile(\"pause\")\n"}});
+    const std::string text = "#include \"spin.h\"\nvoid wait_a_bit() { JOIN(PAUSE_, NOW)(); }\n";
+    const auto [facts, runs] =
+        extract_counting(tree.file("spin.cpp", text), tree.options(), CxxParseMode::Auto);
+    CHECK(runs == 1);
+    CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
+  }
+
   SECTION("a header macro with a launch that the file never expands does not") {
     // Generated instantiation units: each file expands one macro of a header
     // whose other macros launch kernels.
