@@ -169,6 +169,13 @@ using cxx::last_component;
 using cxx::has_clang_evidence;
 using cxx::is_identifier_char;
 
+// The first position from `at` on, before `end`, that is not a blank.
+std::size_t after_blanks(std::string_view text, std::size_t at, std::size_t end) {
+  while (at < end && (text[at] == ' ' || text[at] == '\t'))
+    ++at;
+  return at;
+}
+
 // The identifiers of `text`, comments and strings included (erring towards
 // more names is erring towards clang).
 void add_identifiers(std::string_view text, std::unordered_set<std::string_view> &names) {
@@ -194,16 +201,10 @@ using MacroDefinitions = std::unordered_map<std::string, std::vector<std::string
 void add_macro_definitions(std::string_view text, MacroDefinitions &macros) {
   std::size_t line_start = 0;
   while (line_start < text.size()) {
-    std::size_t at = line_start;
-    auto skip_blanks = [&] {
-      while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
-        ++at;
-    };
-    skip_blanks();
+    std::size_t at = after_blanks(text, line_start, text.size());
     bool is_define = false;
     if (at < text.size() && text[at] == '#') {
-      ++at;
-      skip_blanks();
+      at = after_blanks(text, at + 1, text.size());
       is_define = text.compare(at, 6, "define") == 0;
       at += is_define ? 6 : 0;
     }
@@ -223,8 +224,7 @@ void add_macro_definitions(std::string_view text, MacroDefinitions &macros) {
       ++line_end;
     }
     if (is_define) {
-      skip_blanks();
-      const std::size_t name_start = at;
+      const std::size_t name_start = at = after_blanks(text, at, line_end);
       while (at < line_end && is_identifier_char(text[at]))
         ++at;
       macros[std::string(text.substr(name_start, at - name_start))].emplace_back(
@@ -241,9 +241,7 @@ std::vector<std::string_view> macro_parameters(std::string_view definition) {
   std::size_t at = definition.find("define");
   if (at == std::string_view::npos)
     return parameters;
-  at += 6;
-  while (at < definition.size() && (definition[at] == ' ' || definition[at] == '\t'))
-    ++at;
+  at = after_blanks(definition, at + 6, definition.size());
   while (at < definition.size() && is_identifier_char(definition[at]))
     ++at;
   if (at >= definition.size() || definition[at] != '(') // a space before '(' makes it object-like
@@ -277,11 +275,6 @@ PastedNames pasted_names(std::string_view definition) {
     return !piece.empty() && !std::isdigit(static_cast<unsigned char>(piece.front())) &&
            std::find(parameters.begin(), parameters.end(), piece) == parameters.end();
   };
-  const auto skip_blanks = [&](std::size_t at) {
-    while (at < definition.size() && (definition[at] == ' ' || definition[at] == '\t'))
-      ++at;
-    return at;
-  };
   for (std::size_t paste = definition.find("##"); paste != std::string_view::npos;) {
     std::size_t end = paste;
     while (end > 0 && (definition[end - 1] == ' ' || definition[end - 1] == '\t'))
@@ -293,12 +286,12 @@ PastedNames pasted_names(std::string_view definition) {
     std::string_view last;
     std::size_t after = paste;
     for (;;) { // the chain's pieces, to its last
-      std::size_t at = skip_blanks(after + 2);
+      std::size_t at = after_blanks(definition, after + 2, definition.size());
       const std::size_t start = at;
       while (at < definition.size() && is_identifier_char(definition[at]))
         ++at;
       last = definition.substr(start, at - start);
-      after = skip_blanks(at);
+      after = after_blanks(definition, at, definition.size());
       if (definition.compare(after, 2, "##") != 0)
         break;
     }
@@ -369,16 +362,9 @@ bool read_includes(std::string_view text, std::vector<cxx::IncludedHeader> &incl
     std::size_t line_end = text.find('\n', line_start);
     if (line_end == std::string_view::npos)
       line_end = text.size();
-    std::size_t at = line_start;
-    auto skip_blanks = [&] {
-      while (at < line_end && (text[at] == ' ' || text[at] == '\t'))
-        ++at;
-    };
-    skip_blanks();
+    std::size_t at = after_blanks(text, line_start, line_end);
     if (at < line_end && text[at] == '#') {
-      ++at;
-      skip_blanks();
-      const std::size_t word_start = at;
+      const std::size_t word_start = at = after_blanks(text, at + 1, line_end);
       while (at < line_end && is_identifier_char(text[at]))
         ++at;
       const std::string_view directive = text.substr(word_start, at - word_start);
