@@ -189,13 +189,6 @@ std::optional<std::string> rules_files_key(const std::string &rules_dir, KeyBuil
   return key.digest();
 }
 
-// A bundled snapshot stands for rules files by name, wherever they lie.
-std::optional<std::string> bundle_key(const std::string &rules_dir) {
-  KeyBuilder key;
-  key.add("mpsaudit bundled rule catalog").add(kResultCacheFormat);
-  return rules_files_key(rules_dir, key, [](const fs::path &path) { return path.filename().string(); });
-}
-
 // A snapshot in the cache holds its rules' origins as paths, and the codec
 // of the binary that wrote it.
 std::optional<std::string> cache_key(const std::string &rules_dir) {
@@ -237,14 +230,17 @@ std::optional<RuleCatalog> decode_catalog(std::string_view payload, const std::s
   return RuleCatalog::from_parts(std::move(rules), std::move(families));
 }
 
+// A bundled snapshot stands for rules files by name, wherever they lie.
 std::optional<std::string> bundled_catalog_key(const std::string &rules_dir) {
-  return bundle_key(rules_dir);
+  KeyBuilder key;
+  key.add("mpsaudit bundled rule catalog").add(kResultCacheFormat);
+  return rules_files_key(rules_dir, key, [](const fs::path &path) { return path.filename().string(); });
 }
 
 RuleCatalog load_rule_catalog_via_snapshots(const std::string &rules_dir, const std::string &cache_directory,
                                             const BundledCatalog &bundled,
                                             std::vector<Diagnostic> &diagnostics) {
-  if (!bundled.key.empty() && bundle_key(rules_dir) == bundled.key)
+  if (!bundled.key.empty() && bundled_catalog_key(rules_dir) == bundled.key)
     if (std::optional<RuleCatalog> catalog = decode_catalog(bundled.payload, rules_dir))
       return std::move(*catalog);
   const std::optional<std::string> key = cache_directory.empty() ? std::nullopt : cache_key(rules_dir);

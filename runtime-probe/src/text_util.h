@@ -27,36 +27,26 @@ inline std::optional<std::string> read_whole_file(const std::filesystem::path &p
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return std::nullopt;
+  const auto read_some = [fd](char *into, std::size_t size) {
+    ssize_t got;
+    while ((got = ::read(fd, into, size)) < 0 && errno == EINTR) {
+    }
+    return got;
+  };
   struct stat info {};
   std::string text;
   if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode))
     text.resize(static_cast<std::size_t>(info.st_size));
   std::size_t filled = 0;
-  bool failed = false;
-  while (filled < text.size()) { // what fstat announced
-    const ssize_t got = ::read(fd, text.data() + filled, text.size() - filled);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0) {
-      failed = got < 0;
-      break;
-    }
+  ssize_t got = 1;
+  // What fstat announced, then what it did not (a growing or special file).
+  while (filled < text.size() && (got = read_some(text.data() + filled, text.size() - filled)) > 0)
     filled += static_cast<std::size_t>(got);
-  }
   text.resize(filled);
-  for (char more[4096]; !failed && filled == text.size();) { // what it did not (a growing or special file)
-    const ssize_t got = ::read(fd, more, sizeof more);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0) {
-      failed = got < 0;
-      break;
-    }
+  for (char more[4096]; got > 0 && (got = read_some(more, sizeof more)) > 0;)
     text.append(more, static_cast<std::size_t>(got));
-    filled = text.size();
-  }
   ::close(fd);
-  if (failed)
+  if (got < 0)
     return std::nullopt;
   return text;
 }
