@@ -462,6 +462,13 @@ std::vector<std::uint32_t> ast_launch_lines(const FileFacts &facts) {
   return lines;
 }
 
+// The gate sends `input` to clang, which finds its `pause` instruction.
+void check_clang_finds_the_pause(const SourceFile &input, const ExtractOptions &options) {
+  const auto [facts, runs] = extract_counting(input, options, CxxParseMode::Auto);
+  CHECK(runs == 1);
+  CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
+}
+
 // A scan root in the temporary directory holding `headers` (paths relative to
 // it), and a file to scan inside it.
 class HeaderTree {
@@ -557,10 +564,7 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
                     "#define BACK_OFF(n) \\\n  for (int i = 0; i < (n); ++i) CPU_PAUSE()\n"}});
     const std::string text = "#include \"spin.h\"\n"
                              "void wait_a_bit() { BACK_OFF(64); }\n";
-    const auto [facts, runs] =
-        extract_counting(tree.file("spin.cpp", text), tree.options(), CxxParseMode::Auto);
-    CHECK(runs == 1);
-    CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
+    check_clang_finds_the_pause(tree.file("spin.cpp", text), tree.options());
   }
 
   SECTION("so does assembly from a macro whose name another macro pastes together") {
@@ -572,10 +576,7 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
     for (const char *use : {"SPIN(8)", "CAT(SPIN_, 8)()"}) {
       DYNAMIC_SECTION(use) {
         const std::string text = std::string("#include \"spin.h\"\nvoid wait_a_bit() { ") + use + "; }\n";
-        const auto [facts, runs] =
-            extract_counting(tree.file("spin.cpp", text), tree.options(), CxxParseMode::Auto);
-        CHECK(runs == 1);
-        CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
+        check_clang_finds_the_pause(tree.file("spin.cpp", text), tree.options());
       }
     }
     // GNU's `, ## __VA_ARGS__` pastes no name together.
@@ -593,10 +594,7 @@ TEST_CASE("clang runs only on files where it could add to the token model", "[cx
                                       "#define JOIN(p, q) p##q\n#endif\n"
                                       "#define PAUSE_NOW() __asm__ volatile(\"pause\")\n"}});
     const std::string text = "#include \"spin.h\"\nvoid wait_a_bit() { JOIN(PAUSE_, NOW)(); }\n";
-    const auto [facts, runs] =
-        extract_counting(tree.file("spin.cpp", text), tree.options(), CxxParseMode::Auto);
-    CHECK(runs == 1);
-    CHECK(find_fact(facts, "inline-ptx", "pause") != nullptr);
+    check_clang_finds_the_pause(tree.file("spin.cpp", text), tree.options());
   }
 
   SECTION("a header macro with a launch that the file never expands does not") {
