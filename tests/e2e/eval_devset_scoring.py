@@ -7,7 +7,7 @@ so that every scoring edge is exact: the +-3 and +-1 line windows, folder paths
 and empty `lines`, files absent from the tree, suppressed findings, the
 effort ratios (with and without the planned recommended_hours and
 native_port_hours), port lines and categories, the hours read from a prose
-port note, and --check's exit codes.
+port note, --check's exit codes and --split's halves.
 
 Part 2 runs the real binary on a small tree, so that the script reads the real
 report's members (findings' path, line and severity; the decision; the effort
@@ -15,6 +15,7 @@ range).
 
 Usage: eval_devset_scoring.py MPSAUDIT SOURCE_DIR
 """
+import hashlib
 import json
 import math
 import os
@@ -255,10 +256,32 @@ def check_fake_devset(work):
     completed = run(devset, "--check", "--floors", str(floors), binary=fake)
     check(completed.returncode == 2 and "must_find_fund" in completed.stderr, "an unknown floor is an error")
 
+    check_split(devset, fake, work)
+
     (devset / "repos" / "acme__gadget" / "fake-report.json").unlink()  # the stand-in now prints nothing
     completed = run(devset, binary=fake)
     check(completed.returncode == 2 and "SCAN FAILED, scored as an empty report: acme__gadget" in completed.stdout
           and "acme/widget" in completed.stdout, f"a failed scan: exit {completed.returncode}\n{completed.stdout}")
+
+
+def check_split(devset, fake, work):
+    """--split: each repository's half is the parity of the first byte of the SHA-256 of its name,
+    and the two halves' figures add up to the whole set's (here both fall in half b, so half a
+    is empty and must print without dividing by zero)."""
+    figures = work / "split.json"
+    completed = run(devset, "--split", "--json", str(figures), binary=fake)
+    check(completed.returncode == 0, f"--split: exit {completed.returncode}: {completed.stderr}")
+    results = json.loads(figures.read_text())
+    for repo in results["repositories"]:
+        expected = "ab"[hashlib.sha256(repo["repo"].encode()).digest()[0] % 2]
+        check(repo["half"] == expected, f"{repo['repo']} is in half {repo['half']}, want {expected}")
+    halves, totals = results["halves"], results["totals"]
+    for figure in ("repositories", "verdicts_agreed", "must_find_found", "must_find_total",
+                   "must_not_block_errors", "effort_within", "ports_flagged", "ports_changed"):
+        check(halves["a"][figure] + halves["b"][figure] == totals[figure], f"--split: halves of {figure}")
+    check(halves["a"]["repositories"] == 0 and halves["b"]["repositories"] == 2, f"halves {halves}")
+    check("The two halves (--split)" in completed.stdout and "half a: (none)\nhalf b: acme/gadget, acme/widget" in completed.stdout,
+          f"--split prints the halves:\n{completed.stdout}")
 
 
 def check_absent_devset(work):
