@@ -175,7 +175,7 @@ TEST_CASE("the effort model file loads with its calibrated numbers and their sou
   CHECK(model.kernel_per_variant.high == Approx(3));
   CHECK(model.acceptance_base.low == Approx(1));
   CHECK(model.acceptance_entry_cap == 8);
-  CHECK(model.keep_pin.high == Approx(12));
+  CHECK(model.keep_pin.high == Approx(6));
   CHECK(model.keep_guard_max_components == 4);
   CHECK(model.one_offs.size() == 3);
   CHECK(model.sources.size() == 7);
