@@ -82,6 +82,8 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
     factor.summary = where + " is a CUDA-only dependency that the Mac install must leave out";
   else if (factor.kind == "training-blocker")
     factor.summary = where + " is CUDA-only, confined to " + std::string(role_title(role)) + " code";
+  else if (factor.kind == "entry-blocker") // decide() names the Mac-capable entry
+    factor.summary = where + " is CUDA-only in an entry point that Linux keeps: ";
   else if (factor.kind == "training-scale")
     factor.summary = where + " is training-at-scale machinery (multi-GPU or a CUDA-only speed library)";
   else if (factor.kind == "fallback-item")
@@ -192,6 +194,16 @@ std::set<std::string> off_mac_path(const std::vector<ProjectFile> &files, const 
   return paths;
 }
 
+// What the recommended path leaves out: what no Mac path needs, and the
+// entry points Linux keeps beside Mac-capable ones of the same purpose.
+std::set<std::string> off_recommended_path(const std::vector<ProjectFile> &files, const Reachability &reach,
+                                           const std::map<std::string, std::string> &kept_on_linux) {
+  std::set<std::string> paths = off_mac_path(files, reach);
+  for (const auto &kept : kept_on_linux)
+    paths.insert(kept.first);
+  return paths;
+}
+
 std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, const Reachability &reach,
                                          const DecisionThresholds &thresholds) {
   std::set<std::string> paths;
@@ -199,6 +211,59 @@ std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, 
     if (!file_may_decide(reach.files[i].status, thresholds))
       paths.insert(files[i].path);
   return paths;
+}
+
+bool runs_on_a_mac(const std::string &mac) {
+  return mac == "runs-as-is" || mac == "runs-after-fixes" || mac == "optional-cuda-path";
+}
+
+// Files that only CUDA-only main entry points run, where each of those
+// entries stands beside a main entry of the same purpose that runs on a Mac
+// (a multi-GPU sampler beside a single-process one): by path, the Mac-capable
+// sibling, "sample.py (inference)". Such an entry is a second way to do a job
+// the Mac already does. Linux keeps it; it never makes KEEP_LINUX_GPU.
+// A file with an entry list cut short (kMaxEntriesPerFile) is left out.
+std::map<std::string, std::string> files_of_entries_linux_keeps(const std::vector<ProjectFile> &files,
+                                                                const std::vector<EntryPoint> &entries,
+                                                                const Reachability &reach,
+                                                                const std::vector<EntryAssessment> &judged) {
+  std::map<std::string, const EntryAssessment *> judged_by_path;
+  for (const EntryAssessment &entry : judged)
+    judged_by_path.emplace(entry.entry.path, &entry);
+  // The first main entry of each purpose that runs on a Mac.
+  std::map<EntryPurpose, const EntryAssessment *> mac_capable;
+  for (const EntryAssessment &entry : judged)
+    if (entry.entry.scope == EntryScope::Main && entry.traced && runs_on_a_mac(entry.mac) &&
+        entry.entry.purpose != EntryPurpose::Library && entry.entry.purpose != EntryPurpose::Test)
+      mac_capable.emplace(entry.entry.purpose, &entry);
+  std::map<std::string, std::string> kept;
+  if (mac_capable.empty())
+    return kept;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileReach &file = reach.files[i];
+    if (file.entries.empty() || file.entries.size() != file.entry_count)
+      continue;
+    const EntryAssessment *sibling = nullptr;
+    bool only_replaceable = true, any_main = false;
+    for (const std::uint32_t e : file.entries) {
+      if (entries[e].scope != EntryScope::Main)
+        continue;
+      any_main = true;
+      const auto found = judged_by_path.find(entries[e].path);
+      const auto beside = mac_capable.find(entries[e].purpose);
+      if (found == judged_by_path.end() || found->second->mac != "needs-cuda" ||
+          beside == mac_capable.end()) {
+        only_replaceable = false;
+        break;
+      }
+      if (!sibling)
+        sibling = beside->second;
+    }
+    if (any_main && only_replaceable && sibling)
+      kept.emplace(files[i].path,
+                   sibling->entry.path + " (" + std::string(to_string(sibling->entry.purpose)) + ")");
+  }
+  return kept;
 }
 
 void record_reachability(const ScanResult &scan, const std::vector<EntryPoint> &entries,
@@ -291,7 +356,8 @@ Outcome fallback_outcome(Role role) {
 }
 
 Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
-               const std::set<std::string> &non_deciding, const EffortEstimate &effort,
+               const std::set<std::string> &non_deciding,
+               const std::map<std::string, std::string> &kept_on_linux, const EffortEstimate &effort,
                const MemoryFit &memory, const DecisionThresholds &thresholds,
                const std::vector<bool> &excluded, VerdictDetail detail) {
   Verdict verdict;
@@ -339,7 +405,12 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
     const std::string family = finding.rule ? finding.rule->family : "";
     if (is_blocker(finding, thresholds)) {
-      if (critical)
+      const auto sibling = kept_on_linux.find(finding.path);
+      if (critical && sibling != kept_on_linux.end()) {
+        add_finding_factor(index, "entry-blocker", Outcome::Dual, role);
+        if (detail == VerdictDetail::Factors)
+          verdict.factors.back().summary += sibling->second + " does the same job on a Mac";
+      } else if (critical)
         add_finding_factor(index, "critical-blocker", Outcome::KeepLinuxGpu, role);
       else
         add_finding_factor(index, "training-blocker", Outcome::Dual, role);
@@ -744,7 +815,9 @@ Assessment assess(const AssessmentInput &input) {
   assessment.memory = estimate_memory_fit(scan.project_files);
 
   assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
-  Verdict verdict = decide(scan, role_of, non_deciding, assessment.effort, assessment.memory,
+  const std::map<std::string, std::string> kept_on_linux =
+      files_of_entries_linux_keeps(scan.project_files, entries, reach, assessment.entry_points);
+  Verdict verdict = decide(scan, role_of, non_deciding, kept_on_linux, assessment.effort, assessment.memory,
                            input.thresholds, {}, VerdictDetail::Factors);
   Decision &decision = assessment.decision;
   decision.outcome = verdict.outcome;
@@ -753,7 +826,8 @@ Assessment assess(const AssessmentInput &input) {
                          verdict.outcome == Outcome::Adapt  ? RecommendedPath::Port
                          : verdict.outcome == Outcome::Dual ? RecommendedPath::MacEntryPoints
                                                             : RecommendedPath::KeepLinux,
-                         assessment.roles, input.model, off_mac_path(scan.project_files, reach));
+                         assessment.roles, input.model,
+                         off_recommended_path(scan.project_files, reach, kept_on_linux));
   for (auto &factor : verdict.factors) {
     name_entries(factor, assessment.reachability);
     (factor.pushes_to == verdict.outcome ? decision.deciding : decision.secondary)
@@ -774,7 +848,7 @@ Assessment assess(const AssessmentInput &input) {
     const EffortEstimate effort_after =
         estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch, input.fixes,
                         EstimateDetail::WithoutPlaces);
-    const Verdict after = decide(scan, role_of, non_deciding, effort_after, assessment.memory,
+    const Verdict after = decide(scan, role_of, non_deciding, kept_on_linux, effort_after, assessment.memory,
                                  input.thresholds, excluded, VerdictDetail::OutcomeOnly);
     decision.if_resolved = after.outcome;
     std::vector<std::string> fixes;

@@ -68,7 +68,7 @@ struct DecisionThresholds {
 // Its texts but the summary are interned: a large tree has tens of thousands
 // of factors, most of them naming the same rules, files and replacements.
 struct DecisionFactor {
-  // critical-blocker | training-blocker | training-scale | fallback-item |
+  // critical-blocker | training-blocker | entry-blocker | training-scale | fallback-item |
   // effort-keep | effort-dual | memory-inference | memory-training
   InternedString kind;
   Outcome pushes_to = Outcome::Adapt;

@@ -1173,7 +1173,7 @@ void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string
   std::vector<std::string> mac_entries;
   for (const std::string &path : estimate.entry_points) {
     const auto role = role_of.find(path);
-    if (role == role_of.end() || !on_linux_only(role->second))
+    if ((role == role_of.end() || !on_linux_only(role->second)) && !off_path.count(path))
       mac_entries.push_back(path);
   }
   for (const EffortItem &item : estimate.items) {

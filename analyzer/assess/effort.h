@@ -228,7 +228,8 @@ void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role
 // Prices `path` over the estimate's items: sets recommended, recommended_fix,
 // recommended_goal and recommended_basis (docs/effort-model.md, "Two figures").
 // Files in `off_path` are not on it: code behind an option the Mac need not
-// choose, optional sub-projects.
+// choose, optional sub-projects, and entry points that Linux keeps beside
+// Mac-capable ones of the same purpose (an entry in it is no Mac entry).
 void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
                             const std::vector<FileRole> &roles, const EffortModel &model,
                             const std::set<std::string> &off_path = {});

@@ -59,6 +59,8 @@ std::string kind_phrase(const std::string &kind, bool about_cuda) {
     return "CUDA-only on the model's critical path with no fallback";
   if (kind == "training-blocker")
     return "CUDA-only, confined to code off the model's critical path";
+  if (kind == "entry-blocker")
+    return "CUDA-only in entry points that Linux keeps, beside ones of the same purpose that run on a Mac";
   if (kind == "training-scale")
     return "training-at-scale machinery (multi-GPU or a CUDA-only speed library)";
   if (kind == "fallback-item")

@@ -753,3 +753,65 @@ TEST_CASE("the assessment keeps role signals once a file, modules whole, definit
   CHECK(assessment_retention(fact("call", "torch.ops.boxes.nms", "nms")) == FactRetention::NameOnly);
   CHECK(assessment_retention(fact("call", "print", "train")) == FactRetention::Drop);
 }
+
+namespace {
+
+const std::string kSiblingModel = R"(import torch
+from torch import nn
+
+
+class Denoiser(nn.Module):
+    def forward(self, x):
+        return x * 2
+)";
+
+// A generator script; `requirement` is its first statement in main().
+std::string generator(const std::string &description, const std::string &requirement) {
+  return "import argparse\nimport torch\nfrom net import Denoiser\n\n\n@torch.no_grad()\ndef main():\n    " +
+         requirement +
+         "\n    model = Denoiser().eval()\n    print(model(torch.ones(2)))\n\n\n"
+         "if __name__ == \"__main__\":\n    parser = argparse.ArgumentParser(description=\"" +
+         description + "\")\n    main()\n";
+}
+
+const std::string kRequiresCuda = "assert torch.cuda.is_available(), \"one GPU per process\"";
+const std::string kRunsAnywhere = "torch.set_grad_enabled(False)";
+
+} // namespace
+
+TEST_CASE("a CUDA-only entry beside a Mac-capable one of the same purpose is kept on Linux, never KEEP",
+          "[assess][decision][entry-points]") {
+  const Assessment beside =
+      assess_scan(scan_of({{"net.py", kSiblingModel},
+                           {"generate.py", generator("Generate samples", kRunsAnywhere)},
+                           {"generate_multi_gpu.py", generator("Generate samples", kRequiresCuda)}}));
+  CHECK(beside.decision.outcome == Outcome::Dual);
+  REQUIRE(beside.decision.deciding.size() == 1);
+  const DecisionFactor &factor = beside.decision.deciding[0];
+  CHECK(factor.kind == "entry-blocker");
+  CHECK(factor.path == "generate_multi_gpu.py");
+  CHECK(factor.summary.find("generate.py (inference) does the same job on a Mac") != std::string::npos);
+  // The recommended path prices the Mac-capable entry alone.
+  CHECK(beside.effort.recommended_goal.find("generate.py") != std::string::npos);
+  CHECK(beside.effort.recommended_goal.find("generate_multi_gpu.py") == std::string::npos);
+
+  // Near cases: alone, or beside an entry that needs CUDA too, the same
+  // blocker is on the critical path and decides KEEP_LINUX_GPU.
+  const Assessment alone = assess_scan(scan_of(
+      {{"net.py", kSiblingModel}, {"generate_multi_gpu.py", generator("Generate samples", kRequiresCuda)}}));
+  CHECK(alone.decision.outcome == Outcome::KeepLinuxGpu);
+  CHECK(alone.decision.deciding[0].kind == "critical-blocker");
+  const Assessment both =
+      assess_scan(scan_of({{"net.py", kSiblingModel},
+                           {"generate.py", generator("Generate samples", kRequiresCuda)},
+                           {"generate_multi_gpu.py", generator("Generate samples", kRequiresCuda)}}));
+  CHECK(both.decision.outcome == Outcome::KeepLinuxGpu);
+
+  // A blocker in the shared model reaches the Mac-capable entry too: it
+  // needs CUDA then, and the model's blocker decides as before.
+  const Assessment shared =
+      assess_scan(scan_of({{"net.py", kSiblingModel + "\nfrom flash_attn import flash_attn_func\n"},
+                           {"generate.py", generator("Generate samples", kRunsAnywhere)},
+                           {"generate_multi_gpu.py", generator("Generate samples", kRequiresCuda)}}));
+  CHECK(shared.decision.outcome == Outcome::KeepLinuxGpu);
+}
