@@ -52,6 +52,14 @@ bool declares_dependencies(FileKind kind) {
          kind == FileKind::CondaEnv;
 }
 
+// A manifest line that is not about CUDA (a torch pin older than the MPS
+// back end) is one fix for the whole environment, which the Mac side needs
+// whatever Linux keeps: it is priced, but it is no reason for Linux GPUs. A
+// CUDA-only package in a manifest still decides.
+bool repository_wide_fix(const Finding &finding) {
+  return declares_dependencies(finding.file_kind) && !rule_names_cuda(finding.rule);
+}
+
 DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::string kind, Outcome pushes_to,
                               Role role) {
   const Finding &finding = scan.findings[index];
@@ -400,7 +408,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
         add_finding_factor(index, "fallback-item", fallback_outcome(role), role);
       continue;
     }
-    if (!is_open_finding(finding))
+    if (!is_open_finding(finding) || repository_wide_fix(finding))
       continue;
     const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
     const std::string family = finding.rule ? finding.rule->family : "";

@@ -815,3 +815,25 @@ TEST_CASE("a CUDA-only entry beside a Mac-capable one of the same purpose is kep
                            {"generate_multi_gpu.py", generator("Generate samples", kRequiresCuda)}}));
   CHECK(shared.decision.outcome == Outcome::KeepLinuxGpu);
 }
+
+TEST_CASE("a torch pin older than MPS is one fix for the environment, never a reason for Linux GPUs",
+          "[assess][decision]") {
+  const std::string portable_script = "import torch\n\n\ndef main():\n    print(torch.ones(2))\n\n\n"
+                                      "if __name__ == \"__main__\":\n    main()\n";
+  const Assessment pinned = assess_scan(scan_of(
+      {{"requirements.txt", "torch==1.10.0\n", FileKind::Requirements}, {"run.py", portable_script}}));
+  CHECK(pinned.decision.outcome == Outcome::Adapt);
+  CHECK(pinned.decision.deciding.empty());
+  bool priced = false; // the pin is still part of the port
+  for (const EffortItem &item : pinned.effort.items)
+    priced |= item.key == "package:torch";
+  CHECK(priced);
+
+  // Near case: a CUDA-only package in the same manifest still decides.
+  const Assessment cuda_only =
+      assess_scan(scan_of({{"requirements.txt", "torch==1.10.0\ncupy-cuda12x\n", FileKind::Requirements},
+                           {"run.py", portable_script}}));
+  CHECK(cuda_only.decision.outcome != Outcome::Adapt);
+  REQUIRE_FALSE(cuda_only.decision.deciding.empty());
+  CHECK(cuda_only.decision.deciding[0].rule_id == "MPS703");
+}
