@@ -34,6 +34,10 @@ FactRetention assessment_retention(const Fact &fact) {
                                                                : FactRetention::NameOnly;
   if (fact.kind == fact_kind::EntryPoint)
     return FactRetention::Keep;
+  // Imports of CUDA-only modules of the tree, with their guards: a module
+  // every main-path importer reaches only behind a guard is option-only.
+  if (fact.kind == fact_kind::LocalCudaOnlyImport)
+    return FactRetention::Keep;
   if (fact.kind == fact_kind::Shell &&
       (fact.name.find("python") != std::string::npos || fact.name == "torchrun" ||
        fact.name == "accelerate" || fact.name == "deepspeed" || fact.name == "uv"))

@@ -166,6 +166,48 @@ template <typename Visit> void for_each_word(std::string_view name, Visit visit)
   }
 }
 
+// The module a local-cuda-only-import fact names, by its path: the path part
+// of `needed_at` ("pkg/ops/fused.py:3").
+std::string_view cuda_only_module_path(const Fact &fact) {
+  const std::string *needed_at = fact.attribute("needed_at");
+  if (!needed_at)
+    return {};
+  const std::string_view place(*needed_at);
+  return place.substr(0, place.rfind(':'));
+}
+
+// A CUDA-only module of the tree (its top level needs a package with no Mac
+// build) is gated when every file on a main entry's path that imports it does
+// so behind a guard the Mac does not pass: a CUDA check, an import fallback,
+// an option. A package __init__ counts like any importer here: importing the
+// package runs its top level. A required-import test (`if fn is None:
+// raise`) is unguarded, so it keeps the module required.
+std::vector<OptionGate> guarded_cuda_only_modules(const std::vector<ProjectFile> &files,
+                                                  const Reachability &reach) {
+  std::map<std::string_view, std::size_t> index_of;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    index_of.emplace(files[i].path, i);
+  std::map<std::size_t, ModuleUses> uses;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (reach.files[i].status != ReachStatus::Reached)
+      continue;
+    for (const Fact &fact : files[i].facts.facts) {
+      if (fact.kind != fact_kind::LocalCudaOnlyImport)
+        continue;
+      const auto module = index_of.find(cuda_only_module_path(fact));
+      if (module == index_of.end() || module->second == i)
+        continue;
+      const bool guarded = fact.guard != Guard::None || fact.attribute("option");
+      ++(guarded ? uses[module->second].optional : uses[module->second].required);
+    }
+  }
+  std::vector<OptionGate> gates;
+  for (const auto &[module, counted] : uses)
+    if (counted.optional > 0 && counted.required == 0 && reach.files[module].status == ReachStatus::Reached)
+      gates.push_back({module, files[module].path});
+  return gates;
+}
+
 } // namespace
 
 bool is_top_level_definition(const Fact &fact) {
@@ -192,13 +234,15 @@ std::string op_stem(std::string_view name) {
 
 std::vector<OptionGate> find_option_gated_files(const std::vector<ProjectFile> &files,
                                                 const ModuleIndex &index, const Reachability &reach) {
+  std::vector<OptionGate> gates = guarded_cuda_only_modules(files, reach);
   std::vector<OpWrapper> wrappers = find_op_wrappers(files);
   if (wrappers.empty())
-    return {};
+    return gates;
   count_uses(files, index, reach, wrappers);
-  std::vector<OptionGate> gates;
   const auto gate = [&](std::size_t file, const OpWrapper &wrapper) {
-    if (reach.files[file].status == ReachStatus::Reached)
+    const bool already =
+        std::any_of(gates.begin(), gates.end(), [&](const OptionGate &gated) { return gated.file == file; });
+    if (reach.files[file].status == ReachStatus::Reached && !already)
       gates.push_back({file, files[wrapper.file].path});
   };
   for (const OpWrapper &wrapper : wrappers)

@@ -427,7 +427,11 @@ private:
           return;
         const TSNode name = is(child, g_.aliased_import) ? field(child, g_.f_name) : child;
         names += (names.empty() ? "" : ",") + std::string(text(name));
-        relative_names_.insert(text(is(child, g_.aliased_import) ? field(child, g_.f_alias) : child));
+        const std::string_view bound = text(is(child, g_.aliased_import) ? field(child, g_.f_alias) : child);
+        relative_names_.insert(bound);
+        if (guard_ == Guard::ImportFallback)
+          relative_fallback_imports_[std::string(bound)] = {std::string(text(module_node)),
+                                                            std::string(text(name))};
       });
       if (!names.empty())
         fact.set_attribute("names", names);
@@ -1107,16 +1111,29 @@ private:
 
   // The module bound to NAME by an ImportError fallback, for `NAME is None`
   // or `not NAME`.
-  const std::string *fallback_import_tested_by(std::string_view test) const {
+  // The name a failed-import test checks (`not fn`, `fn is None`), or empty.
+  static std::string_view name_tested_for_none(std::string_view test) {
     test = trim(test);
     if (starts_with(test, "not "))
-      test = trim(test.substr(4));
-    else if (ends_with(test, " is None"))
-      test = trim(test.substr(0, test.size() - 8));
-    else
-      return nullptr;
-    const auto found = fallback_imports_.find(std::string(test));
+      return trim(test.substr(4));
+    if (ends_with(test, " is None"))
+      return trim(test.substr(0, test.size() - 8));
+    return {};
+  }
+
+  const std::string *fallback_import_tested_by(std::string_view test) const {
+    const std::string_view name = name_tested_for_none(test);
+    const auto found = name.empty() ? fallback_imports_.end() : fallback_imports_.find(std::string(name));
     return found == fallback_imports_.end() ? nullptr : &found->second;
+  }
+
+  // The same for `from .mod import fn` behind try/except ImportError: the
+  // relative module and the imported name.
+  const std::pair<std::string, std::string> *relative_fallback_import_tested_by(std::string_view test) const {
+    const std::string_view name = name_tested_for_none(test);
+    const auto found =
+        name.empty() ? relative_fallback_imports_.end() : relative_fallback_imports_.find(std::string(name));
+    return found == relative_fallback_imports_.end() ? nullptr : &found->second;
   }
 
   template <typename Visit> static void for_each_or_operand(std::string_view test, Visit &&visit) {
@@ -1134,16 +1151,26 @@ private:
   // `required-import` fact names the module where the program stops. Any
   // operand of an `or` may be the test (`if fn is None or other is None:`).
   void record_required_import(TSNode condition, TSNode consequence) {
-    if (fallback_imports_.empty() || !ends_in_raise_or_exit(consequence))
+    if ((fallback_imports_.empty() && relative_fallback_imports_.empty()) ||
+        !ends_in_raise_or_exit(consequence))
       return;
     const std::string *module = nullptr;
+    const std::pair<std::string, std::string> *relative = nullptr;
     for_each_or_operand(trim(text(condition)), [&](std::string_view operand) {
-      if (!module)
+      if (!module && !relative)
         module = fallback_import_tested_by(operand);
+      if (!module && !relative)
+        relative = relative_fallback_import_tested_by(operand);
     });
-    if (!module)
+    if (!module && !relative)
       return;
-    Fact fact = make_fact(fact_kind::RequiredImport, *module, condition);
+    // A relative one is named as its import is: the module, `relative` and
+    // the imported name (python_imports.h resolves them).
+    Fact fact = make_fact(fact_kind::RequiredImport, module ? *module : relative->first, condition);
+    if (relative) {
+      fact.set_attribute("relative", "true");
+      fact.set_attribute("names", relative->second);
+    }
     if (fact.guard == Guard::ImportFallback)
       fact.guard = Guard::None;
     // Inside `if self.fused:` the failure happens only with that option on;
@@ -2189,6 +2216,8 @@ private:
   std::vector<Fact> pending_scalers_; // GradScalers made only for CUDA
   // Names bound by an import behind try/except ImportError -> the module.
   std::unordered_map<std::string, std::string> fallback_imports_;
+  // Bound name -> (relative module, imported name), for the same tests.
+  std::unordered_map<std::string, std::pair<std::string, std::string>> relative_fallback_imports_;
   std::unordered_set<std::string> module_classes_;
   Guard guard_ = Guard::None;
   std::string scope_;

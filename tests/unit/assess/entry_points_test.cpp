@@ -11,6 +11,7 @@
 #include "assess/decision.h"
 #include "assess/entry_verdict.h"
 #include "assess/option_gating.h"
+#include "frontend/manifest/local_import_pass.h"
 
 using namespace mpsaudit;
 
@@ -504,4 +505,46 @@ TEST_CASE("option-only kernels do not decide", "[assess][option-gating]") {
   CHECK(decided_by(with_option, "pkg/ops/csrc/other/pool_cuda.cu")); // still reached, still deciding
   CHECK(with_option.reachability.at("pkg/ops/csrc/warp/warp_cuda.cu").status == "option-only");
   CHECK_FALSE(with_option.reachability.at("pkg/ops/csrc/warp/warp_cuda.cu").may_decide);
+}
+
+namespace {
+
+// A module of the tree that needs Triton at its top level, and a filter that
+// imports it through `import_line`, placed inside its function.
+ScanResult cuda_module_tree(const std::string &import_line, const std::string &body) {
+  ScanResult scan = scan_of({
+      {"smooth/__init__.py", ""},
+      {"smooth/fast.py", "import torch\nimport triton\n\n\ndef median_cuda(x):\n    return x\n"},
+      {"smooth/filters.py", import_line + "\n\ndef median(x):\n" + body},
+      {"run.py",
+       "import torch\nfrom smooth.filters import median\n\ndef main():\n    median(torch.ones(3))\n" + kMain},
+  });
+  find_local_cuda_only_imports(scan.project_files); // the project pass that names such imports
+  return scan;
+}
+
+} // namespace
+
+TEST_CASE(
+    "a CUDA-only module of the tree that every main-path importer reaches behind a guard is option-only",
+    "[assess][option-gating]") {
+  const ScanResult behind_cuda_test = cuda_module_tree(
+      "import torch",
+      "    if x.is_cuda:\n        from .fast import median_cuda\n        return median_cuda(x)\n"
+      "    return x.median()\n");
+  CHECK(status_of(behind_cuda_test, "smooth/fast.py") == ReachStatus::OptionOnly);
+  const ScanResult behind_fallback =
+      cuda_module_tree("try:\n    from .fast import median_cuda\nexcept ImportError:\n    median_cuda = None",
+                       "    return median_cuda(x) if median_cuda else x.median()\n");
+  CHECK(status_of(behind_fallback, "smooth/fast.py") == ReachStatus::OptionOnly);
+
+  // Near cases: imported at the top of the importer, or behind a fallback
+  // whose absence the importer then refuses, it stays on the path.
+  const ScanResult at_top = cuda_module_tree("from .fast import median_cuda", "    return median_cuda(x)\n");
+  CHECK(status_of(at_top, "smooth/fast.py") == ReachStatus::Reached);
+  const ScanResult refused =
+      cuda_module_tree("try:\n    from .fast import median_cuda\nexcept ImportError:\n    median_cuda = None",
+                       "    if median_cuda is None:\n        raise ImportError('needs the Triton median')\n"
+                       "    return median_cuda(x)\n");
+  CHECK(status_of(refused, "smooth/fast.py") == ReachStatus::Reached);
 }

@@ -127,3 +127,30 @@ TEST_CASE("a test that raises when a guarded import of such a module failed is r
   CHECK(*files[2].facts.facts.back().attribute("effect") ==
         "this test raises when the import failed, as it does on a Mac");
 }
+
+TEST_CASE("the same test after a relative fallback import is reported too", "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(python("pkg/__init__.py", ""));
+  files.push_back(python("pkg/norm.py", "import triton\n"));
+  files.push_back(python("pkg/model.py", "try:\n"
+                                         "    from .norm import rms_norm_fn\n"
+                                         "except ImportError:\n"
+                                         "    rms_norm_fn = None\n"
+                                         "def norm(x):\n"
+                                         "    if rms_norm_fn is None:\n"
+                                         "        raise ImportError('needs Triton')\n"
+                                         "    return rms_norm_fn(x)\n"));
+  find_local_cuda_only_imports(files);
+  CHECK(local_imports(files[2]) ==
+        std::vector<std::string>{"2:pkg.norm:triton:import-fallback", "6:pkg.norm:triton:none"});
+
+  // Near case: a relative import outside any try is not a fallback, and a
+  // test of it requires nothing more than the import itself.
+  files[2] = python("pkg/model.py", "from .norm import rms_norm_fn\n"
+                                    "def norm(x):\n"
+                                    "    if rms_norm_fn is None:\n"
+                                    "        raise ImportError('needs Triton')\n"
+                                    "    return rms_norm_fn(x)\n");
+  find_local_cuda_only_imports(files);
+  CHECK(local_imports(files[2]) == std::vector<std::string>{"1:pkg.norm:triton:none"});
+}
