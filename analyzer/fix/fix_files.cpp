@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/descriptor.h"
+
 namespace mpsaudit {
 namespace fs = std::filesystem;
 
@@ -26,30 +28,6 @@ bool operator==(const FileIdentity &a, const FileIdentity &b) {
 }
 
 namespace {
-
-// A file descriptor, closed when it goes out of scope.
-class Descriptor {
-public:
-  explicit Descriptor(int fd = -1) : fd_(fd) {}
-  Descriptor(Descriptor &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Descriptor &operator=(Descriptor &&other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  Descriptor(const Descriptor &) = delete;
-  Descriptor &operator=(const Descriptor &) = delete;
-  ~Descriptor() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  // Closes now and reports the error close gives (a delayed write error).
-  bool close() { return ::close(std::exchange(fd_, -1)) == 0; }
-
-private:
-  int fd_;
-};
 
 std::string error_text(int error) {
   return std::strerror(error);
