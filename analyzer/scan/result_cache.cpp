@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <random>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/confined_file.h"
+#include "core/descriptor.h"
 #include "core/fnv1a.h"
 #include "frontend/cxx/cxx_plugin.h"
 #include "frontend/frontend.h"
@@ -173,17 +175,9 @@ Fact read_fact(Reader &reader) {
 }
 
 // Reads a regular file without following a symbolic link, up to `limit` bytes.
-std::optional<std::string> read_regular_file(const std::string &path, std::uint64_t limit,
-                                             struct stat *info_out = nullptr, int *fd_out = nullptr) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return std::nullopt;
-  std::optional<std::string> data = read_stated_size(fd, limit, info_out);
-  if (data && fd_out)
-    *fd_out = fd;
-  else
-    ::close(fd);
-  return data;
+std::optional<std::string> read_regular_file(const std::string &path, std::uint64_t limit) {
+  const Descriptor file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  return file.valid() ? read_stated_size(file.get(), limit) : std::nullopt;
 }
 
 // A file's size and modification time, or "none".
@@ -224,36 +218,114 @@ std::string unique_suffix() {
          std::to_string(device());
 }
 
-// An entry's file: a shard folder per first byte of the key, so that no
-// folder holds more than a few thousand entries.
-std::string entry_path_in(const std::string &entries, std::string_view key) {
-  const std::string hex = to_hex(key);
-  return entries + "/" + hex.substr(0, 2) + "/" + hex;
+// The cache's folders below its root: `v<format>`, then a shard folder per
+// first byte of a key (so that no folder holds more than a few thousand
+// entries), then the entries. When the cache lives inside the scanned tree
+// (a CI workspace) the tree can plant any of them as a symbolic link, so each
+// is opened from its parent's descriptor with O_NOFOLLOW, and must be a real
+// folder of this user's; a link anywhere below the root is never followed,
+// for reading or writing. The root itself is the one the user named.
+constexpr int kFolderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+// `name` in the folder `parent`, when it is a real folder owned by this
+// user; created (mode 0700) first when `create`. Invalid otherwise, with
+// errno set.
+Descriptor open_own_folder(int parent, const std::string &name, bool create) {
+  if (create && ::mkdirat(parent, name.c_str(), 0700) != 0 && errno != EEXIST)
+    return Descriptor();
+  Descriptor folder(::openat(parent, name.c_str(), kFolderFlags));
+  struct stat info {};
+  if (!folder.valid())
+    return folder;
+  if (::fstat(folder.get(), &info) != 0)
+    return Descriptor();
+  if (!S_ISDIR(info.st_mode) || info.st_uid != ::geteuid()) {
+    errno = EACCES;
+    return Descriptor();
+  }
+  return folder;
 }
 
-// Writes `bytes` beside `path`, then renames it into place: a reader sees the
-// whole entry or none, and two runs writing the same entry both leave a whole
-// one. False when it could not (a full disk, say).
-bool write_entry_file(const std::string &path, std::string_view bytes) {
-  const std::string directory = fs::path(path).parent_path().string();
-  ::mkdir(directory.c_str(), 0700);
-  const std::string temporary = directory + "/.tmp." + unique_suffix();
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return false;
+// The shard folder of `key` (32 raw bytes) and the entry's name in it.
+std::pair<std::string, std::string> entry_name(std::string_view key) {
+  std::string hex = to_hex(key);
+  std::string shard = hex.substr(0, 2);
+  return {std::move(shard), std::move(hex)};
+}
+
+// The bytes of the entry under `key`, read without following a link at its
+// shard folder or at its own name; nullopt when it is not there or not a
+// regular file of at most `limit` bytes. `fd_out` (when given) receives the
+// open entry for the caller to close.
+std::optional<std::string> read_entry_file(int entries, std::string_view key, std::uint64_t limit,
+                                           struct stat *info_out = nullptr, int *fd_out = nullptr) {
+  const auto [shard_name, name] = entry_name(key);
+  const Descriptor shard = open_own_folder(entries, shard_name, false);
+  if (!shard.valid())
+    return std::nullopt;
+  Descriptor file(::openat(shard.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!file.valid())
+    return std::nullopt;
+  std::optional<std::string> data = read_stated_size(file.get(), limit, info_out);
+  if (data && fd_out)
+    *fd_out = file.release();
+  return data;
+}
+
+enum class EntryWrite { Written, Refused, Failed };
+
+// Writes `bytes` beside the entry of `key`, then renames it into place: a
+// reader sees the whole entry or none, and two runs writing the same entry
+// both leave a whole one; the rename replaces a link planted at the entry's
+// name rather than writing through it. Refused when the shard folder is not
+// a real folder of this user's; Failed when the write failed (a full disk).
+EntryWrite write_entry_file(int entries, std::string_view key, std::string_view bytes) {
+  const auto [shard_name, name] = entry_name(key);
+  if (::mkdirat(entries, shard_name.c_str(), 0700) != 0 && errno != EEXIST)
+    return EntryWrite::Failed;
+  const Descriptor shard = open_own_folder(entries, shard_name, false);
+  if (!shard.valid())
+    return EntryWrite::Refused;
+  const std::string temporary = ".tmp." + unique_suffix();
+  Descriptor file(
+      ::openat(shard.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file.valid())
+    return EntryWrite::Failed;
   std::size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
+    const ssize_t wrote = ::write(file.get(), bytes.data() + done, bytes.size() - done);
     if (wrote <= 0)
       break;
     done += static_cast<std::size_t>(wrote);
   }
   const bool complete = done == bytes.size();
-  if (::close(fd) != 0 || !complete || ::rename(temporary.c_str(), path.c_str()) != 0) {
-    ::unlink(temporary.c_str());
-    return false;
+  if (!file.close() || !complete ||
+      ::renameat(shard.get(), temporary.c_str(), shard.get(), name.c_str()) != 0) {
+    ::unlinkat(shard.get(), temporary.c_str(), 0);
+    return EntryWrite::Failed;
   }
-  return true;
+  return EntryWrite::Written;
+}
+
+// The names in the folder open on `folder`, but `.` and `..`.
+std::vector<std::string> names_in(int folder) {
+  std::vector<std::string> names;
+  // A descriptor of its own: readdir moves the offset it shares with dups.
+  const int listing = ::openat(folder, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (listing < 0)
+    return names;
+  DIR *directory = ::fdopendir(listing);
+  if (!directory) {
+    ::close(listing);
+    return names;
+  }
+  while (const dirent *entry = ::readdir(directory)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..")
+      names.emplace_back(name);
+  }
+  ::closedir(directory);
+  return names;
 }
 
 } // namespace
@@ -487,58 +559,65 @@ std::optional<EarlyResult> decode_entry(std::string_view key, std::string_view b
 
 namespace {
 
-// Where the entries of this cache format live under `directory`.
-std::string entries_directory_of(const std::string &directory) {
-  return directory + "/v" + std::to_string(kResultCacheFormat);
+// The name of this cache format's entries folder below the cache root.
+std::string entries_folder_name() {
+  return "v" + std::to_string(kResultCacheFormat);
 }
 
-// In a shared directory another user could have made the entries folder, or
-// a link to elsewhere: only a real folder of our own is used.
-bool is_own_folder(const std::string &path) {
-  struct stat owner {};
-  return ::lstat(path.c_str(), &owner) == 0 && S_ISDIR(owner.st_mode) && owner.st_uid == ::geteuid();
+// The entries folder of the cache at `directory` when it is a real folder of
+// this user's (in a shared directory another user could have made it, or a
+// link to elsewhere); created when `create`, and then the root too. Invalid
+// otherwise, with `why` saying why.
+Descriptor open_entries_folder(const std::string &directory, bool create, std::string &why) {
+  if (create) {
+    // The directory itself may be one the user shares (`--cache-dir /tmp`):
+    // leave its mode alone, and keep what mpsaudit creates inside private.
+    std::error_code error;
+    fs::create_directories(directory, error);
+  }
+  // The root is the one the user named, links and all; below it, nothing is followed.
+  const Descriptor root(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  Descriptor entries =
+      root.valid() ? open_own_folder(root.get(), entries_folder_name(), create) : Descriptor();
+  if (!entries.valid())
+    why = errno == ELOOP || errno == ENOTDIR ? std::strerror(EACCES) : std::strerror(errno);
+  return entries;
 }
 
 // `directory`'s entries folder, created if needed, when it is a real folder
-// of this user's that can be written; else empty, with `note` saying why.
-std::string usable_entries_directory(const std::string &directory, std::string &note) {
-  const std::string entries = entries_directory_of(directory);
-  // The directory itself may be one the user shares (`--cache-dir /tmp`):
-  // leave its mode alone, and keep what mpsaudit creates inside private.
-  std::error_code error;
-  fs::create_directories(directory, error);
-  if (!error && ::mkdir(entries.c_str(), 0700) != 0 && errno != EEXIST)
-    error.assign(errno, std::generic_category());
-  if (!error && !is_own_folder(entries))
-    error = std::make_error_code(std::errc::permission_denied);
-  // Writable? A probe file, created and removed, answers for this run.
-  const std::string probe = entries + "/.probe." + unique_suffix();
-  const int fd =
-      error ? -1 : ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    const std::string why = error ? error.message() : std::strerror(errno);
-    note = "mpsaudit: note: the result cache " + directory + " cannot be written (" + why +
-           "); scanning without it";
-    return {};
+// of this user's that can be written; else invalid, with `note` saying why.
+Descriptor usable_entries_folder(const std::string &directory, std::string &note) {
+  std::string why;
+  Descriptor entries = open_entries_folder(directory, true, why);
+  if (entries.valid()) {
+    // Writable? A probe file, created and removed, answers for this run.
+    const std::string probe = ".probe." + unique_suffix();
+    const int fd =
+        ::openat(entries.get(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlinkat(entries.get(), probe.c_str(), 0);
+      return entries;
+    }
+    why = std::strerror(errno);
   }
-  ::close(fd);
-  ::unlink(probe.c_str());
-
-  return entries;
+  note = "mpsaudit: note: the result cache " + directory + " cannot be written (" + why +
+         "); scanning without it";
+  return Descriptor();
 }
 
 } // namespace
 
-ResultCache::ResultCache(std::string entries_directory, std::string context, std::uint64_t max_bytes,
+ResultCache::ResultCache(Descriptor entries_folder, std::string context, std::uint64_t max_bytes,
                          const RuleCatalog &catalog)
-    : entries_(std::move(entries_directory)), context_(std::move(context)), catalog_(catalog),
+    : entries_(std::move(entries_folder)), context_(std::move(context)), catalog_(catalog),
       max_bytes_(max_bytes) {}
 
 std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, const RuleCatalog &catalog,
                                                const ExtractOptions &extract, std::string_view retention,
                                                std::string &note) {
-  const std::string entries = usable_entries_directory(directory, note);
-  if (entries.empty())
+  Descriptor entries = usable_entries_folder(directory, note);
+  if (!entries.valid())
     return nullptr;
   KeyBuilder context;
   context.add("mpsaudit result cache").add(kResultCacheFormat).add(executable_identity());
@@ -552,7 +631,8 @@ std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, con
       !extract.compile_commands_dir.empty() ? extract.compile_commands_dir : extract.root;
   const auto database = read_regular_file(database_directory + "/compile_commands.json", kMaxEntryBytes);
   context.add(database ? sha256_raw(*database) : std::string("none"));
-  return std::unique_ptr<ResultCache>(new ResultCache(entries, context.digest(), cache_max_bytes(), catalog));
+  return std::unique_ptr<ResultCache>(
+      new ResultCache(std::move(entries), context.digest(), cache_max_bytes(), catalog));
 }
 
 bool ResultCache::caches_kind(FileKind kind) const {
@@ -590,15 +670,11 @@ std::string ResultCache::key_for(const SourceFile &file) {
   return key.digest();
 }
 
-std::string ResultCache::entry_path(std::string_view key) const {
-  return entry_path_in(entries_, key);
-}
-
 std::optional<EarlyResult> ResultCache::load(const std::string &key,
                                              const std::function<bool(const EarlyResult &)> &still_holds) {
   struct stat info {};
   int fd = -1;
-  const auto bytes = read_regular_file(entry_path(key), kMaxEntryBytes, &info, &fd);
+  const auto bytes = read_entry_file(entries_.get(), key, kMaxEntryBytes, &info, &fd);
   std::optional<EarlyResult> entry = bytes ? decode_entry(key, *bytes, catalog_) : std::nullopt;
   if (entry && still_holds && !still_holds(*entry))
     entry.reset();
@@ -618,29 +694,35 @@ void ResultCache::store(const std::string &key, const EarlyResult &result) {
   if (write_failed_.load(std::memory_order_relaxed))
     return;
   const std::string bytes = encode_entry(key, result);
-  if (!write_entry_file(entry_path(key), bytes)) {
+  switch (write_entry_file(entries_.get(), key, bytes)) {
+  case EntryWrite::Written:
+    written_bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
+    break;
+  case EntryWrite::Refused: // a shard folder planted as a link: this entry only
+    break;
+  case EntryWrite::Failed:
     write_failed_ = true; // a full disk: stop trying for this run
-    return;
+    break;
   }
-  written_bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
 }
 
 std::optional<std::string> load_cache_payload(const std::string &directory, std::string_view key) {
   // A read needs the folder's owner checked, not a folder made or a probe
   // file written: that is for the writes (store_cache_payload, open).
-  const std::string entries = entries_directory_of(directory);
-  if (!is_own_folder(entries))
+  std::string unused_why;
+  const Descriptor entries = open_entries_folder(directory, false, unused_why);
+  if (!entries.valid())
     return std::nullopt;
-  const auto bytes = read_regular_file(entry_path_in(entries, key), kMaxEntryBytes);
+  const auto bytes = read_entry_file(entries.get(), key, kMaxEntryBytes);
   const std::optional<std::string_view> payload = bytes ? unwrap_payload(key, *bytes) : std::nullopt;
   return payload ? std::optional<std::string>(std::string(*payload)) : std::nullopt;
 }
 
 void store_cache_payload(const std::string &directory, std::string_view key, std::string_view payload) {
   std::string unused_note;
-  const std::string entries = usable_entries_directory(directory, unused_note);
-  if (!entries.empty())
-    write_entry_file(entry_path_in(entries, key), wrap_payload(key, payload));
+  const Descriptor entries = usable_entries_folder(directory, unused_note);
+  if (entries.valid())
+    write_entry_file(entries.get(), key, wrap_payload(key, payload));
 }
 
 void ResultCache::finish() {
@@ -650,19 +732,18 @@ void ResultCache::finish() {
   // Walking the cache costs a stat per entry (about 40 ms per 1,000 entries
   // on a loaded machine): a pre-commit run cannot pay that each time. Walk
   // at most once an hour, unless this run alone wrote a good share of the bound.
-  const std::string stamp = entries_ + "/.last-trim";
+  const char *stamp = ".last-trim";
   struct stat info {};
   const auto now =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
-  if (::lstat(stamp.c_str(), &info) == 0 && now - info.st_mtim.tv_sec < kTrimIntervalSeconds &&
-      written < max_bytes_ / 8)
+  if (::fstatat(entries_.get(), stamp, &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+      now - info.st_mtim.tv_sec < kTrimIntervalSeconds && written < max_bytes_ / 8)
     return;
-  const int fd = ::open(stamp.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd >= 0) {
-    ::futimens(fd, nullptr);
-    ::close(fd);
-  }
+  const Descriptor touched(
+      ::openat(entries_.get(), stamp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+  if (touched.valid())
+    ::futimens(touched.get(), nullptr);
   trim();
 }
 
@@ -670,35 +751,37 @@ void ResultCache::trim() {
   struct Entry {
     std::int64_t used = 0;
     std::uint64_t bytes = 0;
-    std::string path;
+    std::size_t shard = 0; // in `shards`
+    std::string name;
   };
+  // Shard folders that are real folders of this user's: never a link.
+  std::vector<Descriptor> shards;
   std::vector<Entry> entries;
   std::uint64_t total = 0;
   const auto now =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
-  std::error_code error;
-  for (fs::directory_iterator shard(entries_, error), end; !error && shard != end; shard.increment(error)) {
-    if (!shard->is_directory(error) || shard->is_symlink(error))
+  for (const std::string &shard_name : names_in(entries_.get())) {
+    Descriptor shard = open_own_folder(entries_.get(), shard_name, false);
+    if (!shard.valid())
       continue;
-    std::error_code inner;
-    for (fs::directory_iterator it(shard->path(), inner); !inner && it != end; it.increment(inner)) {
+    for (std::string &name : names_in(shard.get())) {
       struct stat info {};
-      const std::string path = it->path().string();
-      if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+      if (::fstatat(shard.get(), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode))
         continue;
       // A temporary file a killed run left behind.
-      if (it->path().filename().string().rfind(".tmp.", 0) == 0) {
+      if (name.rfind(".tmp.", 0) == 0) {
         if (now - info.st_mtim.tv_sec > 3600)
-          ::unlink(path.c_str());
+          ::unlinkat(shard.get(), name.c_str(), 0);
         continue;
       }
       // What the entry takes on disk: a small file still fills a block.
       const auto bytes = std::max<std::uint64_t>(static_cast<std::uint64_t>(info.st_size),
                                                  static_cast<std::uint64_t>(info.st_blocks) * 512);
-      entries.push_back({info.st_mtim.tv_sec, bytes, path});
+      entries.push_back({info.st_mtim.tv_sec, bytes, shards.size(), std::move(name)});
       total += bytes;
     }
+    shards.push_back(std::move(shard));
   }
   if (total <= max_bytes_)
     return;
@@ -709,7 +792,7 @@ void ResultCache::trim() {
   for (const Entry &entry : entries) {
     if (total <= target)
       break;
-    if (::unlink(entry.path.c_str()) == 0)
+    if (::unlinkat(shards[entry.shard].get(), entry.name.c_str(), 0) == 0)
       total -= entry.bytes;
   }
 }

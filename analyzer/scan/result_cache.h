@@ -16,7 +16,12 @@
 // Entries are written to a temporary file and renamed into place (concurrent
 // runs at worst write the same entry twice), carry their key and a checksum
 // (a truncated or corrupt entry is a miss and is rewritten), and the cache's
-// size is bounded (kDefaultMaxBytes, oldest entries evicted first).
+// size is bounded (kDefaultMaxBytes, oldest entries evicted first). Below
+// the cache's root nothing is reached through a symbolic link: the entries
+// folder, each shard folder and each entry are opened from their parent's
+// descriptor with O_NOFOLLOW and must be this user's own, so links planted
+// there (a cache kept inside the scanned tree) are misses, never read or
+// written through.
 #pragma once
 
 #include <atomic>
@@ -29,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/descriptor.h"
 #include "core/fact.h"
 #include "core/finding.h"
 #include "core/source.h"
@@ -128,13 +134,12 @@ public:
   std::size_t misses() const { return misses_.load(); }
 
 private:
-  ResultCache(std::string entries_directory, std::string context, std::uint64_t max_bytes,
+  ResultCache(Descriptor entries_folder, std::string context, std::uint64_t max_bytes,
               const RuleCatalog &catalog);
-  std::string entry_path(std::string_view key) const;
   const std::string &cxx_digest();
   void trim();
 
-  std::string entries_;        // <directory>/v<format>
+  Descriptor entries_;         // <directory>/v<format>, opened without following a link
   std::string context_;        // digest of what every key shares
   const RuleCatalog &catalog_; // binds the findings of loaded entries
   std::uint64_t max_bytes_;

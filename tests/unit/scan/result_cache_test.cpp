@@ -462,6 +462,31 @@ TEST_CASE("an entries folder that is a link or another user's is not used", "[re
   }
 }
 
+TEST_CASE("a shard folder that is a link is neither read nor written through", "[result-cache]") {
+  // A cache inside the scanned tree: the tree plants v2/<xx> as a link to a
+  // folder of its own, holding an entry for the file's key.
+  TempDirectory tree, cache, elsewhere;
+  std::ofstream(tree.path() / "train.py") << "import torch\ntorch.cuda.synchronize()\n";
+  const RuleCatalog &catalog = testing::repository_catalog();
+  const ScanResult cold = scan_with_cache(tree.path(), cache.path(), catalog);
+  const auto entries = entries_of(cache.path());
+  REQUIRE(entries.size() == 1);
+  const fs::path shard = entries[0].parent_path();
+  const fs::path planted = elsewhere.path() / "shard";
+  fs::rename(shard, planted);
+  fs::create_directory_symlink(planted, shard);
+  const auto planted_entry = planted / entries[0].filename();
+  const auto planted_time = fs::last_write_time(planted_entry);
+
+  const ScanResult linked = scan_with_cache(tree.path(), cache.path(), catalog);
+  CHECK(linked.profile.cache_hits == 0);
+  CHECK(linked.profile.cache_misses == 1);
+  CHECK(serialized(linked) == serialized(cold));
+  CHECK(fs::is_symlink(shard));
+  CHECK(std::distance(fs::directory_iterator(planted), fs::directory_iterator()) == 1);
+  CHECK(fs::last_write_time(planted_entry) == planted_time);
+}
+
 TEST_CASE("a shared cache directory keeps its own mode", "[result-cache]") {
   TempDirectory shared;
   fs::permissions(shared.path(), fs::perms::all | fs::perms::sticky_bit);
