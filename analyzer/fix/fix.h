@@ -173,8 +173,10 @@ struct FixRun {
   std::vector<FileFix> files; // only files that change; after write_fixes, only files written
   std::vector<SkippedFix> skipped;
   std::vector<Diagnostic> diagnostics;
-  std::size_t unfixable = 0;         // findings whose rule has no fix at all
-  std::size_t files_not_written = 0; // by write_fixes: refused or failed, each with a diagnostic
+  std::size_t unfixable = 0; // findings whose rule has no fix at all
+  // Files changed since the scan (plan_fixes), and files write_fixes refused
+  // or failed to write: each with a diagnostic.
+  std::size_t files_not_written = 0;
   std::size_t applied_count() const;
   std::size_t unsafe_withheld_count() const;
 };
@@ -195,7 +197,12 @@ SourceFix fix_source(const std::string &path, FileKind kind, const std::string &
 // Plans every fix for the findings of `result` (read again from disk).
 // `roots` are the scanned paths as given (ScanOptions::paths): which tree
 // each finding's file belongs to, and so which tree no symlink may lead
-// out of. Empty: the scan's one root (ScanResult::root).
+// out of. Empty: the scan's one root (ScanResult::root). The scan must keep
+// content digests (ScanOptions::keep_content_digests): a file whose bytes
+// now differ from those the scan read, or whose digest the scan did not
+// keep, is not planned (an error, `file-changed`), since its findings'
+// positions no longer fit it. write_fixes then checks, under the file's
+// lock, that it still holds the bytes planned from.
 FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options,
                   const std::vector<std::string> &roots = {});
 

@@ -152,8 +152,9 @@ bool sync_file(int fd) {
 // Whether the file named `leaf` in `directory` is still the one fix read:
 // the same inode, with the same size, time, mode, owner and links, through
 // the name and through `file` (the descriptor fix holds locked), and the
-// same text. Another editor's save (a new inode, or the same one rewritten)
-// fails it.
+// same text, read again through `file`: the bytes the edits were planned
+// from, which plan_fixes held to the bytes the scan read. Another editor's
+// save or another fix's (a new inode, or the same one rewritten) fails it.
 bool unchanged_since_read(int directory, const std::string &leaf, int file, const FileFix &fix) {
   struct stat by_name {};
   struct stat by_descriptor {};

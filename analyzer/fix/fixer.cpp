@@ -11,6 +11,7 @@
 #include "fix/fix_files.h"
 #include "fix/fix_kind.h"
 #include "fix/python_module.h"
+#include "scan/sha256.h"
 
 namespace mpsaudit {
 namespace fs = std::filesystem;
@@ -360,6 +361,34 @@ std::vector<ReadFile> read_files(const std::map<std::string, std::vector<Finding
   return files;
 }
 
+// The SHA-256 of the bytes the scan read of each file (ScanOptions::keep_content_digests).
+std::map<std::string, std::string_view> scanned_digests(const ScanResult &result) {
+  std::map<std::string, std::string_view> digests;
+  for (const auto &record : result.files)
+    if (!record.content_sha256.empty())
+      digests.emplace(record.path, record.content_sha256);
+  return digests;
+}
+
+// Whether fix read the very bytes the scan made the file's findings from.
+// Another fix (or an editor) may have rewritten the file in between; the
+// findings' positions then point into other text, and edits planned from
+// them could fix a line twice or break it.
+bool holds_scanned_bytes(const ReadFile &file, const std::map<std::string, std::string_view> &digests) {
+  const auto digest = digests.find(file.path);
+  return digest != digests.end() && digest->second == sha256_raw(file.text);
+}
+
+// A file fix does not plan because it changed since the scan: an error, and
+// its findings are left as written.
+void refuse_changed_since_scan(const ReadFile &file, FixRun &run) {
+  run.diagnostics.push_back({DiagnosticLevel::Error, file.path, 0, "file-changed",
+                             "the file changed since the scan read it; fix did not edit it (run fix again)"});
+  for (const auto &finding : *file.findings)
+    run.skipped.push_back({finding, "not edited: the file changed since the scan read it", false});
+  ++run.files_not_written;
+}
+
 } // namespace
 
 FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const FixOptions &options,
@@ -378,7 +407,12 @@ FixRun plan_fixes(const ScanResult &result, const FixCatalog &catalog, const Fix
   }
   const std::vector<std::string> scanned =
       roots.empty() ? std::vector<std::string>{result.root.empty() ? "." : result.root} : roots;
+  const auto digests = scanned_digests(result);
   for (auto &file : read_files(by_path, scanned, run)) {
+    if (!holds_scanned_bytes(file, digests)) {
+      refuse_changed_since_scan(file, run);
+      continue;
+    }
     const auto &findings = *file.findings;
     const auto facts = facts_by_path.find(file.path);
     SourceFix fixed = fix_source(file.path, findings.front().file_kind, file.text, findings,

@@ -28,6 +28,7 @@
 #include "scan/python_prefilter.h"
 #include "scan/read_schedule.h"
 #include "scan/result_cache.h"
+#include "scan/sha256.h"
 #include "scan/tree_packages.h"
 
 namespace mpsaudit {
@@ -320,6 +321,8 @@ void load_and_extract(Work &work, const Stage &stage) {
       return;
     }
     source.text = std::move(*text);
+    if (options.keep_content_digests)
+      work.record.content_sha256 = sha256_raw(source.text);
   }
   if (file.kind == FileKind::SetupPy && !oversized && !is_packaging_script(source.text)) {
     // A module that happens to be called setup.py (`eval/setup.py` building

@@ -69,6 +69,10 @@ struct ScanOptions {
   ScanProgress *progress = nullptr;
   // The per-file result cache's directory (scan/result_cache.h); empty: no cache.
   std::string cache_directory;
+  // Keep the SHA-256 of the bytes each file was scanned from
+  // (FileRecord::content_sha256): fix edits a file only while it still
+  // holds the bytes its findings were made from.
+  bool keep_content_digests = false;
 };
 
 // What became of one discovered file.
@@ -78,6 +82,10 @@ struct FileRecord {
   std::string mode; // "ast", "lexical", "skipped", "error"
   std::uint64_t bytes = 0;
   std::uint32_t lines = 0;
+  // SHA-256 (32 raw bytes) of the text the front end read, with
+  // ScanOptions::keep_content_digests; else, or when no text was read, empty.
+  // (`= {}` lets records be built from their first fields alone.)
+  std::string content_sha256 = {};
 };
 
 // A torch API used by the scanned code, with its first location: the input

@@ -566,6 +566,8 @@ SessionStatus run_session(SessionRequest request, Session &session) {
     return SessionStatus::Refused;
   session.workflow = std::move(request.workflow);
   session.options = std::move(request.scan);
+  // Fix edits a file only while it holds the bytes the scan read (fix/fix.h).
+  session.options.keep_content_digests = request.goal == SessionGoal::Fix;
   if (request.goal != SessionGoal::Fix) { // fix reads findings only; the assessment reads these facts
     session.options.retain_fact = assessment_retention;
     session.options.retain_fact_name = "assessment";

@@ -26,9 +26,10 @@ if command -v flock >/dev/null; then
 fi
 
 # Two runs racing over the same files, several rounds. Each file is written
-# by exactly one run: the other either reads it already fixed (nothing to
-# do) or finds it replaced or locked, and refuses. Where strace works, the
-# renames each run really made are counted against its summary.
+# by exactly one run: the other either scans it already fixed (nothing to
+# do) or finds it changed since its scan, replaced or locked, and refuses.
+# Where strace works, the renames each run really made are counted against
+# its summary.
 files=40
 mkdir -p "$work/reference"
 for i in $(seq 1 $files); do printf "$finding" >"$work/reference/m$i.py"; done
@@ -74,7 +75,7 @@ for round in 1 2 3 4 5; do
       renamed=$(grep -c -E 'rename.*"m[0-9]+\.py"(, [0-9]+)?\) = 0' "$work/trace$run" || true)
       [[ $renamed -eq $written ]] || fail "round $round run $run: says $written files written, renamed $renamed"
     fi
-    refused=$(grep -c -E 'm[0-9]+\.py: error: (the file changed since fix read it|another process is fixing this file)' "$err" || true)
+    refused=$(grep -c -E 'm[0-9]+\.py: error: (the file changed since (fix|the scan) read it|another process is fixing this file)' "$err" || true)
     if [[ $refused -gt 0 ]]; then
       [[ ${!status_var} -eq 3 ]] || fail "round $round run $run: refusals must exit 3, got ${!status_var}"
       grep -q "; $refused files\{0,1\} not written" "$err" || fail "round $round run $run: summary: $(tail -1 "$err")"

@@ -13,9 +13,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "../test_support.h"
 #include "core/confined_file.h"
 #include "fix/fix.h"
 #include "fix/fix_files.h"
+#include "scan/scan.h"
 
 using namespace mpsaudit;
 namespace fs = std::filesystem;
@@ -137,6 +139,43 @@ TEST_CASE("a file changed before fix starts writing is not written", "[fix][writ
   CHECK(tree.read("a.py") == "x = t.cuda()  # same length\n");
   CHECK(has_code(diagnostics, "file-changed"));
   CHECK(run.files.empty());
+}
+
+TEST_CASE("a file changed since the scan read it is not planned", "[fix][write]") {
+  // Another fix run rewrote the file between this run's scan and its plan:
+  // the scan's positions point into other text, and edits made from them
+  // could fix a line twice.
+  TempTree tree;
+  const std::string scanned = "import torch\nx = torch.zeros(3).cuda()\n";
+  tree.write("a.py", scanned);
+  std::vector<Diagnostic> problems;
+  const FixCatalog fixes = FixCatalog::load_file(testing::rules_directory() + "/fixes.toml", problems);
+  REQUIRE(problems.empty());
+  ScanOptions options;
+  options.paths = {tree.root().string()};
+  options.use_git = false;
+  options.jobs = 1;
+  options.keep_content_digests = true;
+  const ScanResult result = run_scan(options, testing::repository_catalog());
+  REQUIRE_FALSE(result.findings.empty());
+  CHECK(plan_fixes(result, fixes, {}, options.paths).files.size() == 1);
+
+  const std::string rewritten = GENERATE(as<std::string>{}, "import torch\n\nx = torch.zeros(3).cuda()\n",
+                                         "import torch\nx = torch.zeros(3).cuda()  # same size\n");
+  tree.write("a.py", rewritten);
+  const FixRun run = plan_fixes(result, fixes, {}, options.paths);
+  CHECK(run.files.empty());
+  CHECK(run.files_not_written == 1);
+  CHECK(has_code(run.diagnostics, "file-changed"));
+  CHECK(run.skipped.size() == result.findings.size());
+  CHECK(tree.read("a.py") == rewritten);
+
+  // A scan that kept no digest cannot vouch for the bytes: nothing is planned.
+  options.keep_content_digests = false;
+  const FixRun unknown =
+      plan_fixes(run_scan(options, testing::repository_catalog()), fixes, {}, options.paths);
+  CHECK(unknown.files.empty());
+  CHECK(has_code(unknown.diagnostics, "file-changed"));
 }
 
 TEST_CASE("two fixes of one file: the second finds it locked, then replaced", "[fix][write]") {
