@@ -362,10 +362,17 @@ std::string report_path_of(const fs::path &real_path, const InlineContext &conte
       .generic_string();
 }
 
+// Whether discovery scans the file at `real_path` as requirements on its own
+// (its name is a requirements name): then its facts and its includes are
+// reported there, once, and not again through the files that include it.
+bool scanned_on_its_own(const fs::path &real_path, const InlineContext &context) {
+  return classify_path(report_path_of(real_path, context)) == FileKind::Requirements;
+}
+
 // Facts of an included file that discovery will not scan on its own (its
 // name is not a requirements name), placed at the include line; its own
-// includes are followed too, and those that cannot be read are reported at
-// the line that names them.
+// includes are followed too (up to files scanned on their own), and those
+// that cannot be read are reported at the line that names them.
 void inline_included(const fs::path &target, const RequirementsParse &parse, const InlineContext &context,
                      int depth) {
   if (!context.visited.insert(target).second)
@@ -396,7 +403,8 @@ void inline_included(const fs::path &target, const RequirementsParse &parse, con
       diagnose_unread(context.reader, opened, nested.target, here, nested.line, reached, context.into);
       continue;
     }
-    inline_included(opened.real_path, *opened.parse, context, depth + 1);
+    if (!scanned_on_its_own(opened.real_path, context))
+      inline_included(opened.real_path, *opened.parse, context, depth + 1);
   }
 }
 
@@ -434,6 +442,8 @@ FileFacts extract_requirements(const SourceFile &file, const ExtractOptions &opt
       diagnose_unread(reader, opened, include.target, file.path, include.line, "", facts);
       continue;
     }
+    // A cycle is worth a warning, but the files in it are still read: the
+    // cycle must not hide what they pin or the includes they get refused.
     const std::vector<std::string> cycle = cycle_back_to(reader, self, opened.real_path, *opened.parse);
     if (!cycle.empty()) {
       std::string chain;
@@ -441,17 +451,14 @@ FileFacts extract_requirements(const SourceFile &file, const ExtractOptions &opt
         chain += (chain.empty() ? "" : " -> ") + link;
       manifest::add_diagnostic(facts, DiagnosticLevel::Warning, file.path, include.line, "include-cycle",
                                "requirements include cycle: " + chain);
-      continue;
     }
     // Files named like requirements are scanned on their own; others (say
     // `-r deps/base.in`) only through this include, so their facts are
-    // reported here.
-    const fs::path relative = fs::path(file.path).parent_path() / include.target;
-    if (classify_path(relative.lexically_normal().generic_string()) != FileKind::Requirements) {
-      std::set<fs::path> visited{self};
-      const InlineContext context{reader, include, include.target, file.path, directory, visited, facts};
+    // reported here. `self` is visited already: a cycle ends where it began.
+    std::set<fs::path> visited{self};
+    const InlineContext context{reader, include, include.target, file.path, directory, visited, facts};
+    if (!scanned_on_its_own(opened.real_path, context))
       inline_included(opened.real_path, *opened.parse, context, 0);
-    }
   }
   return facts;
 }

@@ -204,6 +204,29 @@ TEST_CASE("requirements include cycles are detected", "[manifest][requirements][
   CHECK(fact_of(base, "dependency", "scipy"));
 }
 
+TEST_CASE("an include cycle hides neither the facts nor the refused includes of its files",
+          "[manifest][requirements][security]") {
+  ScratchDir dir("cycle-hides-nothing");
+  dir.write("requirements.txt", "numpy\n-r deps.txt\n");
+  dir.write("deps.txt", "torch==2.1.0+cu118\n-r requirements.txt\n-r /dev/zero\n-r gpu.in\n");
+  dir.write("gpu.in", "flash-attn\n-r requirements-gpu.txt\n");
+  dir.write("requirements-gpu.txt", "xformers\n-r deps.txt\n");
+  const FileFacts top = dir.extract("requirements.txt");
+  REQUIRE(diagnostic_with_code(top, "include-cycle"));
+  const Fact *torch = fact_of(top, "dependency", "torch");
+  REQUIRE(torch);
+  CHECK(torch->span.line == 2);
+  CHECK(fact_of(top, "dependency", "flash-attn"));
+  // requirements-gpu.txt is scanned on its own: its facts are not repeated here.
+  CHECK_FALSE(fact_of(top, "dependency", "xformers"));
+  const Diagnostic *zero = diagnostic_with_code(top, "include-outside-root");
+  REQUIRE(zero);
+  CHECK(zero->level == DiagnosticLevel::Error);
+  CHECK(zero->path == "deps.txt");
+  CHECK(zero->line == 3);
+  CHECK(facts_of(top, "dependency", "torch").size() == 1);
+}
+
 TEST_CASE("missing includes are diagnosed; other includes are inlined", "[manifest][requirements]") {
   ScratchDir dir("includes");
   dir.write("requirements.txt", "-r deps/gpu.in\n-c missing.txt\n-r requirements-dev.txt\n");

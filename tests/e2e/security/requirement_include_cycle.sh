@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Attack: a requirements include cycle hid every file in it. requirements.txt
+# includes deps.txt and deps.txt includes requirements.txt back; deps.txt
+# pins a CUDA wheel (torch==2.1.0+cu118) and includes /dev/zero. The scan
+# reported one `include-cycle` warning and exited 0.
+# Promise (docs/security.md, "Requirement includes"): a cycle is a warning and
+# hides nothing. Every finding of every file in the cycle is reported once,
+# and a refused include in it is reported, with the exit code it gives
+# without the cycle (3).
+set -euo pipefail
+binary=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+scan() { # tree; JSON report in $work/report.json, exit status in $status
+  status=0
+  timeout 60 "$binary" scan --no-git --no-cache --format json "$work/$1" >"$work/report.json" 2>"$work/stderr" ||
+    status=$?
+  [[ $status -ne 124 ]] || fail "$1: the scan did not finish within 60 s"
+}
+count() { # rule-or-code kind(findings|diagnostics) path line: how many
+  python3 - "$work/report.json" "$@" <<'PY'
+import json, sys
+report, what, kind, path, line = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+key = "rule" if kind == "findings" else "code"
+print(sum(1 for x in json.load(open(report))[kind] if x[key] == what and x["path"] == path and x["line"] == line))
+PY
+}
+expect_once() { # rule-or-code kind path line
+  local seen
+  seen=$(count "$@")
+  [[ $seen -eq 1 ]] || fail "$5: want one $1 at $3:$4, got $seen: $(head -c 3000 "$work/report.json")"
+}
+
+# Two files that include each other; deps.txt is reached only through the include.
+mkdir -p "$work/pair"
+printf 'numpy\n-r deps.txt\n' >"$work/pair/requirements.txt"
+printf 'torch==2.1.0+cu118\n-r requirements.txt\n-r /dev/zero\n' >"$work/pair/deps.txt"
+scan pair
+[[ $status -eq 3 ]] || fail "a refused include inside a cycle exits $status, want 3 (as without the cycle)"
+expect_once MPS701 findings requirements.txt 2 "the CUDA pin of deps.txt"
+expect_once include-outside-root diagnostics deps.txt 3 "/dev/zero in deps.txt"
+expect_once include-cycle diagnostics requirements.txt 2 "the cycle"
+
+# The same without the cycle gives the same finding and the same exit code.
+mkdir -p "$work/chain"
+printf 'numpy\n-r deps.txt\n' >"$work/chain/requirements.txt"
+printf 'torch==2.1.0+cu118\n-r /dev/zero\n' >"$work/chain/deps.txt"
+scan chain
+[[ $status -eq 3 ]] || fail "the chain without a cycle exits $status, want 3"
+expect_once MPS701 findings requirements.txt 2 "the chain's CUDA pin"
+
+# A longer cycle through a file scanned on its own: each file's pin once.
+mkdir -p "$work/ring"
+printf 'numpy\n-r a.in\n' >"$work/ring/requirements.txt"
+printf 'torch==2.1.0+cu118\n-r requirements-gpu.txt\n' >"$work/ring/a.in"
+printf 'torchvision==0.16.0+cu118\n-r requirements.txt\n-r /dev/zero\n' >"$work/ring/requirements-gpu.txt"
+scan ring
+[[ $status -eq 3 ]] || fail "the ring exits $status, want 3"
+expect_once MPS701 findings requirements.txt 2 "a.in's pin, at its include"
+expect_once MPS701 findings requirements-gpu.txt 1 "requirements-gpu.txt's own pin"
+[[ $(count MPS701 findings requirements.txt 2) -eq 1 ]] || fail "requirements-gpu.txt's pin was repeated"
+expect_once include-outside-root diagnostics requirements-gpu.txt 3 "/dev/zero in the ring"
+echo "include cycles hide no finding and no refused include"
