@@ -1,35 +1,15 @@
 // `--format md`: GitHub-flavoured Markdown for an issue or a pull-request
 // comment: the decision, the effort table, the top findings, the action plan.
+// Every text from the tree goes through markdown_text or markdown_code
+// (report/markdown_text.h), in every section.
 #include <algorithm>
 
 #include "core/text.h"
+#include "report/markdown_text.h"
 #include "report/report.h"
 
 namespace mpsaudit {
 namespace {
-
-// Table cells: no pipes or line breaks, no control characters or bidi
-// overrides (core/text.h); inline code keeps backticks balanced.
-std::string cell(std::string_view text) {
-  std::string out;
-  for (char c : terminal_safe(text, KeepLayout::TabAndNewline)) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
-    else if (c == '<')
-      out += "&lt;";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string code(std::string_view text) {
-  std::string body = cell(text);
-  const std::string fence = body.find('`') == std::string::npos ? "`" : "``";
-  return fence + (fence.size() > 1 ? " " : "") + body + (fence.size() > 1 ? " " : "") + fence;
-}
 
 std::string finding_location(const Finding &finding) {
   std::string where = finding.path + ":" + std::to_string(finding.span.line);
@@ -42,7 +22,7 @@ void rollup_table(std::ostream &out, const char *heading, const std::vector<Roll
                   std::size_t limit) {
   out << "| " << heading << " | Effort | `fix` removes | Open findings |\n|---|---:|---:|---:|\n";
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
-    out << "| " << cell(rows[i].name) << " | " << format_hours(rows[i].hours) << " | "
+    out << "| " << markdown_text(rows[i].name) << " | " << format_hours(rows[i].hours) << " | "
         << (rows[i].fix.safe_sites ? format_hours(rows[i].fix.safe) : std::string("–")) << " | "
         << rows[i].findings << " |\n";
   if (rows.size() > limit)
@@ -70,13 +50,13 @@ void write_why(std::ostream &out, const Decision &decision, bool full) {
   out << "### Why\n\n";
   const std::vector<std::string> lines = why_lines(decision);
   for (const auto &line : lines)
-    out << "- " << cell(line) << "\n";
+    out << "- " << markdown_text(line) << "\n";
   if (decision.reasons.size() <= lines.size())
     return;
   const std::size_t limit = full ? decision.reasons.size() : kReasonList;
   out << "\n<details><summary>All " << decision.reasons.size() << " reasons</summary>\n\n";
   for (std::size_t i = 0; i < decision.reasons.size() && i < limit; ++i)
-    out << "- " << cell(decision.reasons[i]) << "\n";
+    out << "- " << markdown_text(decision.reasons[i]) << "\n";
   if (decision.reasons.size() > limit)
     out << "\n" << decision.reasons.size() - limit << " more: `--full` or the JSON report lists them.\n";
   out << "\n</details>\n";
@@ -85,27 +65,27 @@ void write_why(std::ostream &out, const Decision &decision, bool full) {
 } // namespace
 
 void write_markdown_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
-  out << "# mpsaudit: can `" << cell(scanned_name(result)) << "` run on an Apple-Silicon Mac?\n\n";
+  out << "# mpsaudit: can " << markdown_code(scanned_name(result)) << " run on an Apple-Silicon Mac?\n\n";
   const Assessment *assessment = context.assessment;
   if (!context.no_decision_reason.empty())
-    out << "## No decision\n\n" << cell(context.no_decision_reason) << "\n\n";
+    out << "## No decision\n\n" << markdown_text(context.no_decision_reason) << "\n\n";
   if (assessment) {
     const Decision &decision = assessment->decision;
     out << "## Decision: **" << to_string(decision.outcome) << "**\n\n";
     out << "> " << outcome_meaning(decision.outcome) << "\n\n";
-    out << terminal_safe(decision.headline) << "\n\n";
+    out << markdown_text(decision.headline) << "\n\n";
     write_why(out, decision, context.full);
     out << "\n### What would change the decision\n\n";
     for (const auto &change : decision.what_would_change)
-      out << "- " << cell(change) << "\n";
+      out << "- " << markdown_text(change) << "\n";
     out << "\n";
 
     const EffortEstimate &effort = assessment->effort;
     out << "## Effort: " << format_hours(effort.recommended) << "\n\n";
     out << "- **Recommended path (" << to_string(decision.outcome) << "):** "
-        << format_hours(effort.recommended) << " to " << cell(effort.recommended_goal) << ": "
-        << cell(effort.recommended_basis) << ".\n";
-    out << "- **Native port of everything:** " << cell(native_port_text(effort))
+        << format_hours(effort.recommended) << " to " << markdown_text(effort.recommended_goal) << ": "
+        << markdown_text(effort.recommended_basis) << ".\n";
+    out << "- **Native port of everything:** " << markdown_text(native_port_text(effort))
         << ": the items below, summed low with low and high with high, plus the deferred kernel ports.\n\n";
     out << effort.items.size() << " distinct fixes for " << effort.open_findings << " open findings ("
         << effort.guarded_findings << " guarded and " << effort.advisory_findings
@@ -114,23 +94,23 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
       out << "; " << effort.not_estimated << " blocker(s) are not estimated";
     if (effort.deferred.high > 0)
       out << "; kernel ports a fallback lets wait: " << format_hours(effort.deferred);
-    out << ". Model: `" << cell(assessment->effort_model_origin) << "` (docs/effort-model.md).\n\n";
+    out << ". Model: " << markdown_code(assessment->effort_model_origin) << " (docs/effort-model.md).\n\n";
     if (effort.recommended_fix.safe_sites + effort.recommended_fix.unsafe_sites > 0)
-      out << cell(fix_credit_sentence(effort.recommended_fix)) << "\n\n";
+      out << markdown_text(fix_credit_sentence(effort.recommended_fix)) << "\n\n";
     rollup_table(out, "Category", effort.by_category, 20);
     rollup_table(out, "Component role", effort.by_role, 10);
     rollup_table(out, "Directory", effort.by_directory, 10);
 
     out << "## Memory fit\n\n";
     out << (assessment->memory.has_estimate
-                ? cell(assessment->memory.summary)
+                ? markdown_text(assessment->memory.summary)
                 : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
         << "\n\n";
 
     out << "## Acceptance levels\n\n| Level | Status | Evidence |\n|---|---|---|\n";
     for (const auto &level : assessment->acceptance)
-      out << "| " << level.level << ". " << cell(level.title) << " | " << status_mark(level.status) << " | "
-          << cell(level.evidence) << " |\n";
+      out << "| " << level.level << ". " << markdown_text(level.title) << " | " << status_mark(level.status)
+          << " | " << markdown_text(level.evidence) << " |\n";
     out << "\n";
   }
 
@@ -142,10 +122,10 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
              "|\n|---|---|---|---|---|\n";
       for (const EntryAssessment *entry : shown) {
         const std::string blockers = entry_blockers_text(*entry);
-        out << "| `" << cell(entry->entry.path) << "` | " << to_string(entry->entry.purpose) << " ("
-            << cell(entry->entry.purpose_source) << ") | " << entry_mac_text(*entry) << " | "
-            << (blockers.empty() ? std::string("—") : cell(blockers)) << " | " << format_hours(entry->hours)
-            << " |\n";
+        out << "| " << markdown_code(entry->entry.path) << " | " << to_string(entry->entry.purpose) << " ("
+            << markdown_text(entry->entry.purpose_source) << ") | " << markdown_text(entry_mac_text(*entry))
+            << " | " << (blockers.empty() ? std::string("—") : markdown_text(blockers)) << " | "
+            << format_hours(entry->hours) << " |\n";
       }
       if (hidden)
         out << "\n" << hidden << " more (tests, examples or beyond the first 20) in the JSON report.\n";
@@ -168,10 +148,11 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "| Rule | Severity | Location | Finding | Fix |\n|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < open.size() && i < limit; ++i) {
       const Finding &finding = *open[i];
-      out << "| " << cell(finding.rule_id) << " | " << to_string(static_cast<Severity>(finding.severity))
-          << (finding.guard != Guard::None ? " (guarded)" : "") << " | " << code(finding_location(finding))
-          << " | " << cell(finding.message) << " | " << cell(finding.rule ? finding.rule->replacement : "")
-          << " |\n";
+      out << "| " << markdown_text(finding.rule_id) << " | "
+          << to_string(static_cast<Severity>(finding.severity))
+          << (finding.guard != Guard::None ? " (guarded)" : "") << " | "
+          << markdown_code(finding_location(finding)) << " | " << markdown_text(finding.message) << " | "
+          << markdown_text(finding.rule ? finding.rule->replacement : "") << " |\n";
     }
     if (open.size() > limit)
       out << "\n"
@@ -187,7 +168,7 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     const std::size_t plan_limit = context.full ? assessment->plan.size() : kPlanSteps;
     for (std::size_t i = 0; i < assessment->plan.size() && i < plan_limit; ++i) {
       const ActionStep &step = assessment->plan[i];
-      out << step.order << ". **" << cell(step.title) << "**";
+      out << step.order << ". **" << markdown_text(step.title) << "**";
       if (step.count)
         out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
             << (step.files == 1 ? " file" : " files");
@@ -195,7 +176,7 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
       if (step.fix.safe_sites)
         out << " — `mpsaudit fix` edits " << step.fix.safe_sites << " of them";
       if (!step.detail.empty())
-        out << "  \n   " << cell(step.detail);
+        out << "  \n   " << markdown_text(step.detail);
       out << "\n";
     }
     if (assessment->plan.size() > plan_limit)
@@ -203,7 +184,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
           << assessment->plan.size() - plan_limit << " more steps: `--full` or the JSON report lists them.\n";
     out << "\n";
   }
-  out << "<sub>" << cell(summary_line(result)) << " · mpsaudit " << cell(context.tool_version) << "</sub>\n";
+  out << "<sub>" << markdown_text(summary_line(result)) << " · mpsaudit "
+      << markdown_text(context.tool_version) << "</sub>\n";
 }
 
 } // namespace mpsaudit
