@@ -9,8 +9,12 @@
 
 #include <toml++/toml.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/confined_file.h"
 #include "core/text.h"
+#include "workflow/git_repository.h"
 #include "workflow/path_glob.h"
 
 namespace mpsaudit {
@@ -336,30 +340,55 @@ ConfigLoad load_config_file(const std::string &path, std::vector<Diagnostic> &di
   return load_config_text(*text, path, diagnostics);
 }
 
-std::string find_config_file(const std::string &scan_path, std::vector<Diagnostic> &) {
+namespace {
+
+// The scanned directory (a file's own directory), symlinks resolved.
+fs::path scanned_directory(const std::string &scan_path) {
   std::error_code error;
-  fs::path directory = fs::absolute(fs::path(scan_path), error);
+  fs::path path = fs::weakly_canonical(fs::absolute(fs::path(scan_path), error), error);
   if (error)
     return {};
-  directory = directory.lexically_normal();
-  if (!fs::is_directory(directory, error))
-    directory = directory.parent_path();
-  while (!directory.empty()) {
+  if (!fs::is_directory(path, error))
+    path = path.parent_path();
+  return path;
+}
+
+// Whether the current user owns `path` itself (not what it links to), as git
+// asks of a repository before it trusts it (safe.directory): anyone can make
+// a .git in a shared folder such as /tmp.
+bool owned_by_user(const fs::path &path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0 && info.st_uid == ::geteuid();
+}
+
+} // namespace
+
+std::string config_search_top(const std::string &scan_path) {
+  const fs::path directory = scanned_directory(scan_path);
+  if (directory.empty())
+    return {};
+  const std::optional<GitRepository> repository = find_git_repository(directory);
+  if (repository && owned_by_user(repository->top / ".git"))
+    return repository->top.string();
+  return directory.string();
+}
+
+std::string find_config_file(const std::string &scan_path, std::vector<Diagnostic> &) {
+  const fs::path top = config_search_top(scan_path);
+  if (top.empty())
+    return {};
+  std::error_code error;
+  for (fs::path directory = scanned_directory(scan_path);; directory = directory.parent_path()) {
     const fs::path own = directory / "mpsaudit.toml";
     if (fs::is_regular_file(own, error))
       return own.string();
     const fs::path pyproject = directory / "pyproject.toml";
     if (fs::is_regular_file(pyproject, error) && pyproject_has_table(pyproject.string()))
       return pyproject.string();
-    // The repository root ends the walk: a config above it is someone else's.
-    if (fs::exists(directory / ".git", error))
-      break;
-    const fs::path parent = directory.parent_path();
-    if (parent == directory)
-      break;
-    directory = parent;
+    // Both paths are canonical, and `top` is `directory` or above it.
+    if (directory == top || directory.parent_path() == directory)
+      return {};
   }
-  return {};
 }
 
 int selector_specificity(std::string_view selector, const Rule &rule, const RuleCatalog &catalog) {
@@ -493,11 +522,11 @@ std::string ConfigPaths::role(const std::string &relative_path) const {
 std::string root_prefix_for(const Config &config, const std::string &scan_root) {
   if (config.directory.empty() && config.file.empty())
     return {};
+  // Symlinks resolved on both sides: a found config's path is canonical.
   std::error_code error;
-  const fs::path config_dir =
-      fs::absolute(config.directory.empty() ? fs::path(".") : fs::path(config.directory), error)
-          .lexically_normal();
-  fs::path root = fs::absolute(scan_root, error).lexically_normal();
+  const fs::path config_dir = fs::weakly_canonical(
+      fs::absolute(config.directory.empty() ? fs::path(".") : fs::path(config.directory), error), error);
+  fs::path root = fs::weakly_canonical(fs::absolute(scan_root, error), error);
   if (!fs::is_directory(root, error))
     root = root.parent_path();
   const std::string relative = root.lexically_relative(config_dir).generic_string();

@@ -1,5 +1,6 @@
 // The project configuration: `mpsaudit.toml`, or `[tool.mpsaudit]` in
-// pyproject.toml, found by walking up from the scanned path (docs/configuration.md).
+// pyproject.toml, found by walking up from the scanned path to the scanned
+// root, or to the top of the git work tree that holds it (docs/configuration.md).
 //
 //   include = ["src/**", "train.py"]       # only these paths (default: all)
 //   exclude = ["third_party", "**/legacy"] # never these
@@ -105,9 +106,16 @@ ConfigLoad load_config_text(std::string_view text, const std::string &path,
                             std::vector<Diagnostic> &diagnostics);
 
 // Walks up from `scan_path` (a file or directory) to the first directory
-// holding mpsaudit.toml, or a pyproject.toml with [tool.mpsaudit]; stops after
-// the repository root (a directory holding .git). Returns "" when none.
+// holding mpsaudit.toml, or a pyproject.toml with [tool.mpsaudit]. The walk
+// ends at the scanned directory (a file's own directory), or, when that lies
+// in a git work tree whose .git the user owns, at the work tree's top: a
+// config in a folder above, such as a shared or world-writable one, is
+// someone else's. Returns "" when none.
 std::string find_config_file(const std::string &scan_path, std::vector<Diagnostic> &diagnostics);
+
+// Where find_config_file stops for `scan_path`: the directory itself, or the
+// top of its git work tree (see there). Empty when the path cannot be resolved.
+std::string config_search_top(const std::string &scan_path);
 
 // A rule selector picks rules by ID ("MPS102"), ID prefix ("MPS1") or family
 // name ("torch-cuda"). Returns how specific it is for `rule` (longer ID

@@ -191,6 +191,7 @@ TEST_CASE("[tool.mpsaudit] in pyproject.toml, with its own line numbers", "[conf
 TEST_CASE("the config is found by walking up, mpsaudit.toml first, stopping at the repository", "[config]") {
   TempTree tree;
   tree.write("repo/.git/HEAD", "ref: refs/heads/main\n");
+  fs::create_directories(tree.root / "repo/.git/objects");
   tree.write("repo/pyproject.toml", "[tool.mpsaudit]\nexclude = []\n");
   tree.write("repo/src/pkg/model.py", "import torch\n");
   tree.write("mpsaudit.toml", "exclude = []\n"); // above the repository: never used
@@ -207,6 +208,40 @@ TEST_CASE("the config is found by walking up, mpsaudit.toml first, stopping at t
   tree.write("other/pyproject.toml", "[project]\nname = \"x\"\n");
   CHECK(find_config_file((tree.root / "other").string(), diagnostics).empty());
   CHECK(diagnostics.empty());
+}
+
+TEST_CASE("outside git the search stops at the scanned directory", "[config][security]") {
+  TempTree tree;
+  tree.write("shared/mpsaudit.toml", "exclude = [\"**\"]\n"); // a shared folder's: never used
+  tree.write("shared/project/src/model.py", "import torch\n");
+  std::vector<Diagnostic> diagnostics;
+  const fs::path project = tree.root / "shared/project";
+  CHECK(config_search_top(project.string()) == project.string());
+  CHECK(find_config_file(project.string(), diagnostics).empty());
+  CHECK(find_config_file((project / "src").string(), diagnostics).empty());
+  // A scanned file stands for its directory.
+  CHECK(config_search_top((project / "src/model.py").string()) == (project / "src").string());
+  CHECK(find_config_file((project / "src/model.py").string(), diagnostics).empty());
+  // The scanned directory's own config is found, from it or from below it.
+  tree.write("shared/project/mpsaudit.toml", "exclude = []\n");
+  CHECK(find_config_file(project.string(), diagnostics) == (project / "mpsaudit.toml").string());
+  CHECK(find_config_file((project / "src").string(), diagnostics).empty());
+  CHECK(diagnostics.empty());
+}
+
+TEST_CASE("a git work tree whose .git the user does not own ends nothing", "[config][security]") {
+  if (::geteuid() != 0)
+    return; // only root can give the .git to another user
+  TempTree tree;
+  tree.write("shared/.git/HEAD", "ref: refs/heads/main\n");
+  fs::create_directories(tree.root / "shared/.git/objects");
+  REQUIRE(::lchown((tree.root / "shared/.git").c_str(), 65534, 65534) == 0);
+  tree.write("shared/mpsaudit.toml", "exclude = [\"**\"]\n");
+  tree.write("shared/project/a.py", "");
+  std::vector<Diagnostic> diagnostics;
+  const fs::path project = tree.root / "shared/project";
+  CHECK(config_search_top(project.string()) == project.string());
+  CHECK(find_config_file(project.string(), diagnostics).empty());
 }
 
 TEST_CASE("rule selection: IDs, prefixes and family names, most specific wins", "[config]") {
