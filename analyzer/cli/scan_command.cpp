@@ -140,11 +140,16 @@ int scan_exit_code(const Session &session) {
   if (result.has_errors() || (session.nothing_scanned && result.workflow.partial_scan.empty()))
     return kScanErrors;
   const auto threshold = parse_fail_on(session.fail_on);
-  if (threshold) {
-    for (const auto &finding : result.findings)
-      if (!finding.suppressed && finding.severity >= static_cast<int>(*threshold))
-        return kFindings;
-  }
+  // A fail-on from the scanned tree's own config does not let its safety
+  // findings pass: they fail as they would by default (--fail-on warning).
+  const auto fails = [&](const Finding &finding) {
+    if (session.workflow.fail_on_from_tree && finding.rule && finding.rule->safety)
+      return finding.severity >= static_cast<int>(Severity::Warning);
+    return threshold && finding.severity >= static_cast<int>(*threshold);
+  };
+  for (const auto &finding : result.findings)
+    if (!finding.suppressed && fails(finding))
+      return kFindings;
   return kClean;
 }
 

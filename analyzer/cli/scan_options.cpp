@@ -59,9 +59,10 @@ std::vector<OptionHelp> scan_options_help() {
       {"-p DIR", "directory holding compile_commands.json",
        "directory holding `compile_commands.json` for C++/CUDA files (also `--compile-commands DIR`)"},
       {"--rules-dir DIR", "load rules from DIR", "load rules from DIR instead of the installed catalog"},
-      {"--config FILE", "use this mpsaudit.toml / pyproject.toml (default: found above the path)",
-       "use this `mpsaudit.toml` or `pyproject.toml` (default: the nearest one above the scanned path; "
-       "docs/configuration.md)"},
+      {"--config FILE", "use this mpsaudit.toml / pyproject.toml (default: found in the tree)",
+       "use this `mpsaudit.toml` or `pyproject.toml` (default: the nearest one at or above the scanned path, "
+       "up to the scanned directory or the top of its git work tree; a config found so cannot hide the "
+       "safety rules' findings, one named here can; docs/configuration.md)"},
       {"--no-config", "ignore config files", ""},
       {"--select IDS", "only these rules (IDs, prefixes, families; comma-separated)",
        "only these rules: IDs, prefixes or family names, comma-separated; replaces the config's "

@@ -78,6 +78,12 @@ void print_workflow_notes(const ScanResult &result) {
   if (summary.path_ignored)
     std::cerr << "mpsaudit: " << summary.path_ignored << " finding" << (summary.path_ignored == 1 ? "" : "s")
               << " dropped by per-path-ignores in " << terminal_safe(summary.config_file) << "\n";
+  if (summary.safety_kept)
+    std::cerr << "mpsaudit: " << summary.safety_kept << " safety finding"
+              << (summary.safety_kept == 1 ? "" : "s") << " shown although "
+              << terminal_safe(summary.config_shown) << ", found in the scanned tree, would hide "
+              << (summary.safety_kept == 1 ? "it" : "them")
+              << ": only --config, --select, --ignore, --baseline or --fail-on can\n";
   if (summary.suppressions.without_reason)
     std::cerr << "mpsaudit: " << summary.suppressions.without_reason << " of "
               << summary.suppressions.directives << " inline suppression"

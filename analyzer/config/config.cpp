@@ -408,8 +408,22 @@ int selector_specificity(std::string_view selector, const Rule &rule, const Rule
   return -1;
 }
 
-void apply_rule_selection(const Config &config, RuleCatalog &catalog, std::vector<Diagnostic> &diagnostics) {
-  // Every selector must select something, so a typo never goes unnoticed.
+bool rule_selected(const Config &config, const Rule &rule, const RuleCatalog &catalog) {
+  const auto best = [&](const std::vector<std::string> &selectors) {
+    int top = -1;
+    for (const auto &selector : selectors)
+      top = std::max(top, selector_specificity(selector, rule, catalog));
+    return top;
+  };
+  const int enabled = best(config.enable.value);
+  const int disabled = best(config.disable.value);
+  return config.enable.value.empty() ? disabled < 0 : enabled >= 0 && enabled > disabled;
+}
+
+namespace {
+
+// Every selector must select something, so a typo never goes unnoticed.
+void check_selectors(const Config &config, const RuleCatalog &catalog, std::vector<Diagnostic> &diagnostics) {
   for (const auto *setting : {&config.enable, &config.disable}) {
     for (const auto &selector : setting->value) {
       const bool selects = std::any_of(catalog.rules().begin(), catalog.rules().end(), [&](const Rule &rule) {
@@ -421,22 +435,30 @@ void apply_rule_selection(const Config &config, RuleCatalog &catalog, std::vecto
              "rule selector `" + selector + "` matches no rule ID, ID prefix or family name"});
     }
   }
-  const auto best = [&](const std::vector<std::string> &selectors, const Rule &rule) {
-    int top = -1;
-    for (const auto &selector : selectors)
-      top = std::max(top, selector_specificity(selector, rule, catalog));
-    return top;
-  };
+}
+
+} // namespace
+
+void apply_rule_selection(const Config &config, RuleCatalog &catalog, std::vector<Diagnostic> &diagnostics) {
+  apply_rule_selection(config, config, catalog, diagnostics);
+}
+
+std::vector<std::string> apply_rule_selection(const Config &config, const Config &user, RuleCatalog &catalog,
+                                              std::vector<Diagnostic> &diagnostics) {
+  check_selectors(config, catalog, diagnostics);
   const RuleCatalog &view = catalog;
   std::set<std::string> keep;
+  std::vector<std::string> kept_against_config;
   for (const Rule &rule : view.rules()) {
-    const int enabled = best(config.enable.value, rule);
-    const int disabled = best(config.disable.value, rule);
-    const bool on = config.enable.value.empty() ? disabled < 0 : enabled >= 0 && enabled > disabled;
-    if (on)
+    if (rule_selected(config, rule, view)) {
       keep.insert(rule.id);
+    } else if (rule.safety && rule_selected(user, rule, view)) {
+      keep.insert(rule.id);
+      kept_against_config.push_back(rule.id);
+    }
   }
   catalog.retain([&](const Rule &rule) { return keep.count(rule.id) > 0; });
+  return kept_against_config;
 }
 
 std::string resolve_target_torch(const Config &config, const std::string &coverage_dir,

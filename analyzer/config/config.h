@@ -79,6 +79,9 @@ struct Config {
   std::string file;
   std::string directory;
   bool from_pyproject = false;
+  // Found by find_config_file rather than named by the user (--config): it
+  // comes with the scanned tree, so it may not hide safety findings (Rule::safety).
+  bool from_tree = false;
 
   Setting<std::vector<std::string>> include;
   Setting<std::vector<std::string>> exclude;
@@ -122,10 +125,18 @@ std::string config_search_top(const std::string &scan_path);
 // prefixes are more specific; a family name counts as its prefix), or -1.
 int selector_specificity(std::string_view selector, const Rule &rule, const RuleCatalog &catalog);
 
-// Applies enable/disable: the most specific selector decides each rule; a tie
-// disables; with no enable list every rule not disabled stays. Selectors that
-// select nothing are errors naming their source.
+// Whether `config`'s enable/disable keep `rule`: the most specific selector
+// decides; a tie disables; with no enable list every rule not disabled stays.
+bool rule_selected(const Config &config, const Rule &rule, const RuleCatalog &catalog);
+
+// Applies enable/disable (rule_selected). Selectors that select nothing are
+// errors naming their source.
 void apply_rule_selection(const Config &config, RuleCatalog &catalog, std::vector<Diagnostic> &diagnostics);
+// The same, but a safety rule (Rule::safety) that `config` drops stays while
+// `user`, the selection the user made (the command line, or a config the user
+// named), keeps it. Returns the IDs of the rules kept so against `config`.
+std::vector<std::string> apply_rule_selection(const Config &config, const Config &user, RuleCatalog &catalog,
+                                              std::vector<Diagnostic> &diagnostics);
 
 // Validates target-torch against the coverage tables in `coverage_dir`
 // (files "<version>.tsv"); returns the table's version, e.g. "2.6.0", or ""

@@ -67,7 +67,7 @@ std::string github_escape_property(std::string_view text) {
   return escape(text, true);
 }
 
-void write_github_report(std::ostream &out, const ScanResult &result, const ReportContext &,
+void write_github_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                          const std::string &path_prefix) {
   std::string prefix = path_prefix;
   if (!prefix.empty() && prefix.back() != '/')
@@ -103,6 +103,8 @@ void write_github_report(std::ostream &out, const ScanResult &result, const Repo
   std::string summary = summary_line(result);
   if (!result.workflow.partial_scan.empty())
     summary += " (partial scan: " + result.workflow.partial_scan + ")";
+  if (const std::string config = config_line(result, context.catalog); !config.empty())
+    summary += ". " + config;
   out << "::notice title=mpsaudit::" << github_escape_data(summary) << "\n";
 }
 

@@ -486,6 +486,8 @@ void write_findings_and_close(std::ostream &out, const ScanResult &result, const
          "value=\"error\">error</option>"
       << "<option value=\"warning\">warning</option><option value=\"info\">info</option></select></div>\n";
   write_findings_by_file(out, result);
+  if (const std::string config = config_line(result, context.catalog); !config.empty())
+    out << "<p class=\"muted\" id=\"config\">" << escape(config) << "</p>\n";
   out << "<p class=\"muted\">" << escape(summary_line(result)) << " · mpsaudit "
       << escape(context.tool_version) << "</p>\n<script>" << kScript << "</script>\n</body></html>\n";
 }

@@ -502,18 +502,24 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
   // The everyday-workflow context: what filtered the findings, and how the
   // inline suppressions are used (counted, as ruff counts noqa comments).
   const WorkflowSummary &workflow = result.workflow;
-  json.member("workflow", {{"partial_scan", workflow.partial_scan},
-                           {"config_file", workflow.config_file},
-                           {"target_torch", workflow.target_torch},
-                           {"suppressions",
-                            {{"directives", workflow.suppressions.directives},
-                             {"without_reason", workflow.suppressions.without_reason},
-                             {"unused", workflow.suppressions.unused}}},
-                           {"path_ignored", workflow.path_ignored},
-                           {"baseline",
-                            {{"file", workflow.baseline_file},
-                             {"known", workflow.baseline_known},
-                             {"fixed", workflow.baseline_fixed}}}});
+  nlohmann::json workflow_json = {{"partial_scan", workflow.partial_scan},
+                                  {"config_file", workflow.config_file},
+                                  {"target_torch", workflow.target_torch},
+                                  {"suppressions",
+                                   {{"directives", workflow.suppressions.directives},
+                                    {"without_reason", workflow.suppressions.without_reason},
+                                    {"unused", workflow.suppressions.unused}}},
+                                  {"path_ignored", workflow.path_ignored},
+                                  {"baseline",
+                                   {{"file", workflow.baseline_file},
+                                    {"known", workflow.baseline_known},
+                                    {"fixed", workflow.baseline_fixed}}}};
+  // Whose the config is, only when there is one (a report without one is unchanged).
+  if (!workflow.config_file.empty()) {
+    workflow_json["config_from_tree"] = workflow.config_from_tree;
+    workflow_json["safety_kept"] = workflow.safety_kept;
+  }
+  json.member("workflow", workflow_json);
   json.end_object();
   out << "\n";
 }

@@ -184,6 +184,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
           << assessment->plan.size() - plan_limit << " more steps: `--full` or the JSON report lists them.\n";
     out << "\n";
   }
+  if (const std::string config = config_line(result, context.catalog); !config.empty())
+    out << markdown_text(config) << "\n\n";
   out << "<sub>" << markdown_text(summary_line(result)) << " · mpsaudit "
       << markdown_text(context.tool_version) << "</sub>\n";
 }

@@ -77,6 +77,10 @@ std::size_t header_gap_count(const ScanResult &result);
 // What the report's title names: the scanned path as given, or for `.` the
 // current directory's name (never an absolute path).
 std::string scanned_name(const ScanResult &result);
+// Which config the scan used and whose it is: "Config: app/mpsaudit.toml,
+// found in the scanned tree: ..." or "..., named with --config"; "" when none.
+// `catalog` names the safety rules a tree's config cannot hide.
+std::string config_line(const ScanResult &result, const RuleCatalog *catalog);
 // "N not read: A unknown-kind, B not-regular-file" when entries were skipped.
 std::string skipped_line(const ScanResult &result);
 // Two lines: the decision and the effort range (empty without an assessment).

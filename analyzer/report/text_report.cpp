@@ -151,6 +151,25 @@ std::string summary_line(const ScanResult &result) {
   return line;
 }
 
+std::string config_line(const ScanResult &result, const RuleCatalog *catalog) {
+  const WorkflowSummary &workflow = result.workflow;
+  if (workflow.config_file.empty())
+    return {};
+  const std::string shown = workflow.config_shown.empty() ? workflow.config_file : workflow.config_shown;
+  if (!workflow.config_from_tree)
+    return "Config: " + shown + ", named with --config";
+  std::string safety_rules;
+  if (catalog)
+    for (const Rule &rule : catalog->rules())
+      if (rule.safety)
+        safety_rules += (safety_rules.empty() ? "" : ", ") + rule.id;
+  std::string line = "Config: " + shown + ", found in the scanned tree: it cannot hide " +
+                     (safety_rules.empty() ? std::string("safety findings") : "findings of " + safety_rules);
+  if (workflow.safety_kept)
+    line += " (" + std::to_string(workflow.safety_kept) + " shown that it would hide)";
+  return line;
+}
+
 std::string skipped_line(const ScanResult &result) {
   std::map<std::string, std::size_t> by_reason;
   for (const auto &skipped : result.skipped)
@@ -351,6 +370,8 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
         << "): --full lists them; --format html or json carries them all\n";
   if (!result.skipped.empty())
     out << skipped_line(result) << "\n";
+  if (const std::string config = config_line(result, context.catalog); !config.empty())
+    out << terminal_safe(config) << "\n";
   if (!context.no_decision_reason.empty())
     out << "No decision: " << terminal_safe(context.no_decision_reason) << "\n";
   if (context.assessment) {

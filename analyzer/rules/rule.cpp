@@ -194,7 +194,7 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
     reader.check_keys(*table,
                       {"id", "name", "summary", "kinds", "effort", "severity", "guarded", "message", "why",
                        "replacement", "docs", "sources", "match", "examples", "examples_waived",
-                       "superseded_by", "fallback"},
+                       "superseded_by", "fallback", "safety"},
                       where);
     if (!prefix.empty() && rule.id.rfind(prefix, 0) != 0)
       reader.error(table, where + " does not start with its family prefix " + prefix);
@@ -213,6 +213,12 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
         rule.fallback = *value;
       else
         reader.error(fallback, "'fallback' must be a boolean in " + where);
+    }
+    if (const toml::node *safety = table->get("safety")) {
+      if (auto value = safety->value<bool>())
+        rule.safety = *value;
+      else
+        reader.error(safety, "'safety' must be a boolean in " + where);
     }
     for (const auto &kind_name : reader.strings_at(*table, "kinds", where)) {
       const FileKind kind = file_kind_from_string(kind_name);

@@ -87,6 +87,10 @@ struct Rule {
   // A catch-all: it reports a fact only when no other (non-fallback) rule
   // matches that fact, so specific rules need no exclusion list here.
   bool fallback = false;
+  // A safety rule (a checkpoint whose pickle runs code when loaded): a
+  // config that comes with the scanned tree cannot hide its findings, only
+  // the user's own config or command line can (session/session.cpp).
+  bool safety = false;
   std::string origin; // rules file it came from
 
   bool applies_to(FileKind kind) const;

@@ -110,6 +110,7 @@ void write_rule(Writer &out, const Rule &rule) {
   }
   write_strings(out, rule.superseded_by);
   out.u8(rule.fallback ? 1 : 0);
+  out.u8(rule.safety ? 1 : 0);
 }
 
 // A file kind written by name: a name this build does not know is a bad snapshot.
@@ -146,6 +147,7 @@ Rule read_rule(Reader &in) {
   }
   rule.superseded_by = read_strings(in);
   rule.fallback = in.u8() != 0;
+  rule.safety = in.u8() != 0;
   return rule;
 }
 

@@ -65,6 +65,7 @@ struct Work {
   DiscoveredFile file;
   double extract_seconds = 0; // in the front end (ScanProfile)
   bool prefiltered = false;   // a Python file the prefilter spared the full extraction
+  bool safety_only = false;   // read only for the safety rules (ScanOptions::keep_for_safety)
   FileRecord record;
   FileFacts facts;
   // The text of every line a fact sits on, kept so that findings can quote
@@ -482,6 +483,16 @@ std::string as_path_prefix(const std::string &directory) {
   return directory.empty() || directory.back() == '/' ? directory : directory + "/";
 }
 
+// A file read only for the safety rules: the rest of what the scan found in it
+// stays out, as its exclusion asked (ScanOptions::keep_for_safety).
+void keep_only_safety(std::vector<Finding> &findings, FileFacts &facts) {
+  findings.erase(
+      std::remove_if(findings.begin(), findings.end(),
+                     [](const Finding &finding) { return !finding.rule || !finding.rule->safety; }),
+      findings.end());
+  decltype(facts.facts)().swap(facts.facts);
+}
+
 // The prefix that makes a root-relative path read from the current
 // directory: none for ".", "./" or several roots.
 std::string display_prefix_of(const std::vector<std::string> &paths, const std::string &root_directory) {
@@ -540,9 +551,13 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     // With several roots, keep paths distinct by prefixing all but the first
     // with their root; a file root's own path is its name under its directory.
     const std::string prefix = &path != &options.paths.front() ? root_prefix(path) : std::string();
+    const auto for_safety = [&options](const std::string &relative, FileKind kind) {
+      return options.keep_for_safety && options.keep_for_safety(relative, kind);
+    };
     for (auto &skipped : discovery.skipped) {
       skipped.path = prefix + skipped.path;
-      if (options.keep_file && !options.keep_file(skipped.path))
+      if (options.keep_file && !options.keep_file(skipped.path) &&
+          !for_safety(skipped.path, classify_path(skipped.path)))
         ++result.not_selected;
       else
         result.skipped.push_back(std::move(skipped));
@@ -551,12 +566,14 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       file.path = prefix + file.path;
       if (is_native_source(file.kind)) // Clang may include it: part of every C/C++/CUDA cache key
         cxx_inputs.push_back(file.absolute_path);
-      if (options.keep_file && !options.keep_file(file.path)) {
+      const bool selected = !options.keep_file || options.keep_file(file.path);
+      if (!selected && !for_safety(file.path, file.kind)) {
         ++result.not_selected;
         continue;
       }
       Work &item = work.emplace_back();
       item.order = work.size() - 1;
+      item.safety_only = !selected;
       item.file = std::move(file);
     }
   }
@@ -656,6 +673,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     std::vector<Finding> &all = work[i].findings;
     all.insert(all.end(), std::make_move_iterator(findings.begin()), std::make_move_iterator(findings.end()));
     drop_redundant_findings(all);
+    if (work[i].safety_only)
+      keep_only_safety(all, project[i].facts);
     // Every pass has run and every rule has met its facts: what the
     // assessment does not read (facts kept for a pass or held back for the
     // late rules) can go now.

@@ -57,6 +57,11 @@ struct ScanOptions {
   // Which discovered files to read, by path relative to their scan root
   // (config include/exclude globs, --changed-since/--staged); empty: all.
   std::function<bool(const std::string &relative_path)> keep_file;
+  // Of the files keep_file leaves out, those the safety rules (Rule::safety)
+  // read all the same: a config that comes with the scanned tree may not
+  // hide them. Only the safety rules' findings of such a file are kept, and
+  // none of its facts. Unset: none.
+  std::function<bool(const std::string &relative_path, FileKind kind)> keep_for_safety;
   // When the candidates are known before discovery (changed files, files
   // named by pre-commit), the paths relative to the one scan root that can
   // pass keep_file: discovery then asks about these alone instead of listing

@@ -114,6 +114,28 @@ bool config_path_allowed(const std::string &key, const std::string &value, const
   return false;
 }
 
+// --select replaces the config's rules.enable; --ignore adds to rules.disable.
+void add_command_line_selection(const WorkflowOptions &workflow, Config &config) {
+  if (!workflow.select.empty()) {
+    config.enable.value = workflow.select;
+    config.enable.source = ValueSource{"command line (--select)", 0};
+  }
+  if (!workflow.ignore.empty()) {
+    for (const auto &selector : workflow.ignore)
+      config.disable.value.push_back(selector);
+    config.disable.source = ValueSource{"command line (--ignore)", 0};
+  }
+}
+
+// The file kinds the catalog's safety rules read.
+std::set<FileKind> safety_file_kinds(const RuleCatalog &catalog) {
+  std::set<FileKind> kinds;
+  for (const Rule &rule : catalog.rules())
+    if (rule.safety)
+      kinds.insert(rule.kinds.begin(), rule.kinds.end());
+  return kinds;
+}
+
 // Finds and loads the config, applies rule selection to `catalog`, and sets
 // the file filter (include/exclude, changed files, an explicit file list) on
 // `options`; `fail_on` takes the config's value unless --fail-on was given.
@@ -126,9 +148,11 @@ bool prepare_workflow(const std::string &executable, WorkflowOptions &workflow, 
   std::set<std::string> explicit_files;
   const bool file_list = explicit_file_list(options.paths, explicit_files);
 
-  // The config: --config, else the nearest one above the scanned path.
+  // The config: --config, else the nearest one above the scanned path, up to
+  // the scanned root or the top of its git work tree.
   std::string config_file = workflow.config_path;
-  if (config_file.empty() && !workflow.no_config)
+  const bool searched = config_file.empty() && !workflow.no_config;
+  if (searched)
     config_file = find_config_file(first_path, problems);
   if (!config_file.empty()) {
     ConfigLoad load = load_config_file(config_file, problems);
@@ -138,21 +162,17 @@ bool prepare_workflow(const std::string &executable, WorkflowOptions &workflow, 
     workflow.config = std::move(load.config);
     if (!load.has_table)
       workflow.config = Config{};
+    workflow.config.from_tree = searched && load.has_table;
   }
   Config &config = workflow.config;
-  // Command-line selection overrides and extends the config.
-  if (!workflow.select.empty()) {
-    config.enable.value = workflow.select;
-    config.enable.source = ValueSource{"command line (--select)", 0};
-  }
-  if (!workflow.ignore.empty()) {
-    for (const auto &selector : workflow.ignore)
-      config.disable.value.push_back(selector);
-    config.disable.source = ValueSource{"command line (--ignore)", 0};
-  }
+  // What the user chose (the command line, and a config the user named): it
+  // alone may turn the safety rules off.
+  Config user_choice = config.from_tree ? Config{} : config;
+  add_command_line_selection(workflow, config);
+  add_command_line_selection(workflow, user_choice);
   for (const Rule &rule : catalog.rules())
     workflow.catalog_rule_ids.insert(rule.id);
-  apply_rule_selection(config, catalog, problems);
+  workflow.safety_rules_kept = apply_rule_selection(config, user_choice, catalog, problems);
   if (!config.target_torch.value.empty()) {
     const std::string coverage = coverage_directory(executable);
     workflow.target_torch_table = config.target_torch.value;
@@ -166,8 +186,10 @@ bool prepare_workflow(const std::string &executable, WorkflowOptions &workflow, 
     print(err, problems);
     return false;
   }
-  if (!workflow.fail_on_given && !config.fail_on.value.empty())
+  if (!workflow.fail_on_given && !config.fail_on.value.empty()) {
     fail_on = config.fail_on.value;
+    workflow.fail_on_from_tree = config.from_tree;
+  }
 
   // Paths from a config that came with the tree stay inside it.
   if (!config.file.empty()) {
@@ -241,16 +263,32 @@ bool prepare_workflow(const std::string &executable, WorkflowOptions &workflow, 
   const bool has_globs = !config.include.value.empty() || !config.exclude.value.empty();
   if (has_globs || limit_to_changed || file_list) {
     const ConfigPaths paths(config, workflow.root_prefix);
-    options.keep_file = [paths, has_globs, limit_to_changed, changed, file_list,
-                         explicit_files](const std::string &relative) {
-      if (file_list && !explicit_files.count(relative))
-        return false;
-      if (limit_to_changed && !changed.count(relative))
-        return false;
-      return !has_globs || paths.keep(relative);
+    // The user's own narrowing: a partial scan or a list of files.
+    const auto asked_for = [limit_to_changed, changed, file_list,
+                            explicit_files](const std::string &relative) {
+      return (!file_list || explicit_files.count(relative)) && (!limit_to_changed || changed.count(relative));
     };
+    options.keep_file = [paths, has_globs, asked_for](const std::string &relative) {
+      return asked_for(relative) && (!has_globs || paths.keep(relative));
+    };
+    // The tree's globs do not keep the safety rules from their files.
+    const std::set<FileKind> safety_kinds = safety_file_kinds(catalog);
+    if (has_globs && config.from_tree && !safety_kinds.empty())
+      options.keep_for_safety = [asked_for, safety_kinds](const std::string &relative, FileKind kind) {
+        return asked_for(relative) && safety_kinds.count(kind) > 0;
+      };
   }
   return true;
+}
+
+// `path` as seen from the current directory ("" stays "").
+std::string shown_from_here(const std::string &path) {
+  if (path.empty())
+    return path;
+  std::error_code error;
+  const fs::path here = fs::current_path(error);
+  const fs::path absolute = fs::absolute(path, error).lexically_normal();
+  return error ? path : absolute.lexically_proximate(here).generic_string();
 }
 
 // After the scan: per-path ignores, role overrides, and the baseline (which
@@ -261,16 +299,34 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
   const Config &config = workflow.config;
   WorkflowSummary &summary = result.workflow;
   summary.config_file = config.file;
+  summary.config_shown = shown_from_here(config.file);
+  summary.config_from_tree = config.from_tree;
   summary.target_torch = workflow.target_torch_table;
   const ConfigPaths paths(config, workflow.root_prefix);
   result.diagnostics.insert(result.diagnostics.end(), workflow.refused_paths.begin(),
                             workflow.refused_paths.end());
 
+  // A config from the tree is information, not authority, for the safety rules.
+  const auto exempt = [&](const Finding &finding) {
+    return config.from_tree && finding.rule && finding.rule->safety;
+  };
+  // What such a config would have hidden of a safety finding: its file, its
+  // rule or, by a per-path ignore, the two together.
+  const std::set<std::string> rules_kept(workflow.safety_rules_kept.begin(),
+                                         workflow.safety_rules_kept.end());
+  const auto tree_would_hide = [&](const Finding &finding) {
+    return !paths.keep(finding.path) || rules_kept.count(finding.rule_id) ||
+           paths.ignored(finding.path, *finding.rule, catalog);
+  };
+  summary.safety_kept = static_cast<std::uint32_t>(
+      std::count_if(result.findings.begin(), result.findings.end(),
+                    [&](const Finding &finding) { return exempt(finding) && tree_would_hide(finding); }));
+
   if (!config.per_path_ignores.empty()) {
     const auto before = result.findings.size();
     result.findings.erase(std::remove_if(result.findings.begin(), result.findings.end(),
                                          [&](const Finding &finding) {
-                                           return finding.rule &&
+                                           return finding.rule && !exempt(finding) &&
                                                   paths.ignored(finding.path, *finding.rule, catalog);
                                          }),
                           result.findings.end());
@@ -309,6 +365,19 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
     std::error_code exists_error;
     return fs::exists(base / path, exists_error);
   });
+  // The tree's own baseline does not make its safety findings "known".
+  if (workflow.baseline_from_config) {
+    auto &known = filter.known_findings;
+    const auto first_exempt = std::stable_partition(known.begin(), known.end(),
+                                                    [&](const Finding &finding) { return !exempt(finding); });
+    for (auto finding = first_exempt; finding != known.end(); ++finding) {
+      summary.safety_kept += tree_would_hide(*finding) ? 0 : 1;
+      result.findings.push_back(std::move(*finding));
+    }
+    filter.known -= static_cast<std::uint32_t>(known.end() - first_exempt);
+    known.erase(first_exempt, known.end());
+    std::sort(result.findings.begin(), result.findings.end(), finding_less);
+  }
   summary.baseline_file = workflow.baseline_path;
   summary.baseline_known = filter.known;
   result.baseline_findings = std::move(filter.known_findings);

@@ -54,6 +54,11 @@ struct WorkflowOptions {
   std::string target_torch_table; // coverage table version for target-torch
   // Every rule ID before selection: baseline entries are checked against it.
   std::set<std::string> catalog_rule_ids;
+  // A config from the scanned tree (Config::from_tree) is information, not
+  // authority, for the safety rules (Rule::safety): the safety rules it
+  // would have turned off, and whether the scan's fail-on is its.
+  std::vector<std::string> safety_rules_kept;
+  bool fail_on_from_tree = false;
 };
 
 // How far a session goes.

@@ -5,7 +5,7 @@
 # report, and `<script>` or `<img>` reached the page.
 # Promise (docs/security.md, "Markdown and GitHub reports"): every text from
 # the tree goes through one escaping function in every section of the Markdown
-# report (title, headline, reasons, tables, plan): no raw `<!--`,
+# report (title, headline, reasons, tables, plan, config line): no raw `<!--`,
 # `<script`, `<img`, link or image, and no name breaks a table. GitHub
 # annotations stay one line each.
 set -euo pipefail
@@ -34,6 +34,9 @@ for name in ["tr<!--ain.py", "<script>run.py", "pi|pe.py", "a\\|b.py", "back`tic
              "[x](y).py", "![i](http:x).py", "cr\rname.py", "nl\nname.py", "<img src=x onerror=alert(1)>.py"]:
     with open(os.path.join(tree, name), "w") as out:
         out.write(code)
+# A config found in the tree: the reports name it, under the hostile root.
+with open(os.path.join(tree, "mpsaudit.toml"), "w") as out:
+    out.write('target-torch = "2.6"\n')
 PY
 
 status=0
@@ -52,9 +55,9 @@ github = open(sys.argv[2], encoding="utf-8").read()
 problems = []
 
 # The tree's names reached every section the attack needs: the title, the
-# headline, the Why list, the findings table, the entry points.
+# headline, the Why list, the findings table, the entry points, the config line.
 for needle in ["# mpsaudit: can ", "KEEP_LINUX_GPU: ", "### Why", "## Top findings", "## Entry points",
-               "x.pt", "run.py", "pi\\|pe.py"]:
+               "x.pt", "run.py", "pi\\|pe.py", "Config: "]:
     if needle not in md:
         problems.append(f"the report lacks {needle!r}")
 

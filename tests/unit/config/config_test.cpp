@@ -271,6 +271,25 @@ TEST_CASE("rule selection: IDs, prefixes and family names, most specific wins", 
     CHECK(has(kept, "MPS102"));
     CHECK(has(kept, "MPS001"));
   }
+  SECTION("a safety rule stays unless the user's own selection drops it") {
+    Config tree_config;
+    tree_config.enable.value = {"MPS1"};
+    tree_config.disable.value = {"checkpoints"};
+    RuleCatalog catalog = full;
+    std::vector<Diagnostic> diagnostics;
+    CHECK(apply_rule_selection(tree_config, Config{}, catalog, diagnostics) ==
+          std::vector<std::string>{"MPS964"});
+    CHECK(diagnostics.empty());
+    const auto kept = ids(catalog);
+    CHECK(has(kept, "MPS964"));
+    CHECK_FALSE(has(kept, "MPS960")); // not a safety rule: the tree's selection holds
+    CHECK(has(kept, "MPS101"));
+    Config user;
+    user.disable.value = {"MPS964"};
+    RuleCatalog user_catalog = full;
+    CHECK(apply_rule_selection(tree_config, user, user_catalog, diagnostics).empty());
+    CHECK_FALSE(has(ids(user_catalog), "MPS964"));
+  }
   SECTION("a selector that selects nothing is an error naming its source") {
     Config config;
     config.disable.value = {"MPS999", "no-such-family"};

@@ -146,6 +146,23 @@ TEST_CASE("'fallback' must be a boolean", "[rules][fallback]") {
   CHECK(diagnostics[0].message.find("'fallback' must be a boolean") != std::string::npos);
 }
 
+TEST_CASE("'safety' is read as a boolean; the hostile-pickle rule is the repository's safety rule",
+          "[rules][security]") {
+  RuleCatalog catalog;
+  std::vector<Diagnostic> diagnostics;
+  catalog.load_text(rule_file(rule_text("MPS909", "kind = \"call\"", "safety = true\n") +
+                              rule_text("MPS910", "kind = \"call\"", "safety = \"yes\"\n")),
+                    "rules/t.toml", diagnostics);
+  REQUIRE(diagnostics.size() == 1);
+  CHECK(diagnostics[0].message.find("'safety' must be a boolean") != std::string::npos);
+  CHECK(catalog.find("MPS909")->safety);
+  std::vector<std::string> safety_rules;
+  for (const Rule &rule : testing::repository_catalog().rules())
+    if (rule.safety)
+      safety_rules.push_back(rule.id);
+  CHECK(safety_rules == std::vector<std::string>{"MPS964"});
+}
+
 TEST_CASE("MPS112 is the repository's fallback for torch.cuda and keeps no list of other rules' names",
           "[rules][fallback]") {
   const Rule *catch_all = testing::repository_catalog().find("MPS112");

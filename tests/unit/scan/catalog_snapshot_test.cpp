@@ -31,7 +31,8 @@ std::string summary_of(const RuleCatalog &catalog) {
     text += "|" + family.name + "|" + family.prefix + "|" + family.title + "|" + family.description;
   for (const Rule &rule : catalog.rules())
     text += "|" + rule.id + "|" + rule.why + "|" + std::to_string(rule.examples.size()) + "|" +
-            std::to_string(rule.fallback) + "|" + std::to_string(catalog.find(rule.id) == &rule);
+            std::to_string(rule.fallback) + "|" + std::to_string(rule.safety) + "|" +
+            std::to_string(catalog.find(rule.id) == &rule);
   return text;
 }
 
