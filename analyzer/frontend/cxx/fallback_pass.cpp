@@ -69,6 +69,7 @@ std::set<std::string> reach(const std::vector<std::string> &roots,
 struct BuildSource {
   std::string pattern;
   bool optional = false;
+  bool runs_without = false; // a JIT build behind a fallback: the program goes on without it
 };
 
 struct BuildFile {
@@ -129,7 +130,8 @@ public:
         if (fact.kind == fact_kind::BuildSource) {
           BuildFile &build = by_path[file.path];
           build.directory = directory_of(file.path);
-          build.sources.push_back({fact.name, attribute_or(fact, "optional") == "true"});
+          build.sources.push_back({fact.name, attribute_or(fact, "optional") == "true",
+                                   attribute_or(fact, "runs_without") == "true"});
         }
     for (auto &[path, build] : by_path)
       builds_.push_back(std::move(build));
@@ -141,6 +143,19 @@ public:
 
   // Whether the nearest build that names `path` only builds it with CUDA.
   bool only_with_cuda(const std::string &path) const {
+    return every_naming_source(path, [](const BuildSource &source) { return source.optional; });
+  }
+
+  // Whether every build of `path` is a JIT build the program goes on without
+  // (python_frontend.cpp, record_jit_build_sources).
+  bool program_runs_without(const std::string &path) const {
+    return every_naming_source(path, [](const BuildSource &source) { return source.runs_without; });
+  }
+
+private:
+  // Whether the nearest build that names `path` does so only through sources
+  // that satisfy `holds`; false when none names it.
+  template <typename Holds> bool every_naming_source(const std::string &path, Holds holds) const {
     for (std::size_t i = 0; i < builds_.size();) {
       const std::string &directory = builds_[i].directory;
       bool named = false, optional = true;
@@ -151,7 +166,7 @@ public:
         for (const BuildSource &source : builds_[i].sources)
           if (names_file(source.pattern, relative)) {
             named = true;
-            optional = optional && source.optional;
+            optional = optional && holds(source);
           }
       }
       if (named)
@@ -160,7 +175,6 @@ public:
     return false;
   }
 
-private:
   std::vector<BuildFile> builds_;
 };
 
@@ -211,6 +225,17 @@ const Site *innermost_site(const std::vector<const Site *> &sorted, std::uint32_
       innermost = site;
   }
   return innermost;
+}
+
+// A file only a JIT build behind a fallback compiles: the program goes on
+// without anything in it, op registrations included, so none of it is needed
+// without a fallback, whatever its ops' registrations say.
+void guard_whole_file(ProjectFile &file, const std::vector<std::string> &guarded_kinds) {
+  for (Fact &fact : file.facts.facts)
+    if (fact.guard == Guard::None &&
+        (fact.kind == fact_kind::OpRegistration ||
+         std::find(guarded_kinds.begin(), guarded_kinds.end(), fact.kind) != guarded_kinds.end()))
+      fact.guard = Guard::CpuFallback;
 }
 
 } // namespace
@@ -273,6 +298,10 @@ void resolve_cpu_fallbacks(std::vector<ProjectFile> &files) {
     if (!is_cxx_code(file.kind))
       continue;
     const auto &file_sites = sites_by_file[index];
+    if (builds.program_runs_without(file.path)) {
+      guard_whole_file(file, guarded_kinds);
+      continue;
+    }
     const bool optional_build = builds.only_with_cuda(file.path);
     const bool any_without = std::any_of(file_sites.begin(), file_sites.end(),
                                          [&](const Site *s) { return need_of(*s) == Need::WithoutFallback; });

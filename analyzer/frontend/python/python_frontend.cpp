@@ -1739,23 +1739,43 @@ private:
   // program goes on without them: their `build-source` facts say they are
   // optional, as a setup.py that adds .cu files only with CUDA does, so the
   // cpu-fallback pass credits the kernels (frontend/cxx/fallback_pass.h).
+  //
+  // The same holds for the tree's own wrapper of it (`get_plugin(name,
+  // sources=sources)`): a call that passes CUDA sources as `sources=` builds
+  // them. The sources may be a list named earlier in the same scope
+  // (track_native_source_lists).
   void record_jit_build_sources(const Fact &call) {
-    if (call.kind != fact_kind::Call || call.name != "torch.utils.cpp_extension.load")
+    if (call.kind != fact_kind::Call)
       return;
+    const bool jit_load = call.name == "torch.utils.cpp_extension.load";
     const Argument *sources = nullptr;
     for (const Argument &argument : call.arguments)
       if (argument.keyword == "sources")
         sources = &argument;
-    if (!sources)
+    if (!sources && jit_load)
       sources = call.positional_argument(1);
     if (!sources)
+      return;
+    std::vector<std::string> files = quoted_native_sources(sources->text);
+    if (files.empty())
+      if (const auto named = native_source_lists_.find(scope_ + "::" + sources->text);
+          named != native_source_lists_.end())
+        files = named->second;
+    const bool builds_cuda = std::any_of(files.begin(), files.end(), [](const std::string &file) {
+      return ends_with(file, ".cu") || ends_with(file, ".cuh");
+    });
+    if (!jit_load && !builds_cuda)
       return;
     // Built apart and appended after: `call` lives in out_.facts, which
     // appending may move.
     std::vector<Fact> built;
-    for (const std::string &file : quoted_native_sources(sources->text)) {
+    for (const std::string &file : files) {
       built.push_back(fact_at(call, std::string(fact_kind::BuildSource), file));
       built.back().set_attribute("optional", call.guard == Guard::None ? "false" : "true");
+      // Behind a guard, the program goes on when the build fails: nothing
+      // the build would register is needed without it.
+      if (call.guard != Guard::None)
+        built.back().set_attribute("runs_without", "true");
     }
     for (Fact &source : built)
       out_.facts.push_back(std::move(source));
@@ -1944,12 +1964,30 @@ private:
     }
   }
 
+  // `sources = ["k.cpp", "k.cu"]` names the native files a later call builds
+  // (record_jit_build_sources). A reassignment that maps the list over itself
+  // (`sources = [os.path.join(here, s) for s in sources]`) keeps it; any
+  // other assignment to the name forgets it.
+  void track_native_source_lists(TSNode left, TSNode right) {
+    if (ts_node_is_null(left) || ts_node_is_null(right) || !is(left, g_.identifier))
+      return;
+    const std::string name(text(left));
+    const std::string key = scope_ + "::" + name;
+    const std::string_view value = text(right);
+    std::vector<std::string> files = quoted_native_sources(value);
+    if (!files.empty())
+      native_source_lists_[key] = std::move(files);
+    else if (value.find(" in " + name) == std::string_view::npos)
+      native_source_lists_.erase(key);
+  }
+
   [[gnu::noinline]] void visit_assignment(TSNode node, int depth) {
     const TSNode left = field(node, g_.f_left);
     const TSNode right = field(node, g_.f_right);
     const std::string target = dotted(left);
     track_numpy_floats(target, right);
     track_keyword_dict(left, right);
+    track_native_source_lists(left, right);
     track_type_strings(target, right);
     if (!target.empty() && is(right, g_.comparison_operator) && compares_with_mps_literal(right))
       mps_request_flags_.insert(target); // `mps = device == "mps"`
@@ -2199,6 +2237,8 @@ private:
   // string-keyed entries of `name = {...}` and `name["key"] = value` (scope
   // + name -> (key, value) in source order).
   std::unordered_map<std::string, std::vector<std::pair<std::string, TSNode>>> keyword_dicts_;
+  // scope::name -> the native source files a list assigned to it names.
+  std::unordered_map<std::string, std::vector<std::string>> native_source_lists_;
   // Names bound to float64 NumPy arrays in the current function, and
   // `self.x` arrays by class (Class::self.x), seen by every later method.
   std::unordered_map<std::string, NumpyOrigin> numpy_float_names_;

@@ -255,3 +255,42 @@ TEST_CASE("files without CUDA and malformed attributes leave the pass calm", "[c
   // "**" names every file: an optional build.
   CHECK(guard_at(files, "csrc/odd.cu", "cuda-kernel", 1) == Guard::CpuFallback);
 }
+
+TEST_CASE("a plugin that only a JIT build behind a fallback compiles is guarded whole, its binding included",
+          "[cxx][pass][cpu-fallback]") {
+  const char *const binding = R"cpp(#include <torch/extension.h>
+torch::Tensor act_cuda(const torch::Tensor &x);
+torch::Tensor act(const torch::Tensor &x) { return act_cuda(x); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("act", &act, "act (CUDA)"); }
+)cpp";
+  const char *const kernels = R"cu(#include <torch/extension.h>
+__global__ void act_kernel(float *x) { x[threadIdx.x] *= 2.f; }
+torch::Tensor act_cuda(const torch::Tensor &x) { act_kernel<<<1, 32>>>(x.data_ptr<float>()); return x; }
+)cu";
+  // The Python side: build-source facts as the Python front end writes them
+  // for a guarded call (runs_without) or an unguarded one.
+  const auto jit_build = [](bool behind_fallback) {
+    ProjectFile loader =
+        build_file("plugins/act.py", {{"act.cpp", behind_fallback}, {"act.cu", behind_fallback}});
+    loader.kind = FileKind::Python;
+    for (Fact &fact : loader.facts.facts)
+      if (behind_fallback)
+        fact.set_attribute("runs_without", "true");
+    return loader;
+  };
+  SECTION("behind a fallback") {
+    std::vector<ProjectFile> files{jit_build(true), cxx_file("plugins/act.cpp", binding),
+                                   cxx_file("plugins/act.cu", kernels)};
+    run_passes(files);
+    CHECK(guard_at(files, "plugins/act.cpp", "op-registration", 4) == Guard::CpuFallback);
+    CHECK(guard_at(files, "plugins/act.cu", "cuda-kernel", 2) == Guard::CpuFallback);
+    CHECK(guard_at(files, "plugins/act.cu", "kernel-launch", 3) == Guard::CpuFallback);
+  }
+  SECTION("near case: built with no fallback, the op registered for CUDA alone is needed") {
+    std::vector<ProjectFile> files{jit_build(false), cxx_file("plugins/act.cpp", binding),
+                                   cxx_file("plugins/act.cu", kernels)};
+    run_passes(files);
+    CHECK(guard_at(files, "plugins/act.cpp", "op-registration", 4) == Guard::None);
+    CHECK(guard_at(files, "plugins/act.cu", "cuda-kernel", 2) == Guard::None);
+  }
+}

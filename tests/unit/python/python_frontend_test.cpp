@@ -1,5 +1,6 @@
 // The Python front end's facts: alias resolution, guards, forward detection.
 #include <algorithm>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 
@@ -278,6 +279,37 @@ always = load("always", ["always_kernel.cu"])
   CHECK(sources == std::vector<std::pair<std::string, std::string>>{{"fused.cpp", "true"},
                                                                     {"csrc/fused_kernel.cu", "true"},
                                                                     {"always_kernel.cu", "false"}});
+}
+
+TEST_CASE("a call of the tree's own JIT build wrapper with CUDA sources builds them", "[python][guards]") {
+  const FileFacts facts = extract_python_source(R"(import os
+from . import builder
+def _load():
+    sources = ["act.cpp", "act.cu"]
+    sources = [os.path.join(os.path.dirname(__file__), s) for s in sources]
+    try:
+        return builder.get_plugin("act", sources=sources, extra_cuda_cflags=["-O3"])
+    except:
+        return None
+def _always():
+    return builder.get_plugin("norm", sources=["norm.cu"])
+def _not_a_build():
+    sources = ["notes.cpp", "helper.cpp"]
+    pack(sources=sources)
+    names = ["a.cu"]
+    names = compute()
+    builder.get_plugin("other", sources=names)
+)",
+                                                "pkg/act.py");
+  std::vector<std::tuple<std::string, std::string, bool>> sources;
+  for (const Fact *fact : facts_of(facts, "build-source"))
+    sources.emplace_back(fact->name, *fact->attribute("optional"),
+                         fact->attribute("runs_without") != nullptr);
+  // Behind the bare except the program goes on without the build; outside
+  // any guard it does not. Sources with no CUDA file, and a list forgotten
+  // by a reassignment, build nothing CUDA.
+  CHECK(sources == std::vector<std::tuple<std::string, std::string, bool>>{
+                       {"act.cpp", "true", true}, {"act.cu", "true", true}, {"norm.cu", "false", false}});
 }
 
 TEST_CASE("device selection records whether an MPS branch exists", "[python][guards]") {
