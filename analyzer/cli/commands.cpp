@@ -274,18 +274,53 @@ const std::vector<Command> &commands() {
   return table;
 }
 
+namespace {
+
+// Whether `arguments` ask for help (`--help` or `-h` before a `--`).
+bool asks_for_help(const std::vector<std::string> &arguments) {
+  for (const std::string &argument : arguments) {
+    if (argument == "--")
+      return false;
+    if (argument == "--help" || argument == "-h")
+      return true;
+  }
+  return false;
+}
+
+// Commands that print their own, longer help for --help.
+bool has_own_help(std::string_view name) {
+  return name == "fix" || name == "baseline" || name == "env";
+}
+
+// `mpsaudit COMMAND --help`: what the command does, and for scan its options.
+int command_usage(const Command &command) {
+  std::cout << "mpsaudit " << command.name << ": " << command.summary << "\n";
+  if (std::string_view(command.name) == "scan") {
+    std::cout << "\nUsage: mpsaudit scan [options] [PATH...]\n\nOptions:\n";
+    write_options_text(std::cout, scan_options_help());
+    std::cout << "\nExit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, "
+                 "3 some inputs could not be scanned.\n";
+  }
+  std::cout << "\nDocs: docs/cli.md; every command: mpsaudit help\n";
+  return kClean;
+}
+
+} // namespace
+
 int run(const Invocation &invocation) {
   if (invocation.arguments.empty())
     return command_help(invocation), kUsage;
   const std::string &name = invocation.arguments.front();
   if (name == "--help" || name == "-h")
     return command_help(invocation);
-  if (name == "--version")
+  if (name == "--version" || name == "-V")
     return command_version(invocation);
   for (const auto &command : commands()) {
     if (name == command.name) {
       Invocation rest{invocation.executable,
                       std::vector<std::string>(invocation.arguments.begin() + 1, invocation.arguments.end())};
+      if (asks_for_help(rest.arguments) && !has_own_help(command.name))
+        return command_usage(command);
       return command.run(rest);
     }
   }

@@ -47,4 +47,23 @@ status=0; "$binary" explain MPS999 >/dev/null 2>&1 || status=$?
 [[ $status -eq 2 ]] || fail "explain of an unknown rule exits $status, want 2"
 "$binary" rules >"$work/rules.txt"
 grep -q 'MPS201  dot-cuda' "$work/rules.txt" || fail "rules lists the catalog"
+
+# --help and -h on every command exit 0 and print help; -V is --version.
+for command in scan probe env compare baseline config fix rules explain version help; do
+  for flag in --help -h; do
+    status=0; "$binary" "$command" "$flag" >"$work/help.txt" 2>&1 || status=$?
+    [[ $status -eq 0 ]] || fail "$command $flag exits $status, want 0: $(head -c 300 "$work/help.txt")"
+    [[ -s $work/help.txt ]] || fail "$command $flag prints nothing"
+  done
+done
+[[ $("$binary" -V) == $("$binary" --version) ]] || fail "-V is not --version"
+# `scan --help` lists every option that docs/cli.md's table lists (the table
+# is `help --markdown`, which cli_doc_current.sh compares with the doc).
+"$binary" scan --help >"$work/scan-help.txt"
+while IFS= read -r option; do
+  grep -qF -- "$option" "$work/scan-help.txt" || fail "scan --help lacks $option"
+done < <("$binary" help --markdown | sed -n 's/^| `\(-[^ `,]*\).*/\1/p')
+# After `--`, --help is a path, not a request for help.
+status=0; "$binary" scan --no-git -- --help >/dev/null 2>&1 || status=$?
+[[ $status -eq 2 ]] || fail "scan -- --help exits $status, want 2 (no such path)"
 echo "CLI contract holds"
