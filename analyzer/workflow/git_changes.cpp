@@ -240,7 +240,7 @@ void add_work_tree_changes(const WorkTreeListing &listing, const fs::path &direc
     if (entry.path.compare(0, repository.prefix.size(), repository.prefix) != 0 || entry.is_gitlink() ||
         entry.is_directory() || (i > 0 && index.entries[i - 1].path == entry.path))
       continue;
-    const std::string path = entry.path.substr(repository.prefix.size());
+    const std::string path(entry.path.substr(repository.prefix.size()));
     if (!is_valid_tracked_path(path))
       continue;
     const bool unmerged = entry.stage != 0;

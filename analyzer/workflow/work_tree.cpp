@@ -209,8 +209,8 @@ private:
   }
 
   void add_tracked_path(const GitIndexEntry &entry) {
-    const std::string &top_path = entry.path;
-    const std::string path = top_path.substr(prefix_.size());
+    const std::string_view top_path = entry.path;
+    const std::string path(top_path.substr(prefix_.size()));
     if (!is_valid_tracked_path(path) || has_excluded_component(path) || !directories_.reachable(path))
       return;
     const std::optional<EntryType> type = lstat_type(root_ / path);

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string hex(const std::string &bytes) {
+std::string hex(std::string_view bytes) {
   static const char digits[] = "0123456789abcdef";
   std::string out;
   for (unsigned char c : bytes) {
@@ -47,7 +47,7 @@ std::vector<std::string> our_stage_listing(const GitIndex &index) {
     char mode[16];
     std::snprintf(mode, sizeof mode, "%06o", entry.mode);
     lines.push_back(std::string(mode) + " " + hex(entry.object_id) + " " + std::to_string(entry.stage) +
-                    "\t" + entry.path);
+                    "\t" + std::string(entry.path));
   }
   return lines;
 }
@@ -169,7 +169,7 @@ TEST_CASE("a split index lists the shared index's paths too", "[scan][git-index]
   CHECK_FALSE(index.shared_index.empty());
   std::set<std::string> ours, theirs;
   for (const auto &entry : index.entries)
-    ours.insert(entry.path);
+    ours.insert(std::string(entry.path));
   for (const auto &line : git_stage_listing(repository))
     theirs.insert(line.substr(line.find('\t') + 1));
   CHECK(ours == theirs);
@@ -231,4 +231,83 @@ TEST_CASE("a repository is found from a subdirectory, with its prefix", "[scan][
   // further up either.
   repository.write("pkg/broken/.git", "gitdir: /nonexistent/place\n");
   CHECK_FALSE(find_git_repository(repository.root() / "pkg" / "broken"));
+}
+
+namespace {
+
+// An index written here byte by byte: `paths` in order, each a regular file
+// with the empty blob's id; version 4 entries strip nothing and add
+// the next name to the previous path. No checksum check reads the trailer.
+std::string index_of(std::uint32_t version, const std::vector<std::string> &names) {
+  const auto u32 = [](std::uint32_t value) {
+    return std::string{static_cast<char>(value >> 24), static_cast<char>(value >> 16),
+                       static_cast<char>(value >> 8), static_cast<char>(value)};
+  };
+  std::string out = "DIRC" + u32(version) + u32(static_cast<std::uint32_t>(names.size()));
+  std::string path;
+  for (const auto &name : names) {
+    path = version == 4 ? path + name : name;
+    std::string entry = u32(0) + u32(0) + u32(0) + u32(0) + u32(0) + u32(0) + u32(0100644) + u32(0) + u32(0) +
+                        u32(0) + std::string(20, '\x11');
+    const auto length = static_cast<std::uint16_t>(std::min<std::size_t>(path.size(), 0xfff));
+    entry += std::string{static_cast<char>(length >> 8), static_cast<char>(length)};
+    if (version == 4) {
+      entry += std::string(1, '\0') + name + std::string(1, '\0'); // strip nothing, add `name`
+    } else {
+      entry += path;
+      entry.append(8 - entry.size() % 8, '\0');
+    }
+    out += entry;
+  }
+  return out + std::string(20, '\0');
+}
+
+} // namespace
+
+TEST_CASE("an index's paths live in shared blocks that never move", "[scan][git-index]") {
+  // 40,000 paths of 60 bytes: several storage blocks.
+  std::vector<std::string> paths;
+  for (int i = 0; i < 40000; ++i) {
+    char path[64];
+    std::snprintf(path, sizeof path, "src/a-rather-long-package-name/module_%05d/file_%05d.py", i, i);
+    paths.push_back(path);
+  }
+  GitIndex index;
+  std::string error;
+  REQUIRE(parse_git_index(index_of(2, paths), 20, index, error));
+  REQUIRE(index.entries.size() == paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    CHECK(index.entries[i].path == paths[i]);
+  CHECK(index.entries.back().object_id == std::string(20, '\x11'));
+  // Moved, the entries still read the same.
+  const GitIndex moved = std::move(index);
+  CHECK(moved.entries.front().path == paths.front());
+  CHECK(moved.entries.back().path == paths.back());
+}
+
+TEST_CASE("a version 4 index whose paths expand past 8 times its size is refused", "[scan][git-index]") {
+  // Each path one byte longer than the previous: n entries of 65 bytes hold
+  // n^2/2 bytes of paths.
+  const std::vector<std::string> growing(20000, "a");
+  const std::string data = index_of(4, growing);
+  GitIndex index;
+  std::string error;
+  CHECK_FALSE(parse_git_index(data, 20, index, error));
+  CHECK(error == "paths expand past 8 times the index's size");
+  CHECK(index.storage.bytes_kept() <= kMaxIndexExpansion * data.size() + (1u << 20));
+  // Prefix compression within the bound reads as git wrote it.
+  GitIndex small;
+  REQUIRE(parse_git_index(index_of(4, {"a/", "b.py", "c.py"}), 20, small, error));
+  REQUIRE(small.entries.size() == 3);
+  CHECK(small.entries[2].path == "a/b.pyc.py");
+}
+
+TEST_CASE("a repository without an index file reads as an empty, missing index", "[scan][git-index]") {
+  ScratchRepository repository;
+  const GitIndex index = read_index(repository);
+  CHECK(index.missing);
+  CHECK(index.entries.empty());
+  repository.write("a.py");
+  repository.git("add a.py");
+  CHECK_FALSE(read_index(repository).missing);
 }
