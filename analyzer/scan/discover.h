@@ -25,8 +25,9 @@ struct DiscoveredFile {
 // reasons): unknown-kind (no front end reads such files), not-regular-file
 // (a FIFO, socket or device, or a symlink to one), broken-symlink,
 // symlink-directory (not followed), excluded-directory (a virtual
-// environment or cache, not entered) and nested-repository (a submodule or
-// another repository inside this one, not entered).
+// environment or cache, not entered), nested-repository (a submodule or
+// another repository inside this one, not entered) and gitignored (a file
+// or directory that git's ignore files ignore; a directory is not entered).
 struct SkippedFile {
   std::string path; // relative to the scan root, '/'-separated
   std::string reason;

@@ -85,6 +85,16 @@ public:
       listing_.index = GitIndex{};
       return false;
     }
+    if (listing_.index.missing) {
+      // A `.git` that never had an index: a repository nothing was added to
+      // yet, or a few files made to look like one. Its ignore files would
+      // hide untracked files on git's word alone; no file is hidden for it.
+      listing_.diagnostics.push_back(
+          {DiagnosticLevel::Note, ".", 0, "no-git-index",
+           "the git repository has no index (nothing was ever added to it); every file is listed, "
+           ".gitignore is not applied"});
+      return false;
+    }
     listing_.repository = std::move(repository);
     prefix_ = listing_.repository->prefix;
     // Sorted by path (git writes it so; a split index's shared entries come
@@ -112,6 +122,8 @@ public:
     // ignored root has no untracked file to list.
     if (!directory_ignored(root_directory()))
       walk();
+    else
+      skip_ignored(".");
     add_tracked();
   }
 
@@ -127,6 +139,11 @@ public:
 
 private:
   bool git() const { return listing_.repository.has_value(); }
+
+  // What .gitignore hides is not read but still accounted for: an ignored
+  // file, or an ignored directory as one entry (it is not entered, so an
+  // ignored virtual environment costs nothing).
+  void skip_ignored(std::string path) { listing_.skipped.push_back({std::move(path), "gitignored"}); }
 
   // The root relative to the top of the work tree, without a trailing '/'.
   std::string root_directory() const { return prefix_.empty() ? "" : prefix_.substr(0, prefix_.size() - 1); }
@@ -257,8 +274,12 @@ private:
     }
     const std::string top_directory = parent_of(top_path);
     if (directory_ignored(top_directory) ||
-        is_ignored(level_of(top_directory).get(), fallback_, top_path, false))
+        is_ignored(level_of(top_directory).get(), fallback_, top_path, false)) {
+      if (const std::optional<EntryType> type = lstat_type(root_ / path);
+          type && type != EntryType::Directory)
+        skip_ignored(path);
       return;
+    }
     const std::optional<EntryType> type = lstat_type(root_ / path);
     if (type && type != EntryType::Directory)
       listing_.files.push_back({path, *type, false});
@@ -328,8 +349,10 @@ private:
       const std::string top_path = prefix_ + path;
       if (const GitIndexEntry *entry = tracked(top_path); entry && entry->is_gitlink())
         return; // a submodule: listed from the index
-      if (is_ignored(ignores.get(), fallback_, top_path, true))
+      if (is_ignored(ignores.get(), fallback_, top_path, true)) {
+        skip_ignored(std::move(path));
         return;
+      }
     }
     if (excluded_name(name)) {
       listing_.skipped.push_back({std::move(path), "excluded-directory"});
@@ -352,10 +375,12 @@ private:
       const std::string &key = prefix_.empty() ? path : top_path;
       const GitIndexEntry *entry = tracked(key);
       is_tracked = entry != nullptr;
-      if (is_tracked)
+      if (is_tracked) {
         mark_listed(*entry);
-      else if (is_ignored(ignores.get(), fallback_, key, false))
+      } else if (is_ignored(ignores.get(), fallback_, key, false)) {
+        skip_ignored(std::move(path));
         return;
+      }
     }
     listing_.files.push_back({std::move(path), type, is_tracked});
   }

@@ -3,9 +3,12 @@
 // files, even ignored ones, plus untracked files that .gitignore,
 // .git/info/exclude and the user's global excludes file do not ignore),
 // computed in-process: git is never run, because running git in a scanned
-// repository runs what its .git/config names (core.fsmonitor, say).
-// Elsewhere, or without git, every file. Directory symlinks are never
-// followed, nor is a tracked path through one.
+// repository runs what its .git/config names (core.fsmonitor, say). The
+// ignored entries are listed as skipped. A `.git` without a readable index
+// (a fresh `git init`, or a few files made to look like a repository) is no
+// work tree here: its ignore files are not applied. Elsewhere, or without
+// git, every file. Directory symlinks are never followed, nor is a tracked
+// path through one.
 #pragma once
 
 #include <filesystem>
@@ -28,9 +31,12 @@ struct WorkTreeFile {
   bool tracked = false;                // in the git index
 };
 
-// A directory not entered, with why: "excluded-directory" (a virtual
-// environment or tool cache) or "nested-repository" (a submodule or another
-// repository inside this one, which git lists as one entry).
+// An entry not listed, with why: "excluded-directory" (a virtual
+// environment or tool cache, not entered), "nested-repository" (a submodule
+// or another repository inside this one, which git lists as one entry) or
+// "gitignored" (a file or directory that .gitignore, info/exclude or the
+// global excludes file ignores; a directory is one entry, not entered; "."
+// when the listed root itself is ignored).
 struct WorkTreeSkip {
   std::string path;
   std::string reason;

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Every entry of the scanned tree that git does not ignore is accounted for:
-# read (the report's `files`) or listed in `skipped` with a reason, never
-# dropped silently (docs/security.md, "File enumeration and git"). The tree
-# mixes kinds no front end reads (.adoc, .csv, .txt, a workflow .yml, a
-# binary), a FIFO named pipe.py, a symlink to /dev/null named x.py, a
-# symlink to a directory, a dangling symlink, node_modules, a nested
-# repository and ignored files; the scan must not block on the FIFO, and
-# files + skipped must equal the tree's entries, with the JSON summary
-# agreeing. The same with --no-git, where ignored files count too.
+# Every entry of the scanned tree is accounted for: read (the report's
+# `files`) or listed in `skipped` with a reason, never dropped silently
+# (docs/security.md, "File enumeration and git"). The tree mixes kinds no
+# front end reads (.adoc, .csv, .txt, a workflow .yml, a binary), a FIFO
+# named pipe.py, a symlink to /dev/null named x.py, a symlink to a
+# directory, a dangling symlink, node_modules, a nested repository and
+# ignored files (an ignored directory counts as one entry, `gitignored`);
+# the scan must not block on the FIFO, and files + skipped must equal the
+# tree's entries, with the JSON summary agreeing. The same with --no-git,
+# where ignored files are read or skipped like the others.
 # Usage: git_file_accounting.sh <mpsaudit binary> <source dir>
 set -euo pipefail
 BIN=$(realpath "$1")
@@ -45,8 +46,8 @@ git add -A -- . ':!nested'
 git commit -q -m start
 
 # The entries of the tree, as the accounting must see them: every file and
-# symlink outside .git, not ignored (build/, *.log), node_modules and the
-# nested repository as one entry each.
+# symlink outside .git; node_modules, the nested repository and (with git)
+# the ignored build/ as one entry each.
 expected_entries() { # with-ignored (yes/no)
   python3 - "$1" <<'PY'
 import os, sys
@@ -62,14 +63,13 @@ for top, dirs, files in os.walk("."):
             out.append(path)
             dirs.remove(d)
         elif d == "build" and not with_ignored:
+            out.append(path)  # ignored: one entry, not entered
             dirs.remove(d)
         elif os.path.islink(os.path.join(top, d)):
             out.append(path)  # a symlink to a directory is an entry, not followed
             dirs.remove(d)
     for f in files:
         path = os.path.normpath(os.path.join(rel, f))
-        if f.endswith(".log") and not with_ignored:
-            continue
         if f == ".git":
             continue
         out.append(path)
@@ -116,6 +116,10 @@ want = {
 for path, reason in want.items():
     if reasons.get(path) != reason:
         fail("%s: got %s, expected %s" % (path, reasons.get(path), reason))
+if label == "git":
+    for path in ("build", "run.log"):
+        if reasons.get(path) != ("gitignored", ""):
+            fail("%s: got %s, expected gitignored" % (path, reasons.get(path)))
 if not any(f["path"] == "src/train.py" for f in report["files"]):
     fail("src/train.py was not read")
 PY

@@ -399,6 +399,70 @@ TEST_CASE("the in-process listing equals git ls-files --cached --others --exclud
   CHECK(listed(repository.root() / "build") == std::set<std::string>{"x.py"});
 }
 
+TEST_CASE("what the ignore files hide is listed as skipped, as git lists ignored paths",
+          "[scan][gitignore]") {
+  ScratchRepository repository;
+  fill(repository);
+  repository.write("new.log");
+  const WorkTreeListing listing = list_work_tree(repository.root(), WorkTreeOptions{});
+  REQUIRE(listing.repository);
+  std::set<std::string> ignored;
+  for (const auto &entry : listing.skipped)
+    if (entry.reason == "gitignored")
+      ignored.insert(entry.path + (fs::is_directory(repository.root() / entry.path) ? "/" : ""));
+  // git prints ignored files, and ignored directories as "dir/", plus some
+  // directories that merely hold ignored paths (deep/, deep/a/): the files
+  // must agree, and every directory listed here must be among git's, but
+  // build/, which holds a tracked file (listed too) that git then names.
+  const auto files_only = [](const std::set<std::string> &paths) {
+    std::set<std::string> out;
+    for (const auto &path : paths)
+      if (path.back() != '/')
+        out.insert(path);
+    return out;
+  };
+  const std::set<std::string> git_ignored =
+      split_nul(repository.git("ls-files -z --others --ignored --exclude-standard --directory"));
+  CHECK(files_only(ignored) == files_only(git_ignored));
+  for (const auto &path : ignored)
+    if (path.back() == '/' && path != "build/")
+      CHECK(git_ignored.count(path));
+  CHECK(ignored.count("build/"));
+  for (const auto &file : listing.files)
+    CHECK_FALSE(ignored.count(file.path));
+  // A root inside an ignored directory: one entry for it.
+  const WorkTreeListing inside = list_work_tree(repository.root() / "ignored_dir", WorkTreeOptions{});
+  REQUIRE(inside.skipped.size() == 1);
+  CHECK(inside.skipped.front().path == ".");
+  CHECK(inside.skipped.front().reason == "gitignored");
+}
+
+TEST_CASE("a .git without an index is no work tree: its ignore files hide nothing", "[scan][gitignore]") {
+  // What `git init` leaves before anything is added, and a few files made to
+  // look like a repository: HEAD and objects/, no index.
+  for (const bool made_by_git : {true, false}) {
+    INFO((made_by_git ? "git init" : "HEAD and objects/ only"));
+    ScratchRepository repository;
+    if (!made_by_git) {
+      fs::remove_all(repository.root() / ".git");
+      repository.write(".git/HEAD", "ref: refs/heads/main\n");
+      fs::create_directories(repository.root() / ".git" / "objects");
+    }
+    repository.write(".gitignore", "model.pt\nlogs/\n");
+    repository.write("model.pt");
+    repository.write("logs/run.txt");
+    repository.write("train.py");
+    const WorkTreeListing listing = list_work_tree(repository.root(), WorkTreeOptions{});
+    CHECK_FALSE(listing.repository);
+    std::set<std::string> files;
+    for (const auto &file : listing.files)
+      files.insert(file.path);
+    CHECK(files == std::set<std::string>{".gitignore", "logs/run.txt", "model.pt", "train.py"});
+    REQUIRE(listing.diagnostics.size() == 1);
+    CHECK(listing.diagnostics.front().code == "no-git-index");
+  }
+}
+
 TEST_CASE("a tracked file that matches an ignore pattern is still listed", "[scan][gitignore]") {
   ScratchRepository repository;
   fill(repository);
@@ -501,6 +565,7 @@ TEST_CASE("a FIFO or a symlink as an ignore file or index never blocks the listi
   ScratchRepository repository;
   repository.write("a.py");
   repository.write("sub/b.py");
+  repository.git("add a.py"); // an index: a repository without one is not used
   REQUIRE(::mkfifo((repository.root() / ".gitignore").c_str(), 0600) == 0);
   fs::create_symlink("/etc/hostname", repository.root() / "sub" / ".gitignore");
   const WorkTreeListing listing = list_work_tree(repository.root(), WorkTreeOptions{});
@@ -511,6 +576,7 @@ TEST_CASE("a FIFO or a symlink as an ignore file or index never blocks the listi
   CHECK(codes ==
         std::set<std::string>{".gitignore|unreadable-ignore-file", "sub/.gitignore|unreadable-ignore-file"});
   // An index that is a FIFO: a warning, and every file listed.
+  fs::remove(repository.root() / ".git" / "index");
   REQUIRE(::mkfifo((repository.root() / ".git" / "index").c_str(), 0600) == 0);
   const WorkTreeListing fallback = list_work_tree(repository.root(), WorkTreeOptions{});
   CHECK_FALSE(fallback.repository);
