@@ -109,6 +109,27 @@ std::optional<std::string> read_stated_size(int fd, std::uint64_t limit, struct 
   return data;
 }
 
+std::optional<std::string> read_file_head(const fs::path &path, std::size_t bytes) {
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+  struct stat info {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode))
+    return std::nullopt;
+  std::string head(bytes, '\0');
+  std::size_t done = 0;
+  while (done < head.size()) {
+    const ssize_t got = ::read(fd.get(), head.data() + done, head.size() - done);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return std::nullopt;
+    if (got == 0)
+      break;
+    done += static_cast<std::size_t>(got);
+  }
+  head.resize(done);
+  return head;
+}
+
 ConfinedFile read_regular_file(const fs::path &path, std::uint64_t max_bytes) {
   ConfinedFile file;
   file.real_path = path;

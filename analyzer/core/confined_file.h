@@ -62,6 +62,12 @@ ConfinedFile read_regular_file(const std::filesystem::path &path, std::uint64_t 
 // `info`, when given, receives the fstat. `fd` stays open.
 std::optional<std::string> read_stated_size(int fd, std::uint64_t limit, struct stat *info = nullptr);
 
+// The first `bytes` bytes of a regular file (fewer when it is shorter), to
+// tell its format by its signature. A symlink is not followed and a FIFO or
+// device never waited on: nullopt for anything but a regular file, or when
+// it cannot be read.
+std::optional<std::string> read_file_head(const std::filesystem::path &path, std::size_t bytes);
+
 // The whole contents of a file the user named (a rules file, a baseline, a
 // run's log), or nullopt when it cannot be opened. Unlike read_regular_file it
 // sets no size limit and opens whatever the path names; never use it for a

@@ -113,7 +113,9 @@ FileKind classify_path(std::string_view relative_path) {
   if (ends_with(name, ".sh") || ends_with(name, ".bash") || ends_with(name, ".slurm") ||
       ends_with(name, ".sbatch") || name == "makefile" || ends_with(name, ".mk"))
     return FileKind::Shell;
-  for (std::string_view ext : {".pt", ".pth", ".ckpt", ".bin", ".safetensors"})
+  // .pth.tar: PyTorch's ImageNet example saves checkpoint.pth.tar and
+  // model_best.pth.tar (a zip since torch 1.6, whatever the name says).
+  for (std::string_view ext : {".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".pth.tar"})
     if (ends_with(name, ext))
       return FileKind::Checkpoint;
   if (starts_with(name, "readme") || starts_with(name, "install") || ends_with(name, ".md") ||
@@ -126,6 +128,13 @@ FileKind classify_path(std::string_view relative_path) {
       ((ends_with(name, ".yaml") || ends_with(name, ".yml")) && !starts_with(dir, ".github")))
     return FileKind::ModelConfig;
   return FileKind::Unknown;
+}
+
+bool has_checkpoint_candidate_name(std::string_view relative_path) {
+  const auto slash = relative_path.rfind('/');
+  const std::string name =
+      lower(slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1));
+  return ends_with(name, ".pkl") || ends_with(name, ".pickle") || ends_with(name, ".model");
 }
 
 LineIndex::LineIndex(std::string_view text) : text_(text) {

@@ -36,6 +36,10 @@ std::string_view to_string(FileKind kind);
 FileKind file_kind_from_string(std::string_view name);
 // Classifies a repository-relative path by its name.
 FileKind classify_path(std::string_view relative_path);
+// Names that pickles often have but other formats share (.pkl, .pickle,
+// .model: a SentencePiece model is no pickle). classify_path leaves them
+// Unknown; discovery reads them as checkpoints whose kind is guessed.
+bool has_checkpoint_candidate_name(std::string_view relative_path);
 
 // Python sources and notebooks: the files whose imports and calls run.
 bool is_python_code(FileKind kind);
@@ -51,6 +55,11 @@ struct SourceFile {
   std::string absolute_path;
   FileKind kind = FileKind::Unknown;
   std::string text;
+  // The kind was guessed, from the file's first bytes or a name that other
+  // formats share, not known from its name: a front end that finds the file
+  // is not of that kind says so (mode "skipped", no facts, a note), and the
+  // scan then lists it as it would have without the guess.
+  bool kind_guessed = false;
 };
 
 // Maps byte offsets to 1-based lines and back, built once per file.

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <set>
 
+#include "core/confined_file.h"
+#include "frontend/checkpoint/checkpoint_reader.h"
 #include "workflow/work_tree.h"
 
 namespace mpsaudit {
@@ -39,6 +41,35 @@ void skip(Discovery &discovery, const std::string &relative, std::string reason,
   discovery.skipped.push_back({relative, std::move(reason), std::move(detail)});
 }
 
+// Bytes enough for every signature has_checkpoint_signature knows (a tar
+// header is 512).
+constexpr std::size_t kSignatureBytes = 512;
+
+// Whether a file whose name no front end claims may still be a checkpoint:
+// a name such as .pkl (a regular file, or a symlink to one, as for every
+// other name), or the first bytes of a format torch.load reads, whatever
+// the name: a renamed pickle is loaded all the same. Only a regular file's
+// head is read, never through a symlink; a FIFO or device is not opened.
+bool may_be_checkpoint(const fs::path &absolute, const std::string &relative, EntryType type) {
+  if (type == EntryType::Other)
+    return false;
+  if (has_checkpoint_candidate_name(relative))
+    return true;
+  if (type != EntryType::Regular)
+    return false;
+  const std::optional<std::string> head = read_file_head(absolute, kSignatureBytes);
+  return head && checkpoint::has_checkpoint_signature(*head);
+}
+
+// An unknown kind, unless the file may be a checkpoint: then it is read as
+// one whose kind is guessed, and listed as skipped too (discover.h).
+void add_unknown_kind(Discovery &discovery, const fs::path &absolute, const std::string &relative,
+                      EntryType type) {
+  skip(discovery, relative, "unknown-kind");
+  if (may_be_checkpoint(absolute, relative, type))
+    discovery.files.push_back({relative, absolute.string(), FileKind::Checkpoint, true});
+}
+
 // Reads a listed entry, or says why not. Symlinks are resolved here: a link
 // to a regular file is read, anything else skipped with its reason.
 void add_candidate(Discovery &discovery, const fs::path &root, const WorkTreeFile &file) {
@@ -67,7 +98,7 @@ void add_candidate(Discovery &discovery, const fs::path &root, const WorkTreeFil
   }
   const FileKind kind = classify_path(file.path);
   if (kind == FileKind::Unknown) {
-    skip(discovery, file.path, "unknown-kind");
+    add_unknown_kind(discovery, absolute, file.path, file.type);
     return;
   }
   if (file.type == EntryType::Other) {
@@ -93,9 +124,14 @@ Discovery discover_files(const std::string &root_text, bool use_git, const std::
     // A single file: its name decides its kind; the path stays as given.
     const FileKind kind = classify_path(root.filename().string());
     if (kind == FileKind::Unknown) {
+      const EntryType type = !fs::is_regular_file(status)  ? EntryType::Other
+                             : fs::is_symlink(root, error) ? EntryType::Symlink
+                                                           : EntryType::Regular;
+      // A guessed checkpoint keeps the note too: the scan drops it with the
+      // skipped entry once the guess is confirmed.
       discovery.diagnostics.push_back({DiagnosticLevel::Note, root_text, 0, "unknown-kind",
                                        "no front end reads files of this kind; skipped"});
-      skip(discovery, root.filename().generic_string(), "unknown-kind");
+      add_unknown_kind(discovery, root, root.filename().generic_string(), type);
     } else if (!fs::is_regular_file(status)) {
       skip(discovery, root.filename().generic_string(), "not-regular-file", describe(status));
     } else {

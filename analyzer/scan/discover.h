@@ -19,6 +19,11 @@ struct DiscoveredFile {
   std::string path;          // relative to the scan root, '/'-separated
   std::string absolute_path; // for opening
   FileKind kind = FileKind::Unknown;
+  // A checkpoint by its first bytes or a name other formats share (.pkl),
+  // not by its name: its front end must confirm it (SourceFile::kind_guessed).
+  // Such a file is also in `skipped` as unknown-kind, which is what it is
+  // when the front end refutes the guess; the scan keeps one of the two.
+  bool kind_guessed = false;
 };
 
 // An entry found but not read, and why (docs/report.schema.json lists the

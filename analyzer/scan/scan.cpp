@@ -21,6 +21,7 @@
 #include "core/free_memory.h"
 #include "core/project_pass.h"
 #include "core/text.h"
+#include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/frontend.h"
 #include "frontend/python/python_frontend.h"
 #include "rules/engine.h"
@@ -59,6 +60,11 @@ std::string human_bytes(std::uint64_t bytes) {
   return buffer;
 }
 
+// Where the run put the skipped entry that discovery lists beside a file
+// whose kind it guessed: none (the kind was known, or guessed from a text
+// file's bytes), among the skipped entries, or counted as not selected.
+enum class GuessPlaceholder : std::uint8_t { None, Skipped, NotSelected };
+
 // One file's journey through the pipeline.
 struct Work {
   std::size_t order = 0; // position in the scan, for deterministic merges
@@ -72,6 +78,11 @@ struct Work {
   // it after the file's text has been released.
   std::unordered_map<std::uint32_t, std::string> fact_lines;
   std::vector<Diagnostic> diagnostics;
+  // A guessed kind (DiscoveredFile::kind_guessed) its front end refuted: the
+  // file stays listed as skipped, unknown-kind, as if never guessed.
+  bool guess_refuted = false;
+  // Where the skipped entry of a kind discovery guessed is (discover.h).
+  GuessPlaceholder guess_placeholder = GuessPlaceholder::None;
   // Inline `mpsaudit: ignore[...]` directives, applied after rule evaluation.
   FileSuppressions suppressions;
   SuppressionCounts suppression_counts;
@@ -269,6 +280,28 @@ bool tree_answers_hold(const EarlyResult &cached, const Stage &stage) {
       });
 }
 
+// Whether a front end said that a file whose kind was guessed is not of
+// that kind (SourceFile::kind_guessed): no facts, and its note.
+bool is_refuted_guess(const FileFacts &facts) {
+  return facts.facts.empty() &&
+         std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                     [](const Diagnostic &diagnostic) { return diagnostic.code == "not-a-checkpoint"; });
+}
+
+// A text file that turned out binary may be a checkpoint under another name
+// (a pickle saved as config.yaml loads all the same): when its first bytes
+// say so, it is read as a checkpoint whose kind is guessed.
+bool may_be_renamed_checkpoint(std::string_view binary_text) {
+  constexpr std::size_t kSignatureBytes = 512;
+  return checkpoint::has_checkpoint_signature(binary_text.substr(0, kSignatureBytes));
+}
+
+// A text file with NUL bytes is not read.
+void skip_as_binary(Work &work) {
+  work.diagnostics.push_back({DiagnosticLevel::Note, work.file.path, 0, "binary-file",
+                              "contains NUL bytes; treated as binary and skipped"});
+}
+
 void load_and_extract(Work &work, const Stage &stage) {
   const ScanOptions &options = stage.options;
   const ExtractOptions &extract_options = stage.extract;
@@ -296,9 +329,12 @@ void load_and_extract(Work &work, const Stage &stage) {
   source.path = file.path;
   source.absolute_path = file.absolute_path;
   source.kind = file.kind;
+  source.kind_guessed = file.kind_guessed;
   // An oversized checkpoint is still inspected: its extractor reads only the
-  // parts it needs from absolute_path when `text` is empty.
-  const bool oversized = size > options.max_file_bytes;
+  // parts it needs from absolute_path when `text` is empty. So is every
+  // guessed one: a directory of dataset archives costs their directories,
+  // not their bytes.
+  const bool oversized = size > options.max_file_bytes || file.kind_guessed;
   if (oversized && !is_binary_kind(file.kind)) {
     work.diagnostics.push_back({DiagnosticLevel::Warning, file.path, 0, "file-too-large",
                                 "skipped: " + human_bytes(size) + " exceeds the " +
@@ -333,12 +369,18 @@ void load_and_extract(Work &work, const Stage &stage) {
       extractor = python;
     }
   }
-  if (!is_binary_kind(file.kind)) {
-    if (looks_binary(source.text)) {
-      work.diagnostics.push_back({DiagnosticLevel::Note, file.path, 0, "binary-file",
-                                  "contains NUL bytes; treated as binary and skipped"});
+  const FileKind listed_kind = file.kind;
+  if (!is_binary_kind(file.kind) && looks_binary(source.text)) {
+    const Extractor *checkpoint_extractor = find_extractor(FileKind::Checkpoint);
+    if (!checkpoint_extractor || !may_be_renamed_checkpoint(source.text)) {
+      skip_as_binary(work);
       return;
     }
+    work.file.kind = source.kind = work.record.kind = FileKind::Checkpoint;
+    work.file.kind_guessed = source.kind_guessed = true;
+    extractor = checkpoint_extractor;
+  }
+  if (!is_binary_kind(file.kind)) {
     const std::size_t invalid = find_invalid_utf8(source.text);
     if (invalid != std::string_view::npos) {
       const LineIndex index(source.text);
@@ -376,6 +418,17 @@ void load_and_extract(Work &work, const Stage &stage) {
                                 std::string("front end failed: ") + exception.what()});
     return;
   }
+  if (file.kind_guessed && is_refuted_guess(work.facts)) {
+    work.facts = FileFacts{};
+    if (listed_kind == FileKind::Checkpoint) { // guessed by discovery
+      work.guess_refuted = true;
+      return;
+    }
+    work.file.kind = work.record.kind = listed_kind; // a binary text file, as before
+    work.file.kind_guessed = false;
+    skip_as_binary(work);
+    return;
+  }
   work.record.mode = work.facts.mode;
   std::vector<Diagnostic> front_end_diagnostics = std::move(work.facts.diagnostics);
   work.facts.diagnostics.clear();
@@ -402,6 +455,37 @@ void load_and_extract(Work &work, const Stage &stage) {
   decltype(work.tree_package_answers)().swap(work.tree_package_answers);
   work.findings.shrink_to_fit(); // held until the merge: no growth slack
   stage.api_uses->merge(work);
+}
+
+// Each file whose kind discovery guessed is listed twice (discover.h): read,
+// and skipped as unknown-kind. A confirmed guess keeps the file (and drops
+// the skipped entry, and a single-file root's unknown-kind note); a refuted
+// one keeps the skipped entry, so the report is what it was without guessing.
+void settle_guessed_kinds(std::vector<Work> &work, ScanResult &result) {
+  std::set<std::string> confirmed_paths, confirmed_roots;
+  for (const Work &item : work)
+    if (item.guess_placeholder != GuessPlaceholder::None && !item.guess_refuted) {
+      confirmed_paths.insert(item.file.path);
+      confirmed_roots.insert(item.file.absolute_path);
+      result.not_selected -= item.guess_placeholder == GuessPlaceholder::NotSelected;
+    }
+  if (!confirmed_paths.empty()) {
+    auto &skipped = result.skipped;
+    skipped.erase(std::remove_if(skipped.begin(), skipped.end(),
+                                 [&](const SkippedFile &entry) {
+                                   return entry.reason == "unknown-kind" && confirmed_paths.count(entry.path);
+                                 }),
+                  skipped.end());
+    auto &diagnostics = result.diagnostics;
+    diagnostics.erase(std::remove_if(diagnostics.begin(), diagnostics.end(),
+                                     [&](const Diagnostic &diagnostic) {
+                                       return diagnostic.code == "unknown-kind" &&
+                                              confirmed_roots.count(diagnostic.path);
+                                     }),
+                      diagnostics.end());
+  }
+  work.erase(std::remove_if(work.begin(), work.end(), [](const Work &item) { return item.guess_refuted; }),
+             work.end());
 }
 
 // The words a Python file must contain to be worth a full extraction: the
@@ -567,13 +651,20 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       if (is_native_source(file.kind)) // Clang may include it: part of every C/C++/CUDA cache key
         cxx_inputs.push_back(file.absolute_path);
       const bool selected = !options.keep_file || options.keep_file(file.path);
+      // A guessed kind's skipped entry (discover.h) went where the loop
+      // above sent it: it is the file's, once the guess is confirmed.
+      const GuessPlaceholder placeholder = !file.kind_guessed ? GuessPlaceholder::None
+                                           : selected || for_safety(file.path, FileKind::Unknown)
+                                               ? GuessPlaceholder::Skipped
+                                               : GuessPlaceholder::NotSelected;
       if (!selected && !for_safety(file.path, file.kind)) {
-        ++result.not_selected;
+        result.not_selected += placeholder == GuessPlaceholder::None; // else counted with its entry
         continue;
       }
       Work &item = work.emplace_back();
       item.order = work.size() - 1;
       item.safety_only = !selected;
+      item.guess_placeholder = placeholder;
       item.file = std::move(file);
     }
   }
@@ -628,6 +719,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     result.profile.cache_misses = cache->misses();
   }
   end_phase("read, extract facts, first rules");
+  result.api_uses = api_uses.take(work); // before settle_guessed_kinds renumbers `work`
+  settle_guessed_kinds(work, result);
   for (const auto &item : work) {
     ScanProfile::FrontEnd &front_end = result.profile.front_ends[std::string(to_string(item.file.kind))];
     ++front_end.files;
@@ -708,7 +801,6 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       result.findings.push_back(std::move(finding));
     std::vector<Finding>().swap(work[i].findings); // moved-from findings still hold their storage
   }
-  result.api_uses = api_uses.take(work);
   result.project_files = std::move(project);
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
   std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),

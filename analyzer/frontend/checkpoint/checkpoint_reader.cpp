@@ -654,6 +654,7 @@ void read_zip(ByteSource &source, CheckpointSummary &summary) {
   if (!zip.open()) {
     summary.status = "unreadable";
     summary.problem = "zip: " + zip.error();
+    summary.nothing_to_unpickle = true; // torch reads the same directory
     return;
   }
   // torch.save writes <archive>/data.pkl; TorchScript adds code/ and constants.pkl.
@@ -673,6 +674,7 @@ void read_zip(ByteSource &source, CheckpointSummary &summary) {
   if (!data) {
     summary.status = "unreadable";
     summary.problem = "zip archive without data.pkl: not a torch checkpoint";
+    summary.nothing_to_unpickle = true;
   } else if (auto stream = zip.stream(*data); !stream) {
     summary.status = "unreadable";
     summary.problem = "zip: " + zip.error();
@@ -765,6 +767,7 @@ void read_tar(ByteSource &source, CheckpointSummary &summary) {
   if (!tar.open()) {
     summary.status = "unreadable";
     summary.problem = "tar: " + tar.error();
+    summary.nothing_to_unpickle = true;
     return;
   }
   PickleScanner scanner(summary);
@@ -796,6 +799,8 @@ void read_tar(ByteSource &source, CheckpointSummary &summary) {
     const auto ndim = static_cast<std::int32_t>(head & 0xFFFFFFFFu);
     return ndim < 0 || ndim > 64 ? 0 : 8 + 16 * static_cast<std::uint64_t>(ndim) + 8;
   };
+  // legacy_load extracts storages first: without it, it unpickles nothing.
+  summary.nothing_to_unpickle = tar.data_of("storages") == nullptr;
   if (const TarMember *member = tar_member(tar, "storages", summary))
     read_tar_records(source, *member, true, scanner, summary, storage_bytes);
   if (const TarMember *member = tar_member(tar, "tensors", summary))
@@ -825,11 +830,12 @@ bool is_identifier_path(const std::string &text) {
 
 // Whether a first decode found a pickle rather than bytes that happen to
 // start with an opcode: it reached STOP, called something, named a
-// callable the way Python spells one, or started with a protocol header.
-bool looks_like_pickle(const PickleResult &result, std::string_view head) {
+// callable the way Python spells one, or (unless the file's kind was only
+// guessed from that header) started with a protocol header.
+bool looks_like_pickle(const PickleResult &result, std::string_view head, bool kind_guessed) {
   if (result.stopped || result.calls > 0)
     return true;
-  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 &&
+  if (!kind_guessed && head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 &&
       static_cast<unsigned char>(head[1]) <= 5)
     return true;
   return std::any_of(result.globals.begin(), result.globals.end(), [](const GlobalReference &reference) {
@@ -843,11 +849,12 @@ bool looks_like_pickle(const PickleResult &result, std::string_view head) {
 // raw storage data) or a plain pickle of any protocol. torch.load
 // unpickles the first pickle before it checks for the magic number, so a
 // plain pickle runs whatever it holds. False when the bytes are no pickle.
-bool read_pickle_file(ByteSource &source, std::string_view head, CheckpointSummary &summary) {
+bool read_pickle_file(ByteSource &source, std::string_view head, bool kind_guessed,
+                      CheckpointSummary &summary) {
   PickleScanner scanner(summary);
   SourceStream stream(source, 0, source.size());
   const PickleResult first = scanner.decode(stream, 0);
-  if (!looks_like_pickle(first, head))
+  if (!looks_like_pickle(first, head, kind_guessed))
     return false;
   scanner.account(first, "the pickle");
   std::map<std::string, StorageInfo> storages;
@@ -964,9 +971,25 @@ void read_safetensors_file(ByteSource &source, const std::string &head, Checkpoi
     summary.status = "unreadable";
     summary.problem = "safetensors header length " + std::to_string(header_length) +
                       " is larger than the file or the format's 100 MB limit";
+    summary.nothing_to_unpickle = true;
     return;
   }
   read_safetensors(source, header_length, summary);
+  summary.nothing_to_unpickle = summary.status == "unreadable";
+}
+
+// A guessed file that holds nothing torch.load would unpickle, and names no
+// callable, is no checkpoint: said with the not-a-checkpoint status, so
+// that the scan lists it as it would have without the guess.
+void refute_unproven_guess(CheckpointSummary &summary) {
+  const bool names_callables =
+      !summary.dangerous_globals.empty() || !summary.other_globals.empty() || summary.unlisted_globals > 0;
+  if (names_callables || (summary.status != "not-a-checkpoint" && !summary.nothing_to_unpickle))
+    return;
+  const std::string why = summary.problem;
+  summary = CheckpointSummary{};
+  summary.status = "not-a-checkpoint";
+  summary.problem = why.empty() ? "no pickle torch.load would unpickle" : why;
 }
 
 std::string join_list(const std::vector<std::string> &items) {
@@ -1007,11 +1030,27 @@ std::vector<std::string> untrusted_globals(const CheckpointSummary &summary) {
   return names;
 }
 
-CheckpointSummary read_checkpoint(ByteSource &source) {
+bool has_checkpoint_signature(std::string_view head) {
+  const auto byte = [&head](std::size_t at) { return static_cast<unsigned char>(head[at]); };
+  if (head.size() >= 2 && byte(0) == 0x80 && byte(1) >= 2 && byte(1) <= 5)
+    return true;
+  if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
+    return true;
+  MemorySource first_block(head);
+  if (TarReader::looks_like_tar(first_block))
+    return true;
+  if (head.size() >= 9 && head[8] == '{') {
+    const std::uint64_t header_length = read_u64le(head, 0);
+    return header_length >= 2 && header_length <= kMaxSafetensorsHeader;
+  }
+  return false;
+}
+
+CheckpointSummary read_checkpoint(ByteSource &source, bool kind_guessed) {
   CheckpointSummary summary;
   std::string head;
   if (!source.read(0, std::min<std::uint64_t>(source.size(), 16), head) || head.empty()) {
-    summary.status = "unreadable";
+    summary.status = kind_guessed ? "not-a-checkpoint" : "unreadable";
     summary.problem = "the file is empty";
     return summary;
   }
@@ -1028,7 +1067,7 @@ CheckpointSummary read_checkpoint(ByteSource &source) {
       read_safetensors_file(source, head, summary);
     if (!safetensors_shape || summary.status == "unreadable") {
       CheckpointSummary pickled;
-      if (read_pickle_file(source, head, pickled))
+      if (read_pickle_file(source, head, kind_guessed, pickled))
         summary = std::move(pickled);
       else if (!safetensors_shape) {
         summary.status = "not-a-checkpoint";
@@ -1038,6 +1077,8 @@ CheckpointSummary read_checkpoint(ByteSource &source) {
   }
   settle_hostile_status(summary);
   recount_module_prefix(summary);
+  if (kind_guessed)
+    refute_unproven_guess(summary);
   return summary;
 }
 
@@ -1111,10 +1152,10 @@ FileFacts checkpoint_facts(const CheckpointSummary &summary, const std::string &
 }
 
 FileFacts extract_checkpoint(std::string_view bytes, const std::string &path,
-                             const std::string &absolute_path) {
+                             const std::string &absolute_path, bool kind_guessed) {
   if (!bytes.empty() || absolute_path.empty()) {
     MemorySource source(bytes);
-    return checkpoint_facts(read_checkpoint(source), path);
+    return checkpoint_facts(read_checkpoint(source, kind_guessed), path);
   }
   FileSource source(absolute_path);
   if (!source.is_open()) {
@@ -1124,7 +1165,7 @@ FileFacts extract_checkpoint(std::string_view bytes, const std::string &path,
         {DiagnosticLevel::Error, path, 0, "unreadable", "could not open " + absolute_path});
     return facts;
   }
-  return checkpoint_facts(read_checkpoint(source), path);
+  return checkpoint_facts(read_checkpoint(source, kind_guessed), path);
 }
 
 } // namespace mpsaudit::checkpoint

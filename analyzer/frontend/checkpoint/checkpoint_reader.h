@@ -62,6 +62,10 @@ struct CheckpointSummary {
   std::vector<std::string> other_globals;
   std::uint64_t unlisted_globals = 0; // more of them than the lists above keep
   std::vector<CheckpointNote> notes;
+  // torch.load would unpickle nothing of the file: it is empty, a zip
+  // without data.pkl (or whose directory cannot be read), a tar without a
+  // storages member, or a safetensors header that is not valid.
+  bool nothing_to_unpickle = false;
 };
 
 // dangerous_globals then other_globals: every callable that made the
@@ -69,7 +73,19 @@ struct CheckpointSummary {
 std::vector<std::string> untrusted_globals(const CheckpointSummary &summary);
 
 // Reads a checkpoint from `source`. Never throws and never executes anything.
-CheckpointSummary read_checkpoint(ByteSource &source);
+// With `kind_guessed` (a file taken for a checkpoint by its first bytes or a
+// name other formats share) the file must prove it: what holds no pickle
+// torch.load would unpickle and names no callable is not-a-checkpoint, and
+// bytes are a pickle only when they decode as one (a protocol header alone
+// is not enough).
+CheckpointSummary read_checkpoint(ByteSource &source, bool kind_guessed = false);
+
+// Whether a file's first bytes (up to 512) are those of a format torch.load
+// reads or of safetensors: a pickle protocol 2-5 header, a zip local file
+// header (torch.load's own test), a tar header with a valid checksum
+// (Python's tarfile's test), or a safetensors header length followed by '{'.
+// Protocol 0 and 1 pickles have no header: they are found by name only.
+bool has_checkpoint_signature(std::string_view head);
 
 // Facts of a summary: one `checkpoint` fact, plus `checkpoint-tensor` facts
 // for float64 tensors (the ones a user has to cast). Problems become
@@ -79,7 +95,7 @@ FileFacts checkpoint_facts(const CheckpointSummary &summary, const std::string &
 // The Checkpoint front end: reads `bytes` when the scan loaded the file, else
 // `absolute_path` from disk (checkpoints are often too large to load).
 FileFacts extract_checkpoint(std::string_view bytes, const std::string &path,
-                             const std::string &absolute_path);
+                             const std::string &absolute_path, bool kind_guessed = false);
 
 // Bytes per element of a torch dtype name (0 when unknown).
 std::uint64_t dtype_size(std::string_view dtype);

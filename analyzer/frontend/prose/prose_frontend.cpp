@@ -784,7 +784,7 @@ void register_prose_frontends(ExtractorTable &table) {
     return extract_prose_text(file.text, file.path);
   });
   table.add(FileKind::Checkpoint, [](const SourceFile &file, const ExtractOptions &) {
-    return checkpoint::extract_checkpoint(file.text, file.path, file.absolute_path);
+    return checkpoint::extract_checkpoint(file.text, file.path, file.absolute_path, file.kind_guessed);
   });
   table.add(FileKind::ModelConfig, [](const SourceFile &file, const ExtractOptions &) {
     return extract_model_config(file.text, file.path);
