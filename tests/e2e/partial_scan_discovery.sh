@@ -12,11 +12,7 @@
 # walk, which still lists everything and filters, must agree too.
 # Usage: partial_scan_discovery.sh <mpsaudit binary> <repository root>
 set -euo pipefail
-BIN=$(realpath "$1")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+source "$(dirname "${BASH_SOURCE[0]}")/git_sandbox.bash" "$1"
 unset MPSAUDIT_RULES_DIR
 fail() { echo "FAIL: $*"; exit 1; }
 

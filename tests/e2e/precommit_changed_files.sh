@@ -5,11 +5,7 @@
 # config keys, `config --show`, and --format github paths.
 # Usage: precommit_changed_files.sh <mpsaudit binary> <repository root>
 set -euo pipefail
-BIN=$(realpath "$1")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+source "$(dirname "${BASH_SOURCE[0]}")/git_sandbox.bash" "$1"
 unset MPSAUDIT_RULES_DIR
 fail() { echo "FAIL: $*"; exit 1; }
 # run <expected exit code> <args...>: output in $WORK/out, errors in $WORK/err.

@@ -13,11 +13,8 @@
 # still be found.
 # Usage: git_config_commands.sh <mpsaudit binary> <source dir>
 set -euo pipefail
-BIN=$(realpath "$1")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME" "$WORK/markers" "$WORK/bin"
+source "$(dirname "${BASH_SOURCE[0]}")/../git_sandbox.bash" "$1"
+mkdir -p "$WORK/markers" "$WORK/bin"
 unset MPSAUDIT_RULES_DIR
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

@@ -11,11 +11,7 @@
 # where ignored files are read or skipped like the others.
 # Usage: git_file_accounting.sh <mpsaudit binary> <source dir>
 set -euo pipefail
-BIN=$(realpath "$1")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+source "$(dirname "${BASH_SOURCE[0]}")/../git_sandbox.bash" "$1"
 unset MPSAUDIT_RULES_DIR
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

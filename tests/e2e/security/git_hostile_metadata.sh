@@ -10,11 +10,7 @@
 #     tree is walked.
 # Usage: git_hostile_metadata.sh <mpsaudit binary> <source dir>
 set -euo pipefail
-BIN=$(realpath "$1")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME"
+source "$(dirname "${BASH_SOURCE[0]}")/../git_sandbox.bash" "$1"
 unset MPSAUDIT_RULES_DIR
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
