@@ -1,0 +1,109 @@
+#include "core/isolated_worker.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+
+using namespace mpsaudit;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The request names what the child does.
+std::string obey(const std::string &request) {
+  if (request == "sleep")
+    std::this_thread::sleep_for(60s);
+  if (request == "abort")
+    std::abort();
+  if (request == "allocate") {
+    std::vector<std::string> hoard;
+    for (;;)
+      hoard.emplace_back(64u << 20, 'x');
+  }
+  if (request == "out of memory")
+    exit_isolated_out_of_memory();
+  if (request == "throw")
+    throw std::runtime_error("no");
+  if (request.rfind("big ", 0) == 0)
+    return std::string(std::stoul(request.substr(4)), 'y');
+  return "echo:" + request;
+}
+
+IsolationLimits within(std::chrono::milliseconds time, std::uint64_t memory_bytes = 0) {
+  IsolationLimits limits;
+  limits.deadline = std::chrono::steady_clock::now() + time;
+  limits.memory_bytes = memory_bytes;
+  return limits;
+}
+
+} // namespace
+
+TEST_CASE("a worker answers requests from one long-lived child", "[core][isolation]") {
+  IsolatedWorker worker(&obey);
+  const IsolationResult first = worker.call("one", within(10s));
+  CHECK(first.outcome == IsolationOutcome::Finished);
+  CHECK(first.answer == "echo:one");
+  const pid_t child = worker.child();
+  CHECK(child > 0);
+  const IsolationResult second = worker.call("two", within(10s));
+  CHECK(second.answer == "echo:two");
+  CHECK(worker.child() == child);
+  // An answer larger than the socket's buffers, and a request as large.
+  CHECK(worker.call("big 5000000", within(10s)).answer.size() == 5000000);
+  CHECK(worker.call(std::string(3000000, 'r'), within(10s)).answer.size() == 3000005);
+  worker.stop();
+  CHECK(worker.child() == -1);
+}
+
+TEST_CASE("a request past its deadline kills the child, and the next starts another", "[core][isolation]") {
+  IsolatedWorker worker(&obey);
+  REQUIRE(worker.call("warm", within(10s)).outcome == IsolationOutcome::Finished);
+  const pid_t before = worker.child();
+  const auto started = std::chrono::steady_clock::now();
+  const IsolationResult slow = worker.call("sleep", within(300ms));
+  CHECK(slow.outcome == IsolationOutcome::TimedOut);
+  CHECK(slow.answer.empty());
+  CHECK(std::chrono::steady_clock::now() - started < 5s);
+  CHECK(worker.child() == -1);
+  CHECK(::kill(before, 0) != 0); // gone, and reaped
+  const IsolationResult next = worker.call("after", within(10s));
+  CHECK(next.answer == "echo:after");
+  CHECK(worker.child() != before);
+}
+
+TEST_CASE("a child that dies is reported, never its parent", "[core][isolation]") {
+  IsolatedWorker worker(&obey);
+  CHECK(worker.call("abort", within(10s)).outcome == IsolationOutcome::Crashed);
+  CHECK(worker.call("throw", within(10s)).outcome == IsolationOutcome::Crashed);
+  CHECK(worker.call("out of memory", within(10s)).outcome == IsolationOutcome::OutOfMemory);
+  CHECK(worker.call("still here", within(10s)).answer == "echo:still here");
+}
+
+// (Not under AddressSanitizer, whose allocator reports a refused
+// allocation as its own error rather than to new's handler.)
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+TEST_CASE("the memory cap stops a child that allocates without end", "[core][isolation]") {
+  IsolatedWorker worker(&obey);
+  const IsolationResult hoarder = worker.call("allocate", within(30s, 256ull << 20));
+  CHECK(hoarder.outcome == IsolationOutcome::OutOfMemory);
+  CHECK(worker.call("small", within(10s, 256ull << 20)).answer == "echo:small");
+}
+#endif
+
+TEST_CASE("a child killed between requests is replaced", "[core][isolation]") {
+  IsolatedWorker worker(&obey);
+  REQUIRE(worker.call("first", within(10s)).outcome == IsolationOutcome::Finished);
+  const pid_t child = worker.child();
+  REQUIRE(::kill(child, SIGKILL) == 0);
+  std::this_thread::sleep_for(100ms);
+  const IsolationResult next = worker.call("second", within(10s));
+  CHECK(next.outcome == IsolationOutcome::Finished);
+  CHECK(next.answer == "echo:second");
+  CHECK(worker.child() != child);
+}
