@@ -35,6 +35,9 @@ struct ExtractOptions {
   // "parse-timeout" diagnostic (0: no limit). Front ends whose parsers can be
   // interrupted honour it.
   unsigned parse_timeout_ms = 0;
+  // Most address space one C/C++/CUDA file's clang parse may add (it runs in
+  // a child process capped at that; 0: no cap).
+  std::uint64_t parse_memory_bytes = 0;
 };
 
 using Extractor = std::function<FileFacts(const SourceFile &, const ExtractOptions &)>;

@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 #include <clang/AST/ASTConsumer.h>
@@ -26,18 +30,25 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/MacroInfo.h>
+#include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Lex/PreprocessorOptions.h>
 #include <clang/Sema/Sema.h>
 #include <clang/Sema/SemaConsumer.h>
+#include <clang/Sema/TemplateInstCallback.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/JSONCompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
+
+#include "core/isolated_worker.h"
+#include "frontend/cxx/parse_wire.h"
 
 namespace mpsaudit::cxx {
 namespace {
@@ -56,11 +67,6 @@ constexpr std::size_t kMaxMissingIncludeDiagnostics = 20;
 
 // ---------------------------------------------------------------- diagnostics
 
-struct MissingInclude {
-  std::string header;
-  std::uint32_t line = 0;
-};
-
 // Collects clang's diagnostics instead of printing them.
 class RecordingConsumer : public clang::DiagnosticConsumer {
 public:
@@ -72,41 +78,37 @@ public:
     const std::uint32_t line = main_file_line(info);
     if (id == clang::diag::err_pp_file_not_found) {
       const std::string header = info.getNumArgs() > 0 ? info.getArgStdStr(0) : "?";
-      if (seen_headers.insert(header).second)
-        missing_includes.push_back({header, line});
+      if (seen_headers_.insert(header).second)
+        summary.missing_includes.push_back({header, line});
       return;
     }
-    llvm::SmallString<160> message;
-    info.FormatDiagnostic(message);
-    if (first_error.empty()) {
-      first_error = std::string(message.str());
-      first_error_line = line;
+    // Formatted only when kept: a hostile file can make clang report
+    // millions of errors.
+    const auto message = [&info] {
+      llvm::SmallString<160> text;
+      info.FormatDiagnostic(text);
+      return std::string(text.str());
+    };
+    if (summary.first_error.empty()) {
+      summary.first_error = message();
+      summary.first_error_line = line;
     }
     if (level == clang::DiagnosticsEngine::Fatal) {
-      fatal = true;
-      if (fatal_message.empty())
-        fatal_message = std::string(message.str());
+      summary.fatal = true;
+      if (summary.fatal_message.empty())
+        summary.fatal_message = message();
     }
     const llvm::StringRef category =
         clang::DiagnosticIDs::getCategoryNameFromID(clang::DiagnosticIDs::getCategoryNumberForDiag(id));
     if (category == "Parse Issue" || category == "Lexical or Preprocessor Issue") {
-      ++parse_errors;
-      if (first_parse_error.empty()) {
-        first_parse_error = std::string(message.str());
-        first_parse_error_line = line;
+      if (summary.parse_errors++ == 0) {
+        summary.first_parse_error = message();
+        summary.first_parse_error_line = line;
       }
     }
   }
 
-  std::vector<MissingInclude> missing_includes;
-  std::set<std::string> seen_headers;
-  std::uint32_t parse_errors = 0;
-  std::string first_parse_error;
-  std::uint32_t first_parse_error_line = 0;
-  std::string first_error;
-  std::uint32_t first_error_line = 0;
-  bool fatal = false;
-  std::string fatal_message;
+  DiagnosticSummary summary;
 
 private:
   // The line in the main file the diagnostic belongs to: its own line, or
@@ -126,6 +128,8 @@ private:
     }
     return 0;
   }
+
+  std::set<std::string> seen_headers_;
 };
 
 // ---------------------------------------------------------------- AST visitor
@@ -473,16 +477,149 @@ private:
   std::unordered_map<const clang::MacroInfo *, bool> macros_;
 };
 
+// ------------------------------------------------------------------ budget
+//
+// clang charges the file's ParseBudget (parse_budget.h) as it works: every
+// macro expansion and every header entered (preprocessor callbacks), every
+// token lexed at any level, arguments' pre-expansion and directives included
+// (the token watcher), every template instantiation (a Sema callback), and,
+// every few thousand charges, what its allocators hold. Past a bound, clang
+// is made to finish at once, as far as it can be from a callback:
+//   - no #include is entered any more (single-file parse mode);
+//   - no macro expands any more (every identifier forgets its macro);
+//   - the file being lexed ends here, and so does each includer as clang
+//     returns to it;
+//   - no template is instantiated and no constant evaluated any more, the
+//     parser stops at its next bracket, and diagnostics are dropped.
+// What is already on clang's stack still runs to its end: an argument being
+// pre-expanded is copied into each use of its parameter, so nested calls of
+// a macro that uses its parameter twice double at every level without
+// calling back. The worker process the parse runs in bounds that
+// (run_bounded_clang below). The model of a stopped parse is not used.
+class ClangBudget {
+public:
+  explicit ClangBudget(ParseBudget &budget) : budget_(budget) {}
+
+  void attach(clang::CompilerInstance &compiler) { compiler_ = &compiler; }
+  void detach() { compiler_ = nullptr; }
+
+  void expand_macro() { settle(budget_.expand_macro()); }
+  void read_token() { settle(budget_.read_token()); }
+  void instantiate_template() { settle(budget_.instantiate_template()); }
+  void check_time() { settle(budget_.check_time()); }
+  void enter_file(clang::SourceLocation start) {
+    if (!compiler_)
+      return;
+    const clang::SourceManager &sources = compiler_->getSourceManager();
+    settle(budget_.enter_file(sources.getFileIDSize(sources.getFileID(start))));
+  }
+  void leave_file() {
+    budget_.leave_file();
+    if (compiler_ && stopped_)
+      cut_current_file(); // the includer clang returns to
+  }
+
+private:
+  void settle(bool within) {
+    if (!compiler_ || stopped_)
+      return;
+    if (within && budget_.memory_check_due())
+      within = budget_.hold_memory(clang_memory());
+    if (!within)
+      stop();
+  }
+
+  // What clang's preprocessor, source manager and AST allocators hold.
+  std::uint64_t clang_memory() const {
+    const clang::SourceManager &sources = compiler_->getSourceManager();
+    std::uint64_t bytes = compiler_->getPreprocessor().getTotalMemory() + sources.getDataStructureSizes() +
+                          sources.getContentCacheSize() + sources.getMemoryBufferSizes().malloc_bytes;
+    if (compiler_->hasASTContext()) {
+      const clang::ASTContext &context = compiler_->getASTContext();
+      bytes += context.getASTAllocatedMemory() + context.getSideTableAllocatedMemory();
+    }
+    return bytes;
+  }
+
+  void stop() {
+    stopped_ = true;
+    clang::Preprocessor &preprocessor = compiler_->getPreprocessor();
+    preprocessor.getPreprocessorOpts().SingleFileParseMode = true;
+    for (const auto &[identifier, state] : preprocessor.macros()) {
+      static_cast<void>(state);
+      const_cast<clang::IdentifierInfo *>(identifier)->setHasMacroDefinition(false);
+    }
+    cut_current_file();
+    compiler_->getDiagnostics().setSuppressAllDiagnostics(true);
+    clang::LangOptions &language = compiler_->getLangOpts();
+    language.InstantiationDepth = 0;
+    language.ConstexprStepLimit = 1;
+    language.ConstexprCallDepth = 1;
+    language.BracketDepth = 0;
+  }
+
+  // Moves the lexer of the file being read to its end, as clang's own
+  // cutOffLexing (private) does. Lexer is the only kind of
+  // PreprocessorLexer (clang 16).
+  void cut_current_file() {
+    if (clang::PreprocessorLexer *file = compiler_->getPreprocessor().getCurrentFileLexer()) {
+      auto *lexer = static_cast<clang::Lexer *>(file);
+      lexer->seek(static_cast<unsigned>(lexer->getBuffer().size()), /*IsAtStartOfLine=*/true);
+    }
+  }
+
+  ParseBudget &budget_;
+  clang::CompilerInstance *compiler_ = nullptr;
+  bool stopped_ = false;
+};
+
+class BudgetCallbacks : public clang::PPCallbacks {
+public:
+  explicit BudgetCallbacks(ClangBudget &budget) : budget_(budget) {}
+  void FileChanged(clang::SourceLocation location, FileChangeReason reason, clang::SrcMgr::CharacteristicKind,
+                   clang::FileID) override {
+    if (reason == EnterFile)
+      budget_.enter_file(location);
+    else if (reason == ExitFile)
+      budget_.leave_file();
+  }
+  void MacroExpands(const clang::Token &, const clang::MacroDefinition &, clang::SourceRange,
+                    const clang::MacroArgs *) override {
+    budget_.expand_macro();
+  }
+
+private:
+  ClangBudget &budget_;
+};
+
+class InstantiationBudget : public clang::TemplateInstantiationCallback {
+public:
+  explicit InstantiationBudget(ClangBudget &budget) : budget_(budget) {}
+  void initialize(const clang::Sema &) override {}
+  void finalize(const clang::Sema &) override {}
+  void atTemplateBegin(const clang::Sema &, const clang::Sema::CodeSynthesisContext &) override {
+    budget_.instantiate_template();
+  }
+  void atTemplateEnd(const clang::Sema &, const clang::Sema::CodeSynthesisContext &) override {}
+
+private:
+  ClangBudget &budget_;
+};
+
 class CollectorConsumer : public clang::SemaConsumer {
 public:
-  CollectorConsumer(FileModel &model, bool &ran, std::unique_ptr<BodyFilter> bodies)
-      : model_(model), ran_(ran), bodies_(std::move(bodies)) {}
-  void InitializeSema(clang::Sema &sema) override { sema_ = &sema; }
+  CollectorConsumer(FileModel &model, bool &ran, ClangBudget &budget, std::unique_ptr<BodyFilter> bodies)
+      : model_(model), ran_(ran), budget_(budget), bodies_(std::move(bodies)) {}
+  void InitializeSema(clang::Sema &sema) override {
+    sema_ = &sema;
+    sema.TemplateInstCallbacks.push_back(std::make_unique<InstantiationBudget>(budget_));
+  }
   void ForgetSema() override { sema_ = nullptr; }
   // The collector reads templates as written, never their instantiations, so
   // the function bodies that uses of templates queue for the end of the file
   // are dropped before clang instantiates them.
   bool HandleTopLevelDecl(clang::DeclGroupRef) override {
+    budget_.check_time();
     if (sema_ && !sema_->PendingInstantiations.empty()) {
       dropped_instantiation_count.fetch_add(sema_->PendingInstantiations.size(), std::memory_order_relaxed);
       sema_->PendingInstantiations.clear();
@@ -503,14 +640,15 @@ public:
 private:
   FileModel &model_;
   bool &ran_;
+  ClangBudget &budget_;
   std::unique_ptr<BodyFilter> bodies_; // null: every body is parsed
   clang::Sema *sema_ = nullptr;
 };
 
 class CollectAction : public clang::ASTFrontendAction {
 public:
-  CollectAction(FileModel &model, bool &ran, bool skip_unread_bodies)
-      : model_(model), ran_(ran), skip_unread_bodies_(skip_unread_bodies) {}
+  CollectAction(FileModel &model, bool &ran, ClangBudget &budget, bool skip_unread_bodies)
+      : model_(model), ran_(ran), budget_(budget), skip_unread_bodies_(skip_unread_bodies) {}
 
 protected:
   bool BeginSourceFileAction(clang::CompilerInstance &compiler) override {
@@ -522,17 +660,24 @@ protected:
                             clang::SourceLocation());
     // Asks the consumer before each body (BodyFilter); read by ExecuteAction.
     compiler.getFrontendOpts().SkipFunctionBodies = skip_unread_bodies_;
+    budget_.attach(compiler);
+    clang::Preprocessor &preprocessor = compiler.getPreprocessor();
+    preprocessor.addPPCallbacks(std::make_unique<BudgetCallbacks>(budget_));
+    preprocessor.setPreprocessToken(true); // every token, at every level of expansion
+    preprocessor.setTokenWatcher([budget = &budget_](const clang::Token &) { budget->read_token(); });
     return true;
   }
+  void EndSourceFileAction() override { budget_.detach(); }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
                                                         llvm::StringRef) override {
     return std::make_unique<CollectorConsumer>(
-        model_, ran_, skip_unread_bodies_ ? std::make_unique<BodyFilter>(compiler) : nullptr);
+        model_, ran_, budget_, skip_unread_bodies_ ? std::make_unique<BodyFilter>(compiler) : nullptr);
   }
 
 private:
   FileModel &model_;
   bool &ran_;
+  ClangBudget &budget_;
   bool skip_unread_bodies_;
 };
 
@@ -669,18 +814,6 @@ bool is_nvcc(const std::string &compiler) {
   return llvm::sys::path::filename(compiler).contains("nvcc");
 }
 
-struct Invocation {
-  std::vector<std::string> arguments;
-  std::string working_directory;
-  std::string source; // "compile_commands.json" or "fixed"
-};
-
-struct RunOutcome {
-  bool ran = false; // the AST was built and visited
-  bool crashed = false;
-  RecordingConsumer diagnostics;
-};
-
 // A file system that opens regular files only. An #include names any path,
 // and clang would open a FIFO, a terminal or `/dev/stdin` (a pipe in a hook
 // or CI job) and wait for it to end: such an include is "not found" instead.
@@ -695,25 +828,30 @@ public:
   }
 };
 
-void run_clang(const Invocation &invocation, const std::string &main_path, const std::string &text,
-               bool skip_unread_bodies, FileModel &model, RunOutcome &outcome) {
-  clang_run_count.fetch_add(1, std::memory_order_relaxed);
+// One clang run on the request's file, in this process, charging `budget`;
+// the model and what clang said go into `outcome`.
+void run_clang(const ParseRequest &request, ParseBudget &budget, ParseOutcome &outcome) {
+  const Invocation &invocation = request.invocation;
   // createPhysicalFileSystem, not getRealFileSystem: the latter is shared by
   // the process and changing its working directory would chdir every thread.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
       llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::vfs::createPhysicalFileSystem()));
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   overlay->pushOverlay(memory);
-  memory->addFile(main_path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, main_path));
+  memory->addFile(request.main_path, 0,
+                  llvm::MemoryBuffer::getMemBufferCopy(request.text, request.main_path));
   memory->addFile(kShimPath, 0, llvm::MemoryBuffer::getMemBuffer(cuda_shim_text(), kShimPath));
   if (!invocation.working_directory.empty())
     overlay->setCurrentWorkingDirectory(invocation.working_directory);
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
   static const auto pch_operations = std::make_shared<clang::PCHContainerOperations>();
-  clang::tooling::ToolInvocation tool(invocation.arguments,
-                                      std::make_unique<CollectAction>(model, outcome.ran, skip_unread_bodies),
-                                      files.get(), pch_operations);
-  tool.setDiagnosticConsumer(&outcome.diagnostics);
+  ClangBudget clang_budget(budget);
+  RecordingConsumer diagnostics;
+  clang::tooling::ToolInvocation tool(
+      invocation.arguments,
+      std::make_unique<CollectAction>(outcome.model, outcome.ran, clang_budget, request.skip_unread_bodies),
+      files.get(), pch_operations);
+  tool.setDiagnosticConsumer(&diagnostics);
   // Bad input must not take the scan down: should clang crash on a file,
   // the crash is contained to this call and the file falls back to tokens.
   static const bool recovery_enabled = [] {
@@ -727,6 +865,136 @@ void run_clang(const Invocation &invocation, const std::string &main_path, const
     outcome.ran = false;
     outcome.crashed = true;
   }
+  outcome.diagnostics = std::move(diagnostics.summary);
+}
+
+// ------------------------------------------------------ the parse's process
+//
+// A parse runs in a worker process (core/isolated_worker.h), one per
+// scanning thread, that is killed at the file's deadline and may add at most
+// ExtractOptions::parse_memory_bytes of address space: the budget stops
+// clang early and names the bound it passed, the worker's limits hold where
+// the budget cannot stop clang (see ClangBudget). parse_wire.h says what
+// goes to it and what comes back.
+
+// In the worker: an allocation refused under the memory cap ends it as out
+// of memory (LLVM's own allocators report it here, not to new's handler);
+// any other fatal error of LLVM's ends it as a crash, without the exit
+// handlers of the parent it is a copy of.
+void report_failures_as_isolated() {
+  static const bool installed = [] {
+    llvm::install_bad_alloc_error_handler([](void *, const char *, bool) { exit_isolated_out_of_memory(); });
+    llvm::install_fatal_error_handler([](void *, const char *, bool) { std::abort(); });
+    return true;
+  }();
+  static_cast<void>(installed);
+}
+
+// run_clang under a budget of its own; what it spent goes into `outcome`
+// (the worker's counters too: they count in the worker's process).
+ParseOutcome run_clang_counted(const ParseRequest &request, const ParseBudget &budget) {
+  ParseBudget run_budget = budget;
+  const std::uint64_t skipped = skipped_body_count.load();
+  const std::uint64_t dropped = dropped_instantiation_count.load();
+  ParseOutcome outcome;
+  run_clang(request, run_budget, outcome);
+  outcome.bound = run_budget.bound();
+  outcome.usage = run_budget.usage();
+  outcome.skipped_bodies = skipped_body_count.load() - skipped;
+  outcome.dropped_instantiations = dropped_instantiation_count.load() - dropped;
+  return outcome;
+}
+
+// The worker's handler: one parse, under the request's bounds and deadline.
+std::string serve_parse(const std::string &bytes) {
+  report_failures_as_isolated();
+  const std::optional<ParseRequest> request = decode_request(bytes);
+  if (!request)
+    throw std::runtime_error("malformed parse request");
+  const ParseOutcome outcome =
+      run_clang_counted(*request, ParseBudget::until(request->limits, request->deadline));
+  return encode_outcome(outcome);
+}
+
+// Each scanning thread's worker; stop_parse_workers ends them all.
+class ParseWorkers {
+public:
+  static ParseWorkers &instance() {
+    static ParseWorkers workers;
+    return workers;
+  }
+  void add(IsolatedWorker *worker) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    workers_.insert(worker);
+  }
+  void remove(IsolatedWorker *worker) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    workers_.erase(worker);
+  }
+  void stop_all() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (IsolatedWorker *worker : workers_)
+      worker->stop();
+  }
+
+private:
+  std::mutex mutex_;
+  std::set<IsolatedWorker *> workers_;
+};
+
+struct ThreadWorker {
+  ThreadWorker() { ParseWorkers::instance().add(&worker); }
+  ~ThreadWorker() { ParseWorkers::instance().remove(&worker); }
+  IsolatedWorker worker{&serve_parse};
+};
+
+IsolatedWorker &this_threads_worker() {
+  thread_local ThreadWorker mine;
+  return mine.worker;
+}
+
+// Adds what a run spent and the bound it passed to the file's budget.
+void account(ParseBudget &budget, const ParseOutcome &outcome) {
+  budget.add_usage(outcome.usage);
+  if (outcome.bound != ParseBound::None)
+    budget.record(outcome.bound);
+}
+
+// run_clang in this thread's worker process, under the budget's bounds and
+// deadline and at most `memory_bytes` more address space (0: no cap); in
+// this process, under the budget alone, when no worker can be started.
+ParseOutcome run_bounded_clang(const ParseRequest &request, ParseBudget &budget, std::uint64_t memory_bytes) {
+  clang_run_count.fetch_add(1, std::memory_order_relaxed);
+  IsolationLimits limits;
+  limits.deadline = request.deadline;
+  limits.memory_bytes = memory_bytes;
+  const IsolationResult answer = this_threads_worker().call(encode_request(request), limits);
+  ParseOutcome outcome;
+  switch (answer.outcome) {
+  case IsolationOutcome::Finished:
+    if (std::optional<ParseOutcome> decoded = decode_outcome(answer.answer)) {
+      skipped_body_count.fetch_add(decoded->skipped_bodies, std::memory_order_relaxed);
+      dropped_instantiation_count.fetch_add(decoded->dropped_instantiations, std::memory_order_relaxed);
+      account(budget, *decoded);
+      return std::move(*decoded);
+    }
+    outcome.crashed = true;
+    return outcome;
+  case IsolationOutcome::TimedOut:
+    budget.record(ParseBound::Time);
+    return outcome;
+  case IsolationOutcome::OutOfMemory:
+    budget.record(ParseBound::Memory);
+    return outcome;
+  case IsolationOutcome::Crashed:
+    outcome.crashed = true;
+    return outcome;
+  case IsolationOutcome::NotStarted:
+    break;
+  }
+  outcome = run_clang_counted(request, budget.with_nothing_spent());
+  account(budget, outcome);
+  return outcome;
 }
 
 // The path clang sees for the file: its real location when known, so that
@@ -742,6 +1010,14 @@ std::string virtual_main_path(const SourceFile &file) {
 }
 
 } // namespace
+
+int parse_worker_process() {
+  return this_threads_worker().child();
+}
+
+void stop_parse_workers() {
+  ParseWorkers::instance().stop_all();
+}
 
 bool compilation_database_applies(const ExtractOptions &options) {
   return !options.compile_commands_dir.empty() ||
@@ -769,7 +1045,7 @@ std::uint64_t dropped_template_instantiations() {
 }
 
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
-                       std::uint32_t line_count, bool skip_unread_bodies) {
+                       std::uint32_t line_count, ParseBudget &budget, bool skip_unread_bodies) {
   AstScanResult result;
   const std::string main_path = virtual_main_path(file);
 
@@ -819,13 +1095,23 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const Ex
                       extra_flags.empty() ? "fixed" : "fixed+compile_commands.json"});
 
   for (const auto &attempt : attempts) {
-    FileModel model;
-    RunOutcome outcome;
-    run_clang(attempt, main_path, file.text, skip_unread_bodies, model, outcome);
+    ParseRequest request;
+    request.invocation = attempt;
+    request.main_path = main_path;
+    request.text = file.text;
+    request.skip_unread_bodies = skip_unread_bodies;
+    request.limits = budget.limits();
+    request.deadline = budget.deadline();
+    ParseOutcome outcome = run_bounded_clang(request, budget, options.parse_memory_bytes);
+    result.command_source = attempt.source;
+    if (budget.exceeded()) {
+      // What clang said before it was stopped depends on where it stopped.
+      result.unusable_reason = budget.describe();
+      break;
+    }
     if (!outcome.ran && &attempt != &attempts.back())
       continue; // the database's command did not run: try the fixed one
-    const RecordingConsumer &seen = outcome.diagnostics;
-    result.command_source = attempt.source;
+    const DiagnosticSummary &seen = outcome.diagnostics;
 
     std::size_t reported = 0;
     for (const auto &missing : seen.missing_includes) {
@@ -853,7 +1139,6 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const Ex
     const std::uint32_t error_budget = std::max(kMinParseErrorsForFallback, line_count / 10);
     if (outcome.crashed) {
       result.unusable_reason = "clang crashed on this file";
-      model = FileModel();
     } else if (!outcome.ran) {
       result.unusable_reason =
           "clang did not build an AST" + (seen.first_error.empty() ? std::string() : ": " + seen.first_error);
@@ -863,7 +1148,7 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const Ex
       result.unusable_reason = std::to_string(seen.parse_errors) + " syntax errors";
     } else {
       result.usable = true;
-      result.model = std::move(model);
+      result.model = std::move(outcome.model);
     }
     break;
   }

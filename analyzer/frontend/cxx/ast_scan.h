@@ -12,6 +12,7 @@
 #include "core/diagnostic.h"
 #include "core/source.h"
 #include "frontend/cxx/file_model.h"
+#include "frontend/cxx/parse_budget.h"
 #include "frontend/cxx/token_scan.h"
 #include "frontend/frontend.h"
 
@@ -27,8 +28,20 @@ struct AstScanResult {
 
 // skip_unread_bodies: leave unparsed the function bodies the model cannot
 // read anything from (ast_scan.cpp, BodyFilter); false parses every body.
+// clang runs in a child process under the budget's bounds and deadline and
+// options.parse_memory_bytes; past any of them the result is unusable and
+// the budget names the bound.
 AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
-                       std::uint32_t line_count, bool skip_unread_bodies = true);
+                       std::uint32_t line_count, ParseBudget &budget, bool skip_unread_bodies = true);
+
+// The process the calling thread's clang parses run in, or -1 while there
+// is none (benchmarks add its processor time to the thread's).
+int parse_worker_process();
+
+// Ends the worker processes clang's parses run in (one per thread that
+// parsed); a later parse starts another. For when the scan has read its
+// last C/C++/CUDA file.
+void stop_parse_workers();
 
 // The shim header's text, as embedded at build time.
 const char *cuda_shim_text();

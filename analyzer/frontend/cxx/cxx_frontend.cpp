@@ -21,6 +21,7 @@
 #include "frontend/cxx/ast_scan.h"
 #include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/file_model.h"
+#include "frontend/cxx/parse_budget.h"
 #include "frontend/cxx/registration_pass.h"
 #include "frontend/cxx/token_scan.h"
 #include "frontend/cxx/vocabulary.h"
@@ -325,17 +326,26 @@ void add_pasted_macros(std::string_view definition, const MacroDefinitions &macr
   }
 }
 
+// Past this many names looked at, following macros costs more than it
+// saves (pastes are matched against every macro, a quadratic walk): ask clang.
+constexpr std::size_t kMaxMacroNamesForGate = 4u << 20;
+
 // Whether a macro that `text` can expand, directly, through other macros or
 // through names they paste together, holds evidence. Only those reach the
 // main file's AST: a header's other macros, and everything else in a header
 // (its functions, its templates and their instantiations), sit outside the
-// main file, which the AST's Collector skips.
-bool expands_clang_evidence(std::string_view text, const MacroDefinitions &macros, bool cuda) {
+// main file, which the AST's Collector skips. True, erring towards clang,
+// past kMaxMacroNamesForGate or the file's deadline.
+bool expands_clang_evidence(std::string_view text, const MacroDefinitions &macros, bool cuda,
+                            cxx::ParseBudget &budget) {
   std::unordered_set<std::string_view> names;
   add_identifiers(text, names);
   std::vector<std::string_view> pending(names.begin(), names.end());
   std::unordered_set<std::string_view> expanded;
+  std::size_t looked_at = pending.size();
   while (!pending.empty()) {
+    if (looked_at > kMaxMacroNamesForGate || !budget.check_time())
+      return true;
     const std::string_view name = pending.back();
     pending.pop_back();
     const auto macro = macros.find(std::string(name));
@@ -347,8 +357,12 @@ bool expands_clang_evidence(std::string_view text, const MacroDefinitions &macro
       std::unordered_set<std::string_view> used;
       add_identifiers(definition, used);
       pending.insert(pending.end(), used.begin(), used.end());
-      if (definition.find("##") != std::string::npos)
+      looked_at += used.size();
+      if (definition.find("##") != std::string::npos) {
+        if ((looked_at += macros.size()) > kMaxMacroNamesForGate)
+          return true;
         add_pasted_macros(definition, macros, pending);
+      }
     }
   }
   return false;
@@ -380,9 +394,12 @@ bool read_includes(std::string_view text, std::vector<cxx::IncludedHeader> &incl
   return true;
 }
 
-// Past these, looking for evidence costs more than it saves: ask clang.
+// Past these, looking for evidence costs more than it saves: ask clang. A
+// lookup is a path tried for an #include (a header of 16 MiB can hold a
+// million of them, each a few system calls).
 constexpr std::size_t kMaxHeadersForGate = 256;
 constexpr std::size_t kMaxHeaderBytesForGate = 16u << 20;
+constexpr std::size_t kMaxHeaderLookupsForGate = 65536;
 
 // A header's bytes, as many as its size says and at most `limit`: a file
 // that says it is regular but never ends (/proc/kmsg) or blocks is read no
@@ -404,7 +421,7 @@ std::optional<std::string> read_header(const std::filesystem::path &path, std::u
 // names, and those they name in turn, hold evidence. It errs towards clang
 // when unsure.
 bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const cxx::FileModel &tokens,
-                        const ExtractOptions &options) {
+                        const ExtractOptions &options, cxx::ParseBudget &budget) {
   namespace fs = std::filesystem;
   if (!tokens.regions.empty() || cxx::compilation_database_applies(options))
     return true;
@@ -423,8 +440,11 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
       {file.text, file.absolute_path.empty() ? fs::path() : fs::path(file.absolute_path).parent_path()}};
   std::set<std::string> seen;
   std::size_t bytes = 0;
+  std::size_t lookups = 0;
   MacroDefinitions macros;
   while (!pending.empty()) {
+    if (!budget.check_time())
+      return true;
     const Pending current = std::move(pending.back());
     pending.pop_back();
     std::vector<cxx::IncludedHeader> includes;
@@ -437,6 +457,8 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
       for (const auto &directory : angled_directories)
         candidates.push_back(directory / include.name);
       for (const auto &candidate : candidates) {
+        if (++lookups > kMaxHeaderLookupsForGate)
+          return true;
         std::error_code error;
         if (!fs::is_regular_file(candidate, error))
           continue;
@@ -455,7 +477,7 @@ bool clang_could_add_to(const SourceFile &file, SourceLanguage language, const c
       }
     }
   }
-  return expands_clang_evidence(file.text, macros, language == SourceLanguage::Cuda);
+  return expands_clang_evidence(file.text, macros, language == SourceLanguage::Cuda, budget);
 }
 
 std::size_t count_in(const std::vector<std::uint32_t> &sorted_lines, std::uint32_t first,
@@ -614,12 +636,50 @@ std::vector<Fact> build_facts(cxx::TokenScanResult &scan, cxx::FileModel &model)
   return unique;
 }
 
+// A file that passed a bound of its budget: clang's parse (or the gate
+// before it) was stopped, and the file keeps the raw lexer's facts. An
+// error, as for a Python file past --max-parse-time: the file could not be
+// fully scanned (exit code 3), and the result is not cached.
+Diagnostic bound_passed(const SourceFile &file, const cxx::ParseBudget &budget) {
+  const bool time = budget.bound() == cxx::ParseBound::Time;
+  return {DiagnosticLevel::Error, file.path, 0, time ? "parse-timeout" : "parse-limit",
+          (time ? "parsing took " : "clang stopped at ") + budget.describe() +
+              "; the file was matched with clang's raw lexer only"};
+}
+
+// Parses `file` with clang and merges its model into the token model, its
+// diagnostics into `result`. A parse stopped at a bound adds nothing: where
+// clang stopped decides what it said.
+void add_clang_model(const SourceFile &file, SourceLanguage language, const ExtractOptions &options,
+                     CxxParseMode mode, std::uint32_t line_count, cxx::ParseBudget &budget,
+                     cxx::FileModel &model, FileFacts &result) {
+  cxx::AstScanResult ast = cxx::scan_ast(file, language, options, line_count, budget,
+                                         /*skip_unread_bodies=*/mode == CxxParseMode::Auto);
+  if (budget.exceeded())
+    return;
+  for (auto &diagnostic : ast.diagnostics)
+    result.diagnostics.push_back(std::move(diagnostic));
+  if (ast.usable) {
+    merge_ast_into(model, std::move(ast.model));
+    result.mode = "ast";
+  } else {
+    result.diagnostics.push_back(
+        {DiagnosticLevel::Warning, file.path, 0, "lexical-fallback",
+         "clang's AST is unusable (" + ast.unusable_reason + "); matched with clang's raw lexer"});
+  }
+}
+
 } // namespace
 
 FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options, CxxParseMode mode) {
   FileFacts result;
   result.mode = "lexical";
   try {
+    cxx::ParseLimits limits;
+    limits.time_ms = options.parse_timeout_ms;
+    if (options.parse_memory_bytes > 0)
+      limits.memory_bytes = options.parse_memory_bytes;
+    cxx::ParseBudget budget(limits);
     const SourceLanguage language = language_of(file);
     cxx::TokenScanResult scan = cxx::scan_tokens(file.text, language);
     cxx::FileModel model = std::move(scan.model);
@@ -630,22 +690,13 @@ FileFacts extract_cxx_file(const SourceFile &file, const ExtractOptions &options
                                     std::to_string(file.text.size()) + " bytes is over the " +
                                         std::to_string(kCxxAstByteLimit) +
                                         "-byte limit for a clang parse; matched with clang's raw lexer"});
-    } else if (mode == CxxParseMode::Auto && !clang_could_add_to(file, language, model, options)) {
+    } else if (mode == CxxParseMode::Auto && !clang_could_add_to(file, language, model, options, budget)) {
       // Nothing for clang to confirm (see clang_could_add_to): tokens alone, as clang would leave them.
-    } else {
-      cxx::AstScanResult ast = cxx::scan_ast(file, language, options, scan.line_count,
-                                             /*skip_unread_bodies=*/mode == CxxParseMode::Auto);
-      for (auto &diagnostic : ast.diagnostics)
-        result.diagnostics.push_back(std::move(diagnostic));
-      if (ast.usable) {
-        merge_ast_into(model, std::move(ast.model));
-        result.mode = "ast";
-      } else {
-        result.diagnostics.push_back(
-            {DiagnosticLevel::Warning, file.path, 0, "lexical-fallback",
-             "clang's AST is unusable (" + ast.unusable_reason + "); matched with clang's raw lexer"});
-      }
+    } else if (!budget.exceeded()) {
+      add_clang_model(file, language, options, mode, scan.line_count, budget, model, result);
     }
+    if (budget.exceeded())
+      result.diagnostics.push_back(bound_passed(file, budget));
     result.facts = build_facts(scan, model);
     resolve_op_registrations_in(result.facts);
   } catch (const std::exception &error) {

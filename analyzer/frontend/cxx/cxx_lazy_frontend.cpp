@@ -7,8 +7,9 @@
 //   the build tree this analyzer was built in (unit-test binaries)
 // A plugin that cannot be loaded, or comes from another build, leaves every
 // such file skipped with an error diagnostic that says why; the rest of the
-// scan goes on. Once the scan has read its last C/C++/CUDA file, the pages
-// of Clang's code that the plugin brought in are unmapped
+// scan goes on. Once the scan has read its last C/C++/CUDA file, the worker
+// processes clang's parses ran in are ended (ast_scan.h) and the pages of
+// Clang's code that the plugin brought in are unmapped
 // (core/library_pages.h).
 #include <dlfcn.h>
 #ifdef __APPLE__
@@ -135,8 +136,11 @@ void register_cxx_frontends(ExtractorTable &table) {
   });
   // Never loads the plugin: a scan without C++/CUDA files has nothing to give back.
   table.add_release([] {
-    if (const LoadedPlugin *loaded = loaded_plugin.load(std::memory_order_acquire))
+    if (const LoadedPlugin *loaded = loaded_plugin.load(std::memory_order_acquire)) {
+      if (loaded->api)
+        loaded->api->release();
       loaded->pages.release();
+    }
   });
   table.add_loaded_check([] { return loaded_plugin.load(std::memory_order_acquire) != nullptr; });
 }

@@ -2,6 +2,7 @@
 // entry point the analyzer looks up after dlopen (cxx_plugin.h).
 #include "frontend/cxx/cxx_plugin.h"
 
+#include "frontend/cxx/ast_scan.h"
 #include "frontend/cxx/cxx_frontend.h"
 
 namespace {
@@ -18,6 +19,7 @@ extern "C" __attribute__((visibility("default"))) const mpsaudit::CxxPluginApi *
     mpsaudit::CxxPluginApi table;
     table.extract_cxx = &extract_cxx_auto;
     table.extract_metal = &mpsaudit::extract_metal_file;
+    table.release = &mpsaudit::cxx::stop_parse_workers;
     return table;
   }();
   return &api;

@@ -19,7 +19,8 @@ namespace mpsaudit {
 // a plugin built from another version of the fact model. The plugin links
 // its own copy of core/, so the texts it interns live in its own pool: it is
 // never unloaded, and InternedString compares texts when the pointers differ.
-inline constexpr std::uint32_t kCxxPluginAbi = 3; // 2: Guard::CpuFallback, device-dispatch; 3: interned texts
+// 2: Guard::CpuFallback, device-dispatch; 3: interned texts; 4: parse bounds in ExtractOptions
+inline constexpr std::uint32_t kCxxPluginAbi = 4;
 
 struct CxxPluginApi {
   std::uint32_t abi = kCxxPluginAbi;
@@ -29,13 +30,16 @@ struct CxxPluginApi {
   std::size_t extract_options_size = sizeof(ExtractOptions);
   FileFacts (*extract_cxx)(const SourceFile &file, const ExtractOptions &options) = nullptr;
   FileFacts (*extract_metal)(const SourceFile &file, const ExtractOptions &options) = nullptr;
+  // Ends the processes clang's parses run in, once the scan's C/C++/CUDA
+  // files are read (a later parse starts another).
+  void (*release)() = nullptr;
 
   // Whether a plugin's table was built from the same fact model as ours.
   bool compatible() const {
     const CxxPluginApi ours;
     return abi == ours.abi && fact_size == ours.fact_size && file_facts_size == ours.file_facts_size &&
            source_file_size == ours.source_file_size && extract_options_size == ours.extract_options_size &&
-           extract_cxx && extract_metal;
+           extract_cxx && extract_metal && release;
   }
 };
 
