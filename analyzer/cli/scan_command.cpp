@@ -187,6 +187,8 @@ int command_scan(const Invocation &invocation) {
       options.max_file_bytes = std::strtoull(value.c_str(), nullptr, 10);
     } else if (args.option("--max-parse-time", value)) {
       options.max_parse_ms = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
+    } else if (args.option("--max-parse-memory", value)) {
+      options.max_parse_memory_mib = std::strtoull(value.c_str(), nullptr, 10);
     } else if (args.option("--rules-dir", value)) {
       rules_dir = value;
     } else if (args.option("--env", value)) {

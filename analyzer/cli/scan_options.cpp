@@ -29,8 +29,11 @@ std::vector<OptionHelp> scan_options_help() {
        "include, on the whole include graph of one requirements file, and on a file a config from the tree "
        "names"},
       {"--max-parse-time MS", "give up parsing one file after MS milliseconds (default 10000)",
-       "a file whose parse takes longer gets a `parse-timeout` error diagnostic (default 10000; 0: no "
-       "limit)"},
+       "a Python, notebook, C, C++ or CUDA file whose parse takes longer gets a `parse-timeout` error "
+       "diagnostic (default 10000; 0: no limit); a C/C++/CUDA file keeps the raw lexer's facts"},
+      {"--max-parse-memory MIB", "cap one C/C++/CUDA file's clang parse at MIB MiB (default 1024)",
+       "the most memory one C, C++ or CUDA file's clang parse may add, in MiB (default 1024; 0: no limit); "
+       "past it the file gets a `parse-limit` error diagnostic and keeps the raw lexer's facts"},
       {"--fail-on LEVEL", "exit 1 on findings at or above error|warning|info, or never",
        "the lowest severity that makes the exit code 1: `error`, `warning` (the default), `info` or `never`"},
       {"--no-git", "walk the tree even inside a git work tree", ""},

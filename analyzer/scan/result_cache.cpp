@@ -625,7 +625,7 @@ std::unique_ptr<ResultCache> ResultCache::open(const std::string &directory, con
   context.add(extract.compile_commands_dir).add(extract.root).add(extract.roots.size());
   for (const auto &root : extract.roots)
     context.add(root);
-  context.add(extract.max_file_bytes).add(extract.parse_timeout_ms);
+  context.add(extract.max_file_bytes).add(extract.parse_timeout_ms).add(extract.parse_memory_bytes);
   // compile_commands.json decides how Clang parses every C/C++/CUDA file.
   const std::string database_directory =
       !extract.compile_commands_dir.empty() ? extract.compile_commands_dir : extract.root;

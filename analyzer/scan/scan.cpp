@@ -678,6 +678,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   stage.extract.roots = options.paths;
   stage.extract.max_file_bytes = options.max_file_bytes;
   stage.extract.parse_timeout_ms = options.max_parse_ms;
+  stage.extract.parse_memory_bytes = std::min<std::uint64_t>(options.max_parse_memory_mib, 1ull << 40) << 20;
   const TreePackages tree_packages(result.root_directory);
   stage.tree_packages = &tree_packages;
   set_up_python_prefilter(options, catalog, stage, result.profile.python_prefilter);

@@ -31,11 +31,12 @@ struct ScanProgress {
 
 struct ScanOptions {
   std::vector<std::string> paths{"."};
-  unsigned jobs = 0;                        // 0: number of cores
-  std::uint64_t max_file_bytes = 10u << 20; // larger files are skipped with a note
-  bool use_git = true;                      // list as git would inside a work tree (.gitignore)
-  std::string compile_commands_dir;         // -p DIR for C++/CUDA
-  unsigned max_parse_ms = 10000;            // per-file parse time limit (--max-parse-time)
+  unsigned jobs = 0;                         // 0: number of cores
+  std::uint64_t max_file_bytes = 10u << 20;  // larger files are skipped with a note
+  bool use_git = true;                       // list as git would inside a work tree (.gitignore)
+  std::string compile_commands_dir;          // -p DIR for C++/CUDA
+  unsigned max_parse_ms = 10000;             // per-file parse time limit (--max-parse-time)
+  std::uint64_t max_parse_memory_mib = 1024; // per-file clang parse memory (--max-parse-memory)
   // What to keep in ScanResult::project_files of each fact once its rules
   // have run: the assessment's inputs. What the project passes read
   // (ProjectPass::retention) and the facts whose rules wait for a pass are
