@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# An include bomb in a CUDA tree: 41 headers without include guards, each
+# including the next twice, make clang enter 2^41 files; the scan never
+# finished. Each C/C++/CUDA file's clang parse now has a budget of header
+# entries (every #include counts, a header entered twice twice), bytes and
+# nesting depth, and a deadline (--max-parse-time): past a bound, the file
+# keeps the raw lexer's facts and gets an error naming the bound (exit 3),
+# and every other file's findings stay. The gate before clang reads each
+# header once. docs/security.md, "C++ sources".
+set -euo pipefail
+binary=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+tree=$work/repo && mkdir -p "$tree/include"
+for level in $(seq 0 39); do
+  printf '#include "h%d.h"\n#include "h%d.h"\n' $((level + 1)) $((level + 1)) >"$tree/include/h$level.h"
+done
+printf '/* the last one */\n' >"$tree/include/h40.h"
+printf '#include "include/h0.h"\n__global__ void bombed(float *x) { x[0] = 1.0f; }\n' >"$tree/bomb.cu"
+printf '__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }\nvoid run(float *x) { scale<<<1, 32>>>(x); }\n' \
+  >"$tree/kernel.cu"
+printf 'import torch\ntorch.cuda.synchronize()\n' >"$tree/canary.py"
+
+scale=1
+grep -qa __asan_init "$binary" && scale=4
+
+python3 - "$binary" "$tree" "$scale" <<'PY' || fail "see above"
+import json, platform, resource, subprocess, sys, time
+binary, tree, scale = sys.argv[1], sys.argv[2], int(sys.argv[3])
+started = time.monotonic()
+try:
+    run = subprocess.run([binary, "scan", "--no-git", "--no-cache", "--format", "json", tree],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
+except subprocess.TimeoutExpired:
+    sys.exit("FAIL: the scan did not finish within 60 s")
+seconds = time.monotonic() - started
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+peak_mib = peak / (1 << 20) if platform.system() == "Darwin" else peak / 1024  # bytes there, KiB here
+if peak_mib > 512 * scale:
+    sys.exit(f"FAIL: peak RSS {peak_mib:.0f} MiB, over {512 * scale} MiB")
+if run.returncode != 3:
+    sys.exit(f"FAIL: the scan exited {run.returncode}, not 3: {run.stderr.decode()[-2000:]}")
+report = json.loads(run.stdout)
+bomb = [d for d in report["diagnostics"] if d["path"] == "bomb.cu" and d["code"] == "parse-limit"]
+if not bomb or bomb[0]["level"] != "error" or "headers entered" not in bomb[0]["message"]:
+    sys.exit(f"FAIL: no parse-limit error naming the headers entered for bomb.cu: {report['diagnostics']}")
+modes = {f["path"]: f["mode"] for f in report["files"]}
+if modes.get("bomb.cu") != "lexical":
+    sys.exit(f"FAIL: bomb.cu did not fall back to the raw lexer: {modes.get('bomb.cu')}")
+found = {(f["path"], f["rule"]) for f in report["findings"]}
+for path in ("canary.py", "kernel.cu", "bomb.cu"):
+    if not any(p == path for p, _ in found):
+        sys.exit(f"FAIL: no finding in {path}: {sorted(found)}")
+print(f"scan: {seconds:.1f} s, peak RSS {peak_mib:.0f} MiB")
+PY
+echo "ok: an include bomb stops at the bound on headers entered; the kernel and the canary are reported"

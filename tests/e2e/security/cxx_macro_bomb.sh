@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Preprocessor bombs in CUDA sources. A 1.5 KB .cu file with 36 macros, each
+# expanding to two copies of the one before (A35 is 2^35 expansions), ran
+# clang past 120 s and 4.4 GB and lost the whole scan; 109 bytes of nested
+# calls of `#define B(x) x x` double clang's token buffer at every level
+# without ever calling back. Each C/C++/CUDA file's clang parse now has a
+# budget (macro expansions, tokens, headers, time) and runs in a worker
+# process capped in time and memory: past a bound, the file keeps the raw
+# lexer's facts and gets an error naming the bound (exit 3), and every other
+# file's findings stay. docs/security.md, "C++ sources".
+set -euo pipefail
+binary=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+tree=$work/repo && mkdir -p "$tree"
+{
+  echo '__global__ void doubled(float *x) { x[0] = 1.0f; }'
+  echo '#define A0 ;'
+  for level in $(seq 1 35); do echo "#define A$level A$((level - 1)) A$((level - 1))"; done
+  echo 'A35'
+} >"$tree/doubling.cu"
+{
+  echo '__global__ void copied(float *x) { x[0] = 2.0f; }'
+  echo '#define B(x) x x'
+  printf 'B(%.0s' $(seq 1 30)
+  printf ';'
+  printf ')%.0s' $(seq 1 30)
+  echo
+} >"$tree/arguments.cu"
+printf '__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }\nvoid run(float *x) { scale<<<1, 32>>>(x); }\n' \
+  >"$tree/kernel.cu"
+printf 'import torch\ntorch.cuda.synchronize()\n' >"$tree/canary.py"
+
+# Under AddressSanitizer (scripts/sanitize) every allocation carries
+# redzones and shadow memory: the bound is scaled, and a refused allocation
+# is the sanitizer's own error (the file falls back as a crash, not as past
+# --max-parse-memory).
+scale=1
+grep -qa __asan_init "$binary" && scale=4
+
+python3 - "$binary" "$tree" "$scale" <<'PY' || fail "see above"
+import json, platform, resource, subprocess, sys, time
+binary, tree, scale = sys.argv[1], sys.argv[2], int(sys.argv[3])
+started = time.monotonic()
+try:
+    run = subprocess.run([binary, "scan", "--no-git", "--no-cache", "--format", "json",
+                          "--max-parse-memory", "256", tree],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
+except subprocess.TimeoutExpired:
+    sys.exit("FAIL: the scan did not finish within 60 s")
+seconds = time.monotonic() - started
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+peak_mib = peak / (1 << 20) if platform.system() == "Darwin" else peak / 1024  # bytes there, KiB here
+if peak_mib > 512 * scale:
+    sys.exit(f"FAIL: peak RSS {peak_mib:.0f} MiB, over {512 * scale} MiB")
+if run.returncode != 3:
+    sys.exit(f"FAIL: the scan exited {run.returncode}, not 3: {run.stderr.decode()[-2000:]}")
+report = json.loads(run.stdout)
+diagnostics = {(d["path"], d["code"]): d for d in report["diagnostics"]}
+doubling = diagnostics.get(("doubling.cu", "parse-limit"))
+if not doubling or doubling["level"] != "error" or "macro expansions" not in doubling["message"]:
+    sys.exit(f"FAIL: no parse-limit error naming macro expansions for doubling.cu: {report['diagnostics']}")
+arguments = diagnostics.get(("arguments.cu", "parse-limit"))
+if scale == 1 and (not arguments or "--max-parse-memory" not in arguments["message"]):
+    sys.exit(f"FAIL: no parse-limit error naming --max-parse-memory for arguments.cu: {report['diagnostics']}")
+if scale > 1 and not any(path == "arguments.cu" for path, _ in diagnostics):
+    sys.exit(f"FAIL: no diagnostic for arguments.cu: {report['diagnostics']}")
+modes = {f["path"]: f["mode"] for f in report["files"]}
+if modes.get("doubling.cu") != "lexical" or modes.get("arguments.cu") != "lexical":
+    sys.exit(f"FAIL: the bombs did not fall back to the raw lexer: {modes}")
+found = {(f["path"], f["rule"]) for f in report["findings"]}
+for path in ("canary.py", "kernel.cu", "doubling.cu", "arguments.cu"):
+    if not any(p == path for p, _ in found):
+        sys.exit(f"FAIL: no finding in {path}: {sorted(found)}")
+print(f"scan: {seconds:.1f} s, peak RSS {peak_mib:.0f} MiB")
+PY
+echo "ok: macro bombs stop at their bound; the kernel and the canary are reported"
