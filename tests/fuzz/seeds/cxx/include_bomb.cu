@@ -1,0 +1,2 @@
+#include "h0.h"
+__global__ void k(float *x) { x[0] = 1.0f; }
