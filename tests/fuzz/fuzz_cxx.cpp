@@ -2,8 +2,9 @@
 // parse alike. The input is a .cu file at the top of a fixed tree that
 // holds the preprocessor's bombs: 41 unguarded headers that each include the
 // next twice (2^41 entries), a header that includes itself, a header of
-// doubling macros (A35 is 2^35 expansions) and a macro that copies its
-// argument twice, plus an ordinary header. Whatever the input includes or
+// doubling macros (A35 is 2^35 expansions), a macro that copies its
+// argument twice and one that passes it on (for calls nested thousands
+// deep), plus an ordinary header. Whatever the input includes or
 // expands, the file must come back within its bounds (docs/cxx-frontend.md,
 // "Bounds"): a parse is stopped by its budget or by its worker's deadline
 // and memory cap, both well inside libFuzzer's own limits, and the file
@@ -39,7 +40,7 @@ struct BombTree {
     for (int level = 1; level <= 35; ++level)
       doubling += "#define A" + std::to_string(level) + " A" + std::to_string(level - 1) + " A" +
                   std::to_string(level - 1) + "\n";
-    std::ofstream(root / "doubling.h") << doubling << "#define TWICE(x) x x\n";
+    std::ofstream(root / "doubling.h") << doubling << "#define TWICE(x) x x\n#define ONCE(x) x\n";
     std::ofstream(root / "kernels.cuh")
         << "#pragma once\n#define KERNEL(name) __global__ void name(float *x)\n";
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -500,10 +501,13 @@ class ClangBudget {
 public:
   explicit ClangBudget(ParseBudget &budget) : budget_(budget) {}
 
-  void attach(clang::CompilerInstance &compiler) { compiler_ = &compiler; }
+  void attach(clang::CompilerInstance &compiler) {
+    compiler_ = &compiler;
+    stack_base_ = stack_here();
+  }
   void detach() { compiler_ = nullptr; }
 
-  void expand_macro() { settle(budget_.expand_macro()); }
+  void expand_macro() { settle(budget_.expand_macro(stack_depth())); }
   void read_token() { settle(budget_.read_token()); }
   void instantiate_template() { settle(budget_.instantiate_template()); }
   void check_time() { settle(budget_.check_time()); }
@@ -520,6 +524,15 @@ public:
   }
 
 private:
+  static std::uintptr_t stack_here() { return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)); }
+
+  // How far the stack has grown since the parse began; 0 when unknown
+  // (clang moved to another thread's stack).
+  std::uint64_t stack_depth() const {
+    const std::uintptr_t here = stack_here();
+    return here < stack_base_ && stack_base_ - here < (1u << 30) ? stack_base_ - here : 0;
+  }
+
   void settle(bool within) {
     if (!compiler_ || stopped_)
       return;
@@ -570,6 +583,7 @@ private:
 
   ParseBudget &budget_;
   clang::CompilerInstance *compiler_ = nullptr;
+  std::uintptr_t stack_base_ = 0;
   bool stopped_ = false;
 };
 

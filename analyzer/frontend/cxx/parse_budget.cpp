@@ -34,7 +34,10 @@ bool ParseBudget::charge(std::uint64_t &count, std::uint64_t limit, ParseBound b
   return ++charges_ % kChargesPerClockCheck != 0 || check_time();
 }
 
-bool ParseBudget::expand_macro() {
+bool ParseBudget::expand_macro(std::uint64_t stack_bytes) {
+  usage_.peak_macro_nesting_bytes = std::max(usage_.peak_macro_nesting_bytes, stack_bytes);
+  if (!exceeded() && stack_bytes > limits_.macro_nesting_bytes)
+    return pass(ParseBound::MacroNesting);
   return charge(usage_.macro_expansions, limits_.macro_expansions, ParseBound::MacroExpansions);
 }
 
@@ -73,6 +76,7 @@ ParseBudget ParseBudget::with_nothing_spent() const {
 
 void ParseBudget::add_usage(const ParseUsage &spent) {
   usage_.macro_expansions += spent.macro_expansions;
+  usage_.peak_macro_nesting_bytes = std::max(usage_.peak_macro_nesting_bytes, spent.peak_macro_nesting_bytes);
   usage_.tokens += spent.tokens;
   usage_.peak_include_depth = std::max(usage_.peak_include_depth, spent.peak_include_depth);
   usage_.included_files += spent.included_files;
@@ -107,6 +111,9 @@ std::string ParseBudget::describe() const {
     return more_than(limits_.included_files, "headers entered (each #include of one counts)");
   case ParseBound::IncludedBytes:
     return more_than(limits_.included_bytes, "bytes of headers entered (each #include of one counts)");
+  case ParseBound::MacroNesting:
+    return "macro expansions nested more than " + std::to_string(limits_.macro_nesting_bytes >> 10) +
+           " KiB of stack deep";
   case ParseBound::Memory:
     if (limits_.memory_bytes == ~0ull)
       return "more memory than could be allocated";

@@ -24,13 +24,14 @@ namespace mpsaudit::cxx {
 // Template instantiations are counted but not bounded (a file of the dev
 // set makes 19,000, and the time and memory bounds cover them).
 struct ParseLimits {
-  unsigned time_ms = 0;                        // wall time for the file (--max-parse-time); 0: none
-  std::uint64_t macro_expansions = 4'000'000;  // macros expanded, nested ones included
-  std::uint64_t tokens = 16'000'000;           // tokens lexed after expansion, at every level
-  std::uint32_t include_depth = 100;           // files open at once, the main file included
-  std::uint64_t included_files = 10'000;       // files entered, each entry counted
-  std::uint64_t included_bytes = 256ull << 20; // their bytes, each entry counted
-  std::uint64_t memory_bytes = ~0ull;          // what clang's allocators hold (--max-parse-memory)
+  unsigned time_ms = 0;                         // wall time for the file (--max-parse-time); 0: none
+  std::uint64_t macro_expansions = 4'000'000;   // macros expanded, nested ones included
+  std::uint64_t macro_nesting_bytes = 2u << 20; // stack under a macro expansion: how deep they nest
+  std::uint64_t tokens = 16'000'000;            // tokens lexed after expansion, at every level
+  std::uint32_t include_depth = 100;            // files open at once, the main file included
+  std::uint64_t included_files = 10'000;        // files entered, each entry counted
+  std::uint64_t included_bytes = 256ull << 20;  // their bytes, each entry counted
+  std::uint64_t memory_bytes = ~0ull;           // what clang's allocators hold (--max-parse-memory)
 };
 
 enum class ParseBound : std::uint8_t {
@@ -42,11 +43,13 @@ enum class ParseBound : std::uint8_t {
   IncludedFiles,
   IncludedBytes,
   Memory,
+  MacroNesting,
 };
 
 // What a parse has spent so far.
 struct ParseUsage {
   std::uint64_t macro_expansions = 0;
+  std::uint64_t peak_macro_nesting_bytes = 0;
   std::uint64_t tokens = 0;
   std::uint32_t include_depth = 0; // now
   std::uint32_t peak_include_depth = 0;
@@ -67,7 +70,10 @@ public:
   // A budget whose time runs out at `deadline` (a parse in a worker process).
   static ParseBudget until(const ParseLimits &limits, Clock::time_point deadline);
 
-  bool expand_macro();
+  // A macro expanded `stack_bytes` down the stack from where the parse
+  // began: arguments pre-expanded inside arguments recurse in clang, about
+  // a kilobyte of stack a level, and 50,000 levels overflowed the stack.
+  bool expand_macro(std::uint64_t stack_bytes = 0);
   bool read_token();
   bool instantiate_template();
   // A header entered (`bytes` long); every entry counts, a header entered

@@ -195,6 +195,7 @@ std::string encode_request(const ParseRequest &request) {
   const ParseLimits &limits = request.limits;
   out.number(limits.time_ms)
       .number(limits.macro_expansions)
+      .number(limits.macro_nesting_bytes)
       .number(limits.tokens)
       .number(limits.include_depth)
       .number(limits.included_files)
@@ -219,6 +220,7 @@ std::optional<ParseRequest> decode_request(std::string_view bytes) {
   ParseLimits &limits = request.limits;
   limits.time_ms = in.line();
   limits.macro_expansions = in.number();
+  limits.macro_nesting_bytes = in.number();
   limits.tokens = in.number();
   limits.include_depth = in.line();
   limits.included_files = in.number();
@@ -239,6 +241,7 @@ std::string encode_outcome(const ParseOutcome &outcome) {
   const ParseUsage &usage = outcome.usage;
   out.number(static_cast<std::uint64_t>(outcome.bound))
       .number(usage.macro_expansions)
+      .number(usage.peak_macro_nesting_bytes)
       .number(usage.tokens)
       .number(usage.peak_include_depth)
       .number(usage.included_files)
@@ -260,6 +263,7 @@ std::optional<ParseOutcome> decode_outcome(std::string_view bytes) {
   const std::uint64_t bound = in.number();
   ParseUsage &usage = outcome.usage;
   usage.macro_expansions = in.number();
+  usage.peak_macro_nesting_bytes = in.number();
   usage.tokens = in.number();
   usage.peak_include_depth = in.line();
   usage.included_files = in.number();
@@ -268,7 +272,7 @@ std::optional<ParseOutcome> decode_outcome(std::string_view bytes) {
   usage.instantiations = in.number();
   outcome.skipped_bodies = in.number();
   outcome.dropped_instantiations = in.number();
-  if (!in.ok() || bound > static_cast<std::uint64_t>(ParseBound::Memory))
+  if (!in.ok() || bound > static_cast<std::uint64_t>(ParseBound::MacroNesting))
     return std::nullopt;
   outcome.bound = static_cast<ParseBound>(bound);
   return outcome;

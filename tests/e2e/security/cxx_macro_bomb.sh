@@ -3,11 +3,13 @@
 # expanding to two copies of the one before (A35 is 2^35 expansions), ran
 # clang past 120 s and 4.4 GB and lost the whole scan; 109 bytes of nested
 # calls of `#define B(x) x x` double clang's token buffer at every level
-# without ever calling back. Each C/C++/CUDA file's clang parse now has a
-# budget (macro expansions, tokens, headers, time) and runs in a worker
-# process capped in time and memory: past a bound, the file keeps the raw
-# lexer's facts and gets an error naming the bound (exit 3), and every other
-# file's findings stay. docs/security.md, "C++ sources".
+# without ever calling back; 12 KB of calls of `#define C(x) x` nested 3,000
+# deep overflowed clang's stack and killed the scan. Each C/C++/CUDA file's
+# clang parse now has a budget (macro expansions and their nesting, tokens,
+# headers, time) and runs in a worker process capped in time and memory:
+# past a bound, the file keeps the raw lexer's facts and gets an error
+# naming the bound (exit 3), and every other file's findings stay.
+# docs/security.md, "C++ sources".
 set -euo pipefail
 binary=$1
 work=$(mktemp -d)
@@ -29,6 +31,14 @@ tree=$work/repo && mkdir -p "$tree"
   printf ')%.0s' $(seq 1 30)
   echo
 } >"$tree/arguments.cu"
+{
+  echo '__global__ void nested(float *x) { x[0] = 3.0f; }'
+  echo '#define C(x) x'
+  printf 'C(%.0s' $(seq 1 3000)
+  printf ';'
+  printf ')%.0s' $(seq 1 3000)
+  echo
+} >"$tree/nesting.cu"
 printf '__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }\nvoid run(float *x) { scale<<<1, 32>>>(x); }\n' \
   >"$tree/kernel.cu"
 printf 'import torch\ntorch.cuda.synchronize()\n' >"$tree/canary.py"
@@ -67,11 +77,14 @@ if scale == 1 and (not arguments or "--max-parse-memory" not in arguments["messa
     sys.exit(f"FAIL: no parse-limit error naming --max-parse-memory for arguments.cu: {report['diagnostics']}")
 if scale > 1 and not any(path == "arguments.cu" for path, _ in diagnostics):
     sys.exit(f"FAIL: no diagnostic for arguments.cu: {report['diagnostics']}")
+nesting = diagnostics.get(("nesting.cu", "parse-limit"))
+if not nesting or "nested more than" not in nesting["message"]:
+    sys.exit(f"FAIL: no parse-limit error naming the nesting for nesting.cu: {report['diagnostics']}")
 modes = {f["path"]: f["mode"] for f in report["files"]}
-if modes.get("doubling.cu") != "lexical" or modes.get("arguments.cu") != "lexical":
+if any(modes.get(bomb) != "lexical" for bomb in ("doubling.cu", "arguments.cu", "nesting.cu")):
     sys.exit(f"FAIL: the bombs did not fall back to the raw lexer: {modes}")
 found = {(f["path"], f["rule"]) for f in report["findings"]}
-for path in ("canary.py", "kernel.cu", "doubling.cu", "arguments.cu"):
+for path in ("canary.py", "kernel.cu", "doubling.cu", "arguments.cu", "nesting.cu"):
     if not any(p == path for p, _ in found):
         sys.exit(f"FAIL: no finding in {path}: {sorted(found)}")
 print(f"scan: {seconds:.1f} s, peak RSS {peak_mib:.0f} MiB")

@@ -80,6 +80,16 @@ TEST_CASE("a parse budget names the first bound passed", "[cxx][budget]") {
     CHECK_FALSE(budget.read_token());
     CHECK(budget.bound() == ParseBound::MacroExpansions);
   }
+  SECTION("macro nesting, measured in stack") {
+    ParseLimits limits = small_limits();
+    limits.macro_nesting_bytes = 4096;
+    ParseBudget budget(limits);
+    REQUIRE(budget.expand_macro(4096));
+    CHECK_FALSE(budget.expand_macro(4097));
+    CHECK(budget.bound() == ParseBound::MacroNesting);
+    CHECK(budget.describe() == "macro expansions nested more than 4 KiB of stack deep");
+    CHECK(budget.usage().peak_macro_nesting_bytes == 4097);
+  }
   SECTION("tokens") {
     ParseBudget budget(small_limits());
     for (int i = 0; i < 20; ++i)
@@ -172,6 +182,18 @@ TEST_CASE("a macro that doubles 35 times stops clang, and the file keeps its tok
   for (const auto &diagnostic : facts.diagnostics)
     if (diagnostic.code == "parse-limit")
       CHECK(diagnostic.level == DiagnosticLevel::Error);
+}
+
+TEST_CASE("macro calls nested thousands deep stop before they overflow clang's stack",
+          "[cxx][budget][security]") {
+  std::string calls;
+  for (int level = 0; level < 3000; ++level)
+    calls += "B(";
+  calls += ";" + std::string(3000, ')') + "\n";
+  const FileFacts facts = extract("nested.cu", kKernel + "#define B(x) x\n" + calls);
+  CHECK(facts.mode == "lexical");
+  CHECK(has_diagnostic(facts, "parse-limit", "nested more than 2048 KiB of stack deep"));
+  CHECK(find_fact(facts, "cuda-kernel", "touch") != nullptr);
 }
 
 TEST_CASE("headers that each include the next twice stop clang", "[cxx][budget][security]") {

@@ -37,6 +37,7 @@ ParseOutcome sample_outcome() {
   outcome.model.barrier_lines = {8};
   outcome.bound = ParseBound::IncludedFiles;
   outcome.usage.macro_expansions = 12;
+  outcome.usage.peak_macro_nesting_bytes = 40000;
   outcome.usage.tokens = 3400;
   outcome.usage.peak_include_depth = 4;
   outcome.usage.included_files = 10001;
@@ -72,6 +73,7 @@ TEST_CASE("a parse's outcome reads back whole", "[cxx][wire]") {
   CHECK(got->model.double_lines == std::vector<std::uint32_t>{6, 6});
   CHECK(got->bound == ParseBound::IncludedFiles);
   CHECK(got->usage.included_files == 10001);
+  CHECK(got->usage.peak_macro_nesting_bytes == 40000);
   CHECK(got->usage.peak_include_depth == 4);
   CHECK(got->skipped_bodies == 2);
   CHECK(got->dropped_instantiations == 1);
@@ -87,6 +89,7 @@ TEST_CASE("a parse request reads back whole", "[cxx][wire]") {
   sent.skip_unread_bodies = false;
   sent.limits.time_ms = 10000;
   sent.limits.included_files = 7;
+  sent.limits.macro_nesting_bytes = 99;
   sent.deadline = ParseBudget::Clock::now();
   const std::optional<ParseRequest> got = decode_request(encode_request(sent));
   REQUIRE(got.has_value());
@@ -96,6 +99,7 @@ TEST_CASE("a parse request reads back whole", "[cxx][wire]") {
   CHECK_FALSE(got->skip_unread_bodies);
   CHECK(got->limits.time_ms == 10000);
   CHECK(got->limits.included_files == 7);
+  CHECK(got->limits.macro_nesting_bytes == 99);
   CHECK(got->limits.tokens == ParseLimits{}.tokens);
   CHECK(got->deadline == sent.deadline);
 }
