@@ -39,7 +39,11 @@ check_no_decision "$work/empty" "an empty tree"
 mkdir -p "$work/ignored"
 printf 'import torch\ntorch.cuda.synchronize()\n' >"$work/ignored/a.py"
 printf '*.py\n' >"$work/ignored/.gitignore"
+# A repository with an index: a .git without one (a fresh `git init`, or a
+# planted one) is no work tree, and its tree is walked as with --no-git
+# (docs/security.md, "a `.git` without an index hides nothing").
 git -C "$work/ignored" init -q
+git -C "$work/ignored" add .gitignore
 check_no_decision "$work/ignored" "an all-ignored tree"
 
 # A baseline hides known findings from the list and the exit code, not
