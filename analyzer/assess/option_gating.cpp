@@ -183,10 +183,7 @@ std::string_view cuda_only_module_path(const Fact &fact) {
 // package runs its top level. A required-import test (`if fn is None:
 // raise`) is unguarded, so it keeps the module required.
 std::vector<OptionGate> guarded_cuda_only_modules(const std::vector<ProjectFile> &files,
-                                                  const Reachability &reach) {
-  std::map<std::string_view, std::size_t> index_of;
-  for (std::size_t i = 0; i < files.size(); ++i)
-    index_of.emplace(files[i].path, i);
+                                                  const ModuleIndex &index, const Reachability &reach) {
   std::map<std::size_t, ModuleUses> uses;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (reach.files[i].status != ReachStatus::Reached)
@@ -194,11 +191,11 @@ std::vector<OptionGate> guarded_cuda_only_modules(const std::vector<ProjectFile>
     for (const Fact &fact : files[i].facts.facts) {
       if (fact.kind != fact_kind::LocalCudaOnlyImport)
         continue;
-      const auto module = index_of.find(cuda_only_module_path(fact));
-      if (module == index_of.end() || module->second == i)
+      const std::optional<std::size_t> module = index.file_of_path(cuda_only_module_path(fact));
+      if (!module || *module == i)
         continue;
       const bool guarded = fact.guard != Guard::None || fact.attribute("option");
-      ++(guarded ? uses[module->second].optional : uses[module->second].required);
+      ++(guarded ? uses[*module].optional : uses[*module].required);
     }
   }
   std::vector<OptionGate> gates;
@@ -234,7 +231,7 @@ std::string op_stem(std::string_view name) {
 
 std::vector<OptionGate> find_option_gated_files(const std::vector<ProjectFile> &files,
                                                 const ModuleIndex &index, const Reachability &reach) {
-  std::vector<OptionGate> gates = guarded_cuda_only_modules(files, reach);
+  std::vector<OptionGate> gates = guarded_cuda_only_modules(files, index, reach);
   std::vector<OpWrapper> wrappers = find_op_wrappers(files);
   if (wrappers.empty())
     return gates;
