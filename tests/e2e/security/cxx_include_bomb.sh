@@ -26,23 +26,13 @@ printf 'import torch\ntorch.cuda.synchronize()\n' >"$tree/canary.py"
 scale=1
 grep -qa __asan_init "$binary" && scale=4
 
-python3 - "$binary" "$tree" "$scale" <<'PY' || fail "see above"
-import json, platform, resource, subprocess, sys, time
+python3 - "$binary" "$tree" "$scale" "$(dirname "${BASH_SOURCE[0]}")" <<'PY' || fail "see above"
+import sys
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, sys.argv[4])
+from bounded_scan import bounded_scan
 binary, tree, scale = sys.argv[1], sys.argv[2], int(sys.argv[3])
-started = time.monotonic()
-try:
-    run = subprocess.run([binary, "scan", "--no-git", "--no-cache", "--format", "json", tree],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
-except subprocess.TimeoutExpired:
-    sys.exit("FAIL: the scan did not finish within 60 s")
-seconds = time.monotonic() - started
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-peak_mib = peak / (1 << 20) if platform.system() == "Darwin" else peak / 1024  # bytes there, KiB here
-if peak_mib > 512 * scale:
-    sys.exit(f"FAIL: peak RSS {peak_mib:.0f} MiB, over {512 * scale} MiB")
-if run.returncode != 3:
-    sys.exit(f"FAIL: the scan exited {run.returncode}, not 3: {run.stderr.decode()[-2000:]}")
-report = json.loads(run.stdout)
+report, seconds, peak_mib = bounded_scan(binary, tree, scale)
 bomb = [d for d in report["diagnostics"] if d["path"] == "bomb.cu" and d["code"] == "parse-limit"]
 if not bomb or bomb[0]["level"] != "error" or "headers entered" not in bomb[0]["message"]:
     sys.exit(f"FAIL: no parse-limit error naming the headers entered for bomb.cu: {report['diagnostics']}")
