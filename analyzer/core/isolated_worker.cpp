@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -142,13 +144,8 @@ std::uint64_t cap_address_space(std::uint64_t memory_bytes) {
   return held;
 }
 
-[[noreturn]] void serve(int socket, IsolatedWorker::Handler handler, std::uint64_t memory_bytes) {
+[[noreturn]] void serve_requests(int socket, IsolatedWorker::Handler handler, std::uint64_t memory_bytes) {
   in_isolated_child.store(true);
-#ifdef __linux__
-  // The child must not outlive the thread that started it.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-  socket = close_other_descriptors(socket);
   const std::uint64_t started_with = cap_address_space(memory_bytes);
   std::set_new_handler([] { exit_isolated_out_of_memory(); });
   std::string request;
@@ -170,6 +167,29 @@ std::uint64_t cap_address_space(std::uint64_t memory_bytes) {
       break;
   }
   ::_exit(0);
+}
+
+// In the child, right after the fork: what every child does first.
+int detach_child(int socket) {
+#ifdef __linux__
+  // The child must not outlive the thread that started it (kept across exec).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  return close_other_descriptors(socket);
+}
+
+// In the child, right after the fork: replaces it with the worker program,
+// its socket on kIsolatedWorkerSocket. Only async-signal-safe calls: another
+// thread may have held any lock at the fork. `argv` was built before it.
+[[noreturn]] void exec_worker_program(int socket, char *const argv[]) {
+  socket = detach_child(socket);
+  if (socket != kIsolatedWorkerSocket) {
+    if (::dup2(socket, kIsolatedWorkerSocket) < 0)
+      ::_exit(kFailedStatus);
+    ::close(socket);
+  }
+  ::execv(argv[0], argv);
+  ::_exit(kFailedStatus);
 }
 
 // -------------------------------------------------------------- the parent
@@ -224,6 +244,10 @@ Transfer receive_before(int fd, char *data, std::size_t size, Clock::time_point 
 
 } // namespace
 
+void serve_isolated_requests(int socket, IsolatedWorker::Handler handler, std::uint64_t memory_bytes) {
+  serve_requests(socket, handler, memory_bytes);
+}
+
 void exit_isolated_out_of_memory() {
   if (in_isolated_child.load())
     ::_exit(kOutOfMemoryStatus);
@@ -242,6 +266,14 @@ bool IsolatedWorker::start(std::uint64_t memory_bytes) {
     ::setsockopt(end, SOL_SOCKET, SO_NOSIGPIPE, &on, sizeof on);
 #endif
   }
+  // The program's arguments, the cap last, built before the fork.
+  std::vector<std::string> arguments = program_;
+  if (!arguments.empty())
+    arguments.push_back(std::to_string(memory_bytes));
+  std::vector<char *> argv;
+  for (std::string &argument : arguments)
+    argv.push_back(argument.data());
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(ends[0]);
@@ -250,7 +282,9 @@ bool IsolatedWorker::start(std::uint64_t memory_bytes) {
   }
   if (pid == 0) {
     ::close(ends[0]);
-    serve(ends[1], handler_, memory_bytes);
+    if (!program_.empty())
+      exec_worker_program(ends[1], argv.data());
+    serve_requests(detach_child(ends[1]), handler_, memory_bytes);
   }
   ::close(ends[1]);
   pid_ = pid;

@@ -4,19 +4,29 @@
 // clang's preprocessor, given `B(B(B(...)))` with `#define B(x) x x`,
 // doubles its token buffer at every level without calling back into us, and
 // no callback can stop a Sema that is busy instantiating. Such work runs in
-// a worker: a fork of this process (no exec: it already holds the loaded
-// libraries) that answers requests one at a time, each under a deadline,
-// the whole child under a cap on the address space it may add. A request
-// that runs past its deadline, or an allocation refused under the cap, ends
-// the child; the next request starts another. Whatever happens in the
-// child, the caller gets a result: the answer, or why there is none.
+// a worker: a child process that answers requests one at a time, each under
+// a deadline, the whole child under a cap on the address space it may add.
+// A request that runs past its deadline, or an allocation refused under the
+// cap, ends the child; the next request starts another. Whatever happens in
+// the child, the caller gets a result: the answer, or why there is none.
 //
-// The child is long-lived because a fresh process per request costs about a
-// millisecond of page faults (docs/performance.md, "Bounds on a clang
-// parse"). Its standard streams are /dev/null and it holds no descriptor of
-// ours but its socket, so it can neither write to the terminal nor keep
-// another child's socket open; it ends when its socket closes, and on
-// Linux when the thread that started it ends.
+// How the child starts:
+// - a worker program (the mpsaudit binary run as `mpsaudit __parse-worker`):
+//   fork, then exec at once. The new process holds no lock. A bare fork of
+//   a scan, whose other threads may hold the allocator's or LLVM's locks at
+//   that instant, can hang in its first allocation: GCC 12's
+//   AddressSanitizer allocator did, once in a few scans (docs/robustness.md).
+// - no program (tests, fuzzers, single-threaded tools): a fork of this
+//   process that serves the handler itself. Safe only where no other thread
+//   can hold a lock the handler takes.
+//
+// The child is long-lived because a fresh process per request costs a
+// millisecond of page faults for a fork and tens for an exec that loads
+// Clang (docs/performance.md, "Bounds on a clang parse"). Its standard
+// streams are /dev/null and it holds no descriptor of ours but its socket,
+// so it can neither write to the terminal nor keep another child's socket
+// open; it ends when its socket closes, and on Linux when the thread that
+// started it ends.
 #pragma once
 
 #include <sys/types.h>
@@ -26,8 +36,13 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mpsaudit {
+
+// The descriptor a worker program finds its socket on.
+inline constexpr int kIsolatedWorkerSocket = 3;
 
 struct IsolationLimits {
   // The request is abandoned, and the child killed, when it has not
@@ -58,7 +73,11 @@ public:
   // exit_isolated_out_of_memory() from an allocation-failure handler.
   using Handler = std::string (*)(const std::string &request);
 
-  explicit IsolatedWorker(Handler handler) : handler_(handler) {}
+  // `program`, when given, is what the child execs, with the cap in bytes
+  // appended as its last argument; it must call serve_isolated_requests
+  // with the same handler. Empty: the fork serves `handler` itself.
+  explicit IsolatedWorker(Handler handler, std::vector<std::string> program = {})
+      : handler_(handler), program_(std::move(program)) {}
   ~IsolatedWorker() { stop(); }
   IsolatedWorker(const IsolatedWorker &) = delete;
   IsolatedWorker &operator=(const IsolatedWorker &) = delete;
@@ -77,11 +96,18 @@ private:
   IsolationOutcome reap(bool killed);
 
   Handler handler_;
+  std::vector<std::string> program_;
   mutable std::mutex mutex_;
   pid_t pid_ = -1;
   int socket_ = -1;
   std::uint64_t memory_bytes_ = 0;
 };
+
+// A worker program's loop: answers the requests on `socket` with `handler`
+// until the parent closes it, under a cap of `memory_bytes` more address
+// space (0: none). Never returns.
+[[noreturn]] void serve_isolated_requests(int socket, IsolatedWorker::Handler handler,
+                                          std::uint64_t memory_bytes);
 
 // Ends the worker's child, reported as OutOfMemory; for allocation-failure
 // handlers (LLVM's bad-alloc handler). Outside a child it aborts.

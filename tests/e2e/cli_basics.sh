@@ -66,4 +66,12 @@ done < <("$binary" help --markdown | sed -n 's/^| `\(-[^ `,]*\).*/\1/p')
 # After `--`, --help is a path, not a request for help.
 status=0; "$binary" scan --no-git -- --help >/dev/null 2>&1 || status=$?
 [[ $status -eq 2 ]] || fail "scan -- --help exits $status, want 2 (no such path)"
+# The parse worker beside the plugin is started by a scan, with its socket
+# on descriptor 3; run by hand it says so and exits 2.
+worker=$(dirname "$binary")/mpsaudit-parse-worker
+if [[ -x $worker ]]; then
+  status=0; "$worker" 0 >/dev/null 2>"$work/worker.txt" </dev/null || status=$?
+  [[ $status -eq 2 ]] || fail "mpsaudit-parse-worker by hand exits $status, want 2"
+  grep -q 'started by mpsaudit itself' "$work/worker.txt" || fail "the worker by hand: $(cat "$work/worker.txt")"
+fi
 echo "CLI contract holds"

@@ -36,6 +36,9 @@ printf '__global__ void k(float *x) { x[threadIdx.x] = 0; }\n' > "$WORK/project/
 plugin_installed=$(find "$PREFIX" -name libmpsaudit-cxx.so | head -1)
 if [ -e "$BUILD/libmpsaudit-cxx.so" ]; then
   [ -n "$plugin_installed" ] || fail "the C++/CUDA front end's plugin is not installed"
+  # Its parses run in the worker program beside it (cxx_plugin.h).
+  [ -x "$(dirname "$plugin_installed")/mpsaudit-parse-worker" ] ||
+    fail "mpsaudit-parse-worker is not installed beside $plugin_installed"
 fi
 
 # check_loads_own_plugin <binary>: a C++ file makes the binary load the

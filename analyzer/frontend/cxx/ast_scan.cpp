@@ -937,6 +937,14 @@ public:
     static ParseWorkers workers;
     return workers;
   }
+  void use_program(std::vector<std::string> program) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    program_ = std::move(program);
+  }
+  std::vector<std::string> program() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return program_;
+  }
   void add(IsolatedWorker *worker) {
     const std::lock_guard<std::mutex> lock(mutex_);
     workers_.insert(worker);
@@ -952,14 +960,15 @@ public:
   }
 
 private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::set<IsolatedWorker *> workers_;
+  std::vector<std::string> program_; // empty: workers are forks (IsolatedWorker)
 };
 
 struct ThreadWorker {
   ThreadWorker() { ParseWorkers::instance().add(&worker); }
   ~ThreadWorker() { ParseWorkers::instance().remove(&worker); }
-  IsolatedWorker worker{&serve_parse};
+  IsolatedWorker worker{&serve_parse, ParseWorkers::instance().program()};
 };
 
 IsolatedWorker &this_threads_worker() {
@@ -1031,6 +1040,14 @@ int parse_worker_process() {
 
 void stop_parse_workers() {
   ParseWorkers::instance().stop_all();
+}
+
+void use_parse_worker_program(const std::string &executable) {
+  ParseWorkers::instance().use_program({executable});
+}
+
+void serve_parse_worker(int socket, std::uint64_t memory_bytes) {
+  serve_isolated_requests(socket, &serve_parse, memory_bytes);
 }
 
 bool compilation_database_applies(const ExtractOptions &options) {

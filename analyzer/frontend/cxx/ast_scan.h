@@ -43,6 +43,16 @@ int parse_worker_process();
 // last C/C++/CUDA file.
 void stop_parse_workers();
 
+// Parse workers started from now on exec `executable CAP`, the parse worker
+// (parse_worker_main.cpp), rather than fork this process, which only a
+// process with one thread may do safely (core/isolated_worker.h). A
+// thread's worker already running is kept.
+void use_parse_worker_program(const std::string &executable);
+
+// The parse worker's side: answers parse requests on `socket` under a cap
+// of `memory_bytes` more address space. Never returns.
+[[noreturn]] void serve_parse_worker(int socket, std::uint64_t memory_bytes);
+
 // The shim header's text, as embedded at build time.
 const char *cuda_shim_text();
 

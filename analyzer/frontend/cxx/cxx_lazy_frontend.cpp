@@ -94,6 +94,10 @@ LoadedPlugin load_plugin() {
       loaded.problem = path + " is not a C++/CUDA front end of this mpsaudit build";
       return loaded;
     }
+    // Beside the plugin, the program its parses run in (kCxxParseWorkerFileName).
+    const fs::path worker = fs::path(path).parent_path() / kCxxParseWorkerFileName;
+    if (fs::exists(worker, error))
+      api->use_worker_program(worker.c_str());
     loaded.api = api; // the handle stays open for the life of the process
     loaded.pages = LibraryPages::added(before, LibraryPages::loaded());
     return loaded;

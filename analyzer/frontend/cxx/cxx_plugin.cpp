@@ -12,6 +12,10 @@ mpsaudit::FileFacts extract_cxx_auto(const mpsaudit::SourceFile &file,
   return mpsaudit::extract_cxx_file(file, options, mpsaudit::CxxParseMode::Auto);
 }
 
+void use_worker_program(const char *executable) {
+  mpsaudit::cxx::use_parse_worker_program(executable);
+}
+
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) const mpsaudit::CxxPluginApi *mpsaudit_cxx_plugin_api() {
@@ -20,6 +24,7 @@ extern "C" __attribute__((visibility("default"))) const mpsaudit::CxxPluginApi *
     table.extract_cxx = &extract_cxx_auto;
     table.extract_metal = &mpsaudit::extract_metal_file;
     table.release = &mpsaudit::cxx::stop_parse_workers;
+    table.use_worker_program = &use_worker_program;
     return table;
   }();
   return &api;

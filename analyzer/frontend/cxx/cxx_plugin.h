@@ -19,8 +19,9 @@ namespace mpsaudit {
 // a plugin built from another version of the fact model. The plugin links
 // its own copy of core/, so the texts it interns live in its own pool: it is
 // never unloaded, and InternedString compares texts when the pointers differ.
-// 2: Guard::CpuFallback, device-dispatch; 3: interned texts; 4: parse bounds in ExtractOptions
-inline constexpr std::uint32_t kCxxPluginAbi = 4;
+// 2: Guard::CpuFallback, device-dispatch; 3: interned texts; 4: parse bounds in ExtractOptions;
+// 5: the parse worker program
+inline constexpr std::uint32_t kCxxPluginAbi = 5;
 
 struct CxxPluginApi {
   std::uint32_t abi = kCxxPluginAbi;
@@ -33,19 +34,25 @@ struct CxxPluginApi {
   // Ends the processes clang's parses run in, once the scan's C/C++/CUDA
   // files are read (a later parse starts another).
   void (*release)() = nullptr;
+  // Parses from now on run in worker processes that exec `executable CAP`,
+  // the parse worker (ast_scan.h); without it, in forks of this process.
+  void (*use_worker_program)(const char *executable) = nullptr;
 
   // Whether a plugin's table was built from the same fact model as ours.
   bool compatible() const {
     const CxxPluginApi ours;
     return abi == ours.abi && fact_size == ours.fact_size && file_facts_size == ours.file_facts_size &&
            source_file_size == ours.source_file_size && extract_options_size == ours.extract_options_size &&
-           extract_cxx && extract_metal && release;
+           extract_cxx && extract_metal && release && use_worker_program;
   }
 };
 
 // The plugin's file name, and the symbol it exports.
 inline constexpr const char *kCxxPluginFileName = "libmpsaudit-cxx.so";
 inline constexpr const char *kCxxPluginEntry = "mpsaudit_cxx_plugin_api";
+// The parse worker (parse_worker_main.cpp), installed beside the plugin:
+// `mpsaudit-parse-worker CAP`, its socket on kIsolatedWorkerSocket.
+inline constexpr const char *kCxxParseWorkerFileName = "mpsaudit-parse-worker";
 
 } // namespace mpsaudit
 

@@ -107,3 +107,47 @@ TEST_CASE("a child killed between requests is replaced", "[core][isolation]") {
   CHECK(next.answer == "echo:second");
   CHECK(worker.child() != child);
 }
+
+namespace {
+
+// A worker program in Python: answers each frame on descriptor 3 with the
+// cap it was given and the request (frames: a little-endian size, a flag
+// byte, the payload).
+const char *kEchoProgram = R"(
+import os, socket, struct, sys
+channel = socket.socket(fileno=3)
+def read(n):
+    data = b''
+    while len(data) < n:
+        part = channel.recv(n - len(data))
+        if not part:
+            sys.exit(0)
+        data += part
+    return data
+while True:
+    size = struct.unpack('<Q', read(9)[:8])[0]
+    answer = ('program:' + sys.argv[-1] + ':').encode() + read(size)
+    channel.sendall(struct.pack('<Q', len(answer)) + b'\0' + answer)
+)";
+
+} // namespace
+
+TEST_CASE("a worker program gets its requests on descriptor 3 and the cap as its last argument",
+          "[core][isolation]") {
+  IsolatedWorker worker(&obey, {"/usr/bin/env", "python3", "-c", kEchoProgram});
+  const IsolationResult first = worker.call("one", within(20s, 123456789));
+  REQUIRE(first.outcome == IsolationOutcome::Finished);
+  CHECK(first.answer == "program:123456789:one");
+  const pid_t child = worker.child();
+  CHECK(worker.call("two", within(20s, 123456789)).answer == "program:123456789:two");
+  CHECK(worker.child() == child);
+  // Another cap: another program, started with it.
+  CHECK(worker.call("three", within(20s)).answer == "program:0:three");
+  CHECK(worker.child() != child);
+}
+
+TEST_CASE("a worker program that cannot be run is reported as a crashed child", "[core][isolation]") {
+  IsolatedWorker worker(&obey, {"/nonexistent/mpsaudit-worker", "__parse-worker"});
+  CHECK(worker.call("one", within(10s)).outcome == IsolationOutcome::Crashed);
+  CHECK(worker.call("two", within(10s)).outcome == IsolationOutcome::Crashed);
+}
