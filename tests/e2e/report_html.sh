@@ -9,21 +9,27 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/browser_common.bash" report_html
 
+samples=()
 for sample_dir in "$root"/samples/*/; do
   sample=$(basename "$sample_dir")
+  samples+=("$sample")
   # Exit 3 (some inputs could not be scanned) still writes the reports.
   status=0
   (cd "$sample_dir" && "$binary" scan --no-git . --fail-on never -o "$work/$sample.html" -o "$work/$sample.json" \
     2>/dev/null) || status=$?
   [[ $status -eq 0 || $status -eq 3 ]] || fail "$sample: scan exited $status"
-  # --dump-dom prints the DOM after scripts ran: the filter script must not
-  # have hidden or lost rows.
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --dump-dom \
-    "file://$work/$sample.html" >"$work/$sample.dom" 2>/dev/null || fail "$sample: chromium could not load the report"
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-    --window-size=1280,2400 --screenshot="$shots/$sample.png" "file://$work/$sample.html" >/dev/null 2>&1 ||
-    fail "$sample: chromium could not take a screenshot"
-  [[ -s $shots/$sample.png ]] || fail "$sample: empty screenshot"
+done
+
+# One Chromium start per report, four at a time: a screenshot, and the DOM
+# after scripts ran (--dump-dom: the filter script must not have hidden or
+# lost rows).
+export -f render_page
+export browser work shots
+printf '%s\n' "${samples[@]}" |
+  xargs -P 4 -I{} bash -c 'render_page "$work/$1.html" 1280 "$shots/$1.png" "$work/$1.dom" || echo "$1" >>"$work/unrendered"' _ {}
+[[ ! -s $work/unrendered ]] || fail "chromium could not load or screenshot: $(tr '\n' ' ' <"$work/unrendered")"
+
+for sample in "${samples[@]}"; do
   python3 - "$work/$sample.dom" "$work/$sample.json" "$sample" <<'PY' || fail "$sample: the DOM does not match the JSON report"
 import json, sys
 from html.parser import HTMLParser

@@ -46,21 +46,18 @@ start = html.find("<h2>Entry points</h2>")
 start = start if start >= 0 else html.index("<h2>Findings")
 open(findings, "w", encoding="utf-8").write(html[:body] + html[start:])
 PY
+  # Two Chromium starts a width, at once: the page with the measuring script
+  # (its screenshot and its DOM), and the findings.
   for width in 1280 1920; do
-    timeout 300 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-      --window-size=$width,2400 --screenshot="$shots/$name-$width.png" "file://$work/$name.html" >/dev/null 2>&1 ||
-      fail "$name: chromium could not take a screenshot at $width px"
-    [[ -s $shots/$name-$width.png ]] || fail "$name: empty screenshot at $width px"
-    timeout 300 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-      --window-size=$width,2400 --screenshot="$shots/$name-findings-$width.png" "file://$work/$name.findings.html" \
-      >/dev/null 2>&1 || fail "$name: chromium could not take a screenshot of the findings at $width px"
-    timeout 300 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-      --window-size=$width,2400 --dump-dom "file://$work/$name.measure.html" >"$work/$name-$width.dom" 2>/dev/null ||
-      fail "$name: chromium could not load the report at $width px"
+    render_page "$work/$name.measure.html" "$width" "$shots/$name-$width.png" "$work/$name-$width.dom" &
+    local page=$!
+    render_page "$work/$name.findings.html" "$width" "$shots/$name-findings-$width.png" ||
+      fail "$name: chromium could not take a screenshot of the findings at $width px"
+    wait "$page" || fail "$name: chromium could not load or screenshot the report at $width px"
     python3 - "$work/$name-$width.dom" "$name" "$width" <<'PY' || fail "$name: layout breaks at $width px"
 import html, json, re, sys
 dom, name, width = sys.argv[1:]
-found = re.search(r'<pre id="layout-check">(.*?)</pre>', open(dom, encoding="utf-8").read(), re.S)
+found = re.search(r'<pre id="layout-check"[^>]*>(.*?)</pre>', open(dom, encoding="utf-8").read(), re.S)
 assert found, "the measuring script did not run"
 result = json.loads(html.unescape(found.group(1)))
 assert result["viewport"] == int(width), result["viewport"]
