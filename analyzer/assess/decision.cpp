@@ -703,6 +703,13 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
 
 } // namespace
 
+std::string ActionStep::extent() const {
+  if (count <= 0)
+    return {};
+  const std::string sites = counted(static_cast<std::size_t>(count), "site");
+  return files > 0 ? sites + " in " + counted(static_cast<std::size_t>(files), "file") : sites;
+}
+
 std::string_view to_string(Outcome outcome) {
   switch (outcome) {
   case Outcome::Adapt:
@@ -769,9 +776,9 @@ void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessm
 // one the summary leads with), then all the distinct fixes where they differ.
 std::string effort_reason(const EffortEstimate &effort) {
   const std::string all =
-      std::to_string(effort.items.size()) + " distinct fixes for " + std::to_string(effort.open_findings) +
-      " open findings" +
-      (effort.not_estimated ? ", plus " + std::to_string(effort.not_estimated) + " blocker(s) not estimated"
+      counted(effort.items.size(), "distinct fix", "distinct fixes") + " for " +
+      counted(effort.open_findings, "open finding") +
+      (effort.not_estimated ? ", plus " + counted(effort.not_estimated, "blocker") + " not estimated"
                             : std::string());
   if (recommended_is_everything(effort))
     return "Estimated effort " + format_hours(effort.total) + " over " + all + ".";

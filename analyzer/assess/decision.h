@@ -136,6 +136,10 @@ struct ActionStep {
   std::vector<std::string> rule_ids;
   bool deferred = false;
   FixCredit fix; // what `mpsaudit fix` does of this step
+
+  // "16 sites in 3 files", "1 site in 1 file"; the sites alone when no file
+  // is known (a step for the whole repository); empty without sites.
+  std::string extent() const;
 };
 
 // Where a file with findings stands against the entry points

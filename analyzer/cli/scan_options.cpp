@@ -81,7 +81,7 @@ std::vector<OptionHelp> scan_options_help() {
        "scan only files staged for commit (a partial scan)"},
       {"--color auto|always|never", "", "colour in the text report (auto: only on a terminal)"},
       {"--progress auto|always|never", "files done and phase on standard error (auto: a terminal only)",
-       "a line on standard error with the phase and the files done (`mpsaudit: reading files 1200/4000 "
+       "a line on standard error with the phase and the files done (`mpsaudit: reading 1200/4000 "
        "files`), rewritten in place and cleared before the report. `auto` (the default) shows it only when "
        "standard error is a terminal, the scan has run for about a second, `CI` is not set, `TERM` is not "
        "`dumb` and standard output does not get JSON, SARIF or GitHub annotations; `always` shows it at "

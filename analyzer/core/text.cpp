@@ -253,4 +253,13 @@ std::string terminal_safe(std::string_view text, KeepLayout keep) {
   return out;
 }
 
+std::string counted(std::size_t count, std::string_view singular, std::string_view plural) {
+  std::string text = std::to_string(count) + " ";
+  if (count == 1)
+    return text.append(singular);
+  if (plural.empty())
+    return text.append(singular).append("s");
+  return text.append(plural);
+}
+
 } // namespace mpsaudit

@@ -33,6 +33,10 @@ template <typename Visit> void for_each_listed_name(std::string_view names, Visi
     names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
   }
 }
+// A count and its noun, singular for one: counted(1, "open finding") is
+// "1 open finding", counted(3, "distinct fix", "distinct fixes") is
+// "3 distinct fixes". Without `plural`, the singular with an "s".
+std::string counted(std::size_t count, std::string_view singular, std::string_view plural = {});
 // Replaces invalid UTF-8 sequences with U+FFFD so output stays valid.
 std::string sanitize_utf8(std::string_view text);
 

@@ -174,8 +174,7 @@ void write_plan_step(std::ostream &out, const ActionStep &step) {
   out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << escape(step.title)
       << "</strong>";
   if (step.count)
-    out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
-        << (step.files == 1 ? " file" : " files");
+    out << " — " << step.extent();
   out << " — " << escape(step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
   if (step.fix.safe_sites)
     out << " — <code>mpsaudit fix</code> edits " << step.fix.safe_sites << " of them";
@@ -382,11 +381,11 @@ void write_effort_charts(std::ostream &out, const EffortEstimate &effort, const 
 // What the effort counts and leaves out, and the model it came from.
 void write_effort_note(std::ostream &out, const Assessment &assessment) {
   const EffortEstimate &effort = assessment.effort;
-  out << "<p class=\"muted\">" << effort.items.size() << " distinct fixes for " << effort.open_findings
-      << " open findings; " << effort.guarded_findings << " guarded and " << effort.advisory_findings
-      << " advisory findings need no change";
+  out << "<p class=\"muted\">" << counted(effort.items.size(), "distinct fix", "distinct fixes") << " for "
+      << counted(effort.open_findings, "open finding") << "; " << effort.guarded_findings << " guarded and "
+      << counted(effort.advisory_findings, "advisory finding") << " need no change";
   if (effort.not_estimated)
-    out << "; " << effort.not_estimated << " blocker(s) not estimated";
+    out << "; " << counted(effort.not_estimated, "blocker") << " not estimated";
   if (effort.deferred.high > 0)
     out << "; deferred kernel ports " << escape(format_hours(effort.deferred));
   out << ". Effort model: <code>" << escape(assessment.effort_model_origin) << "</code>.";

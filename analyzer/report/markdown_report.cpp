@@ -87,11 +87,12 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
         << markdown_text(effort.recommended_basis) << ".\n";
     out << "- **Native port of everything:** " << markdown_text(native_port_text(effort))
         << ": the items below, summed low with low and high with high, plus the deferred kernel ports.\n\n";
-    out << effort.items.size() << " distinct fixes for " << effort.open_findings << " open findings ("
-        << effort.guarded_findings << " guarded and " << effort.advisory_findings
-        << " advisory findings need no change)";
+    out << counted(effort.items.size(), "distinct fix", "distinct fixes") << " for "
+        << counted(effort.open_findings, "open finding") << " (" << effort.guarded_findings << " guarded and "
+        << counted(effort.advisory_findings, "advisory finding") << " need no change)";
     if (effort.not_estimated)
-      out << "; " << effort.not_estimated << " blocker(s) are not estimated";
+      out << "; " << counted(effort.not_estimated, "blocker") << (effort.not_estimated == 1 ? " is" : " are")
+          << " not estimated";
     if (effort.deferred.high > 0)
       out << "; kernel ports a fallback lets wait: " << format_hours(effort.deferred);
     out << ". Model: " << markdown_code(assessment->effort_model_origin) << " (docs/effort-model.md).\n\n";
@@ -170,8 +171,7 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
       const ActionStep &step = assessment->plan[i];
       out << step.order << ". **" << markdown_text(step.title) << "**";
       if (step.count)
-        out << " — " << step.count << (step.count == 1 ? " site" : " sites") << " in " << step.files
-            << (step.files == 1 ? " file" : " files");
+        out << " — " << step.extent();
       out << " — " << (step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
       if (step.fix.safe_sites)
         out << " — `mpsaudit fix` edits " << step.fix.safe_sites << " of them";

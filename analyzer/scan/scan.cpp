@@ -700,7 +700,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       stage.pass_reads[kind].push_back(&pass.retention);
   }
   end_phase("discover");
-  enter_phase(options.progress, "reading files", work.size());
+  enter_phase(options.progress, "reading", work.size());
   // C/C++/CUDA files first, so that the Clang libraries' pages can go as soon
   // as the last of them is read (release_reading_memory), before most of the
   // tree's facts and findings are held. The results keep `work`'s order.

@@ -49,6 +49,7 @@
 #include <llvm/Support/VirtualFileSystem.h>
 
 #include "core/isolated_worker.h"
+#include "core/text.h"
 #include "frontend/cxx/parse_wire.h"
 
 namespace mpsaudit::cxx {
@@ -1164,7 +1165,7 @@ AstScanResult scan_ast(const SourceFile &file, SourceLanguage language, const Ex
       result.diagnostics.push_back(
           {seen.missing_includes.empty() ? DiagnosticLevel::Warning : DiagnosticLevel::Note, file.path,
            seen.first_parse_error_line, "parse-error",
-           std::to_string(seen.parse_errors) + " syntax error(s); first: " + seen.first_parse_error +
+           counted(seen.parse_errors, "syntax error") + "; first: " + seen.first_parse_error +
                (seen.missing_includes.empty() ? "" : " (missing headers may cause some)")});
 
     const std::uint32_t error_budget = std::max(kMinParseErrorsForFallback, line_count / 10);

@@ -720,8 +720,8 @@ FileFacts extract_metal_file(const SourceFile &file, const ExtractOptions &) {
   for (const auto &kernel : kernels)
     names += (names.empty() ? "" : ",") + kernel.name;
   fact.set_attribute("kernel_names", names);
-  fact.set_attribute("evidence", std::to_string(kernels.size()) + " Metal kernel(s)" +
-                                     (names.empty() ? "" : ": " + names));
+  fact.set_attribute("evidence",
+                     counted(kernels.size(), "Metal kernel") + (names.empty() ? "" : ": " + names));
   result.facts.push_back(std::move(fact));
   return result;
 }

@@ -837,3 +837,15 @@ TEST_CASE("a torch pin older than MPS is one fix for the environment, never a re
   REQUIRE_FALSE(cuda_only.decision.deciding.empty());
   CHECK(cuda_only.decision.deciding[0].rule_id == "MPS703");
 }
+
+TEST_CASE("a plan step names its sites, and its files only when it has some", "[assess][plan]") {
+  ActionStep step;
+  CHECK(step.extent().empty());
+  step.count = 16;
+  CHECK(step.extent() == "16 sites"); // a step for the whole repository: never "in 0 files"
+  step.files = 3;
+  CHECK(step.extent() == "16 sites in 3 files");
+  step.count = 1;
+  step.files = 1;
+  CHECK(step.extent() == "1 site in 1 file");
+}

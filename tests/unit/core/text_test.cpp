@@ -59,3 +59,11 @@ TEST_CASE("count_newlines counts every newline, whatever the bytes around it", "
   CHECK(count_newlines(std::string(1000, '\n')) == 1000);
   CHECK(count_newlines("") == 0);
 }
+
+TEST_CASE("counted says one thing in the singular and the rest in the plural", "[core][text]") {
+  CHECK(counted(1, "open finding") == "1 open finding");
+  CHECK(counted(0, "open finding") == "0 open findings");
+  CHECK(counted(16, "site") == "16 sites");
+  CHECK(counted(1, "distinct fix", "distinct fixes") == "1 distinct fix");
+  CHECK(counted(3, "distinct fix", "distinct fixes") == "3 distinct fixes");
+}

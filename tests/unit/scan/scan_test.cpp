@@ -221,7 +221,7 @@ TEST_CASE("a scan reports its phases and ends merging", "[scan][progress]") {
   };
   const ScanResult result = run_scan(options, testing::repository_catalog());
   CHECK(result.files.size() == 25);
-  CHECK(seen.count({"reading files", 25}) == 1);
+  CHECK(seen.count({"reading", 25}) == 1);
   CHECK(seen.count({"late rules", 25}) == 1);
   CHECK(most_done > 0);
   CHECK(most_done < 25); // a file is counted after its facts are filtered
