@@ -266,6 +266,7 @@ int command_scan(const Invocation &invocation) {
   const ScanResult &result = session.result;
   ReportContext context{tool_version(), &session.catalog};
   context.full = full;
+  context.findings_only = !result.workflow.partial_scan.empty();
   if (session.nothing_scanned)
     context.no_decision_reason = session.no_decision_reason;
   else
@@ -275,7 +276,7 @@ int command_scan(const Invocation &invocation) {
     return kUsage;
   if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text")) {
     std::cerr << summary_line(result) << "\n";
-    if (context.assessment)
+    if (context.assessment && !context.findings_only)
       std::cerr << terminal_safe(assessment_summary(session.assessment), KeepLayout::TabAndNewline);
   }
   print_workflow_notes(result);

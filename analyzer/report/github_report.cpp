@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "assess/effort.h"
 #include "core/text.h"
 
 namespace mpsaudit {
@@ -103,6 +104,11 @@ void write_github_report(std::ostream &out, const ScanResult &result, const Repo
   std::string summary = summary_line(result);
   if (!result.workflow.partial_scan.empty())
     summary += " (partial scan: " + result.workflow.partial_scan + ")";
+  if (context.assessment && !context.findings_only) {
+    const Assessment &assessment = *context.assessment;
+    summary += ". Decision: " + std::string(to_string(assessment.decision.outcome)) + ", " +
+               format_hours(assessment.effort.recommended) + " to " + assessment.effort.recommended_goal;
+  }
   if (const std::string config = config_line(result, context.catalog); !config.empty())
     summary += ". " + config;
   out << "::notice title=mpsaudit::" << github_escape_data(summary) << "\n";

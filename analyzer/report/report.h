@@ -40,6 +40,12 @@ struct ReportContext {
   // default a text report above kSummaryFindings findings prints a summary,
   // and Markdown caps its lists (docs/report-formats.md).
   bool full = false;
+  // A partial scan (pre-commit's named files, --changed-since, --staged):
+  // the text and GitHub writers print the findings and no repository
+  // verdict, entry points or effort, which a few files cannot support, and
+  // the text ends with how to suppress a finding. The other formats keep
+  // the assessment, labelled partial.
+  bool findings_only = false;
 };
 
 // Above this many open findings the text report prints a summary: the
@@ -83,6 +89,9 @@ std::string scanned_name(const ScanResult &result);
 std::string config_line(const ScanResult &result, const RuleCatalog *catalog);
 // "N not read: A unknown-kind, B not-regular-file" when entries were skipped.
 std::string skipped_line(const ScanResult &result);
+// How to suppress a finding, with the first open finding's rule as the
+// example; "" when no finding is open.
+std::string suppression_hint(const ScanResult &result);
 // Two lines: the decision and the effort range (empty without an assessment).
 std::string assessment_summary(const Assessment &assessment);
 

@@ -350,12 +350,21 @@ std::string entry_mac_text(const EntryAssessment &entry) {
   return text == "needs cuda" ? "needs CUDA" : text == "optional cuda path" ? "optional CUDA path" : text;
 }
 
+std::string suppression_hint(const ScanResult &result) {
+  for (const Finding &finding : result.findings)
+    if (!finding.suppressed)
+      return "To suppress a finding, end its line with `# mpsaudit: ignore[" + finding.rule_id +
+             "] <reason>` (docs/suppressions.md).";
+  return {};
+}
+
 void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options) {
   const Palette palette{options.color};
-  if (context.assessment) {
-    write_entry_points(out, *context.assessment, palette);
-    write_why(out, context.assessment->decision, palette, context.full);
+  const Assessment *assessment = context.findings_only ? nullptr : context.assessment;
+  if (assessment) {
+    write_entry_points(out, *assessment, palette);
+    write_why(out, assessment->decision, palette, context.full);
   }
   const bool summary_only = !context.full && open_finding_count(result) > kSummaryFindings;
   if (summary_only)
@@ -374,11 +383,13 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     out << terminal_safe(config) << "\n";
   if (!context.no_decision_reason.empty())
     out << "No decision: " << terminal_safe(context.no_decision_reason) << "\n";
-  if (context.assessment) {
-    const Outcome outcome = context.assessment->decision.outcome;
+  if (context.findings_only) {
+    if (const std::string hint = suppression_hint(result); !hint.empty())
+      out << hint << "\n";
+  } else if (assessment) {
+    const Outcome outcome = assessment->decision.outcome;
     const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";
-    const std::string summary =
-        terminal_safe(assessment_summary(*context.assessment), KeepLayout::TabAndNewline);
+    const std::string summary = terminal_safe(assessment_summary(*assessment), KeepLayout::TabAndNewline);
     const std::size_t space = summary.find(' ', 10); // after "Decision: OUTCOME"
     out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour)
         << summary.substr(space);
@@ -447,12 +458,12 @@ std::string assessment_summary(const Assessment &assessment) {
                      "\n";
   // The recommended path leads; the native port follows where it differs.
   text += "Effort: " + format_hours(effort.recommended) + " to " + effort.recommended_goal + " (" +
-          std::string(to_string(decision.outcome)) + "); " + std::to_string(effort.items.size()) +
-          " distinct fix" + (effort.items.size() == 1 ? "" : "es") + " (" +
+          std::string(to_string(decision.outcome)) + "); " +
+          counted(effort.items.size(), "distinct fix", "distinct fixes") + " (" +
           std::to_string(effort.open_findings) + " open, " + std::to_string(effort.guarded_findings) +
           " guarded, " + std::to_string(effort.advisory_findings) + " advisory)";
   if (effort.not_estimated)
-    text += " + " + std::to_string(effort.not_estimated) + " blocker(s) not estimated";
+    text += " + " + counted(effort.not_estimated, "blocker") + " not estimated";
   if (effort.deferred.high > 0)
     text += "; deferred kernel ports " + format_hours(effort.deferred);
   text += "\n";

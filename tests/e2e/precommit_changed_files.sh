@@ -75,7 +75,26 @@ run 1 scan . --staged
 grep -q "src/new.py" "$WORK/out" || fail "--staged missed the staged file"
 grep -q "unstaged.py\|src/model.py" "$WORK/out" && fail "--staged scanned files that are not staged"
 grep -q "partial scan: staged files only" "$WORK/err" || { cat "$WORK/err"; fail "--staged is not labelled a partial scan"; }
-grep -q "Decision: .*partial scan" "$WORK/out" || { cat "$WORK/out"; fail "the decision is not labelled partial"; }
+# A partial scan prints findings only: no repository verdict, entry points
+# or effort, which a few files cannot support; how to suppress, once.
+grep -q "^Decision:\|^Effort:\|^Entry points" "$WORK/out" && { cat "$WORK/out"; fail "a partial scan prints a verdict"; }
+grep -q "Decision:" "$WORK/err" && { cat "$WORK/err"; fail "a partial scan prints a verdict on standard error"; }
+[[ $(grep -c "To suppress a finding, end its line with \`# mpsaudit: ignore\[MPS101\] <reason>\`" "$WORK/out") -eq 1 ]] ||
+  { cat "$WORK/out"; fail "the suppression hint is not printed once"; }
+# The JSON report keeps the assessment, labelled partial.
+"$BIN" scan . --staged --format json >"$WORK/partial.json" 2>/dev/null || true
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "partial scan" in d["assessment"]["decision"]["headline"], d["assessment"]["decision"]["headline"]' "$WORK/partial.json" ||
+  fail "the JSON decision is not labelled partial"
+# A full scan names the verdict in its GitHub summary notice; a partial one does not.
+run 1 scan . --format github
+grep -q "^::notice title=mpsaudit::.*Decision: [A-Z_]*, " "$WORK/out" || { cat "$WORK/out"; fail "the github notice lacks the verdict"; }
+run 1 scan . --staged --format github
+grep -q "Decision:" "$WORK/out" && { cat "$WORK/out"; fail "a partial github notice carries a verdict"; }
+# No finding, no hint.
+printf 'import torch\nx = torch.ones(2)\n' > src/clean.py
+run 0 scan src/clean.py
+grep -q "To suppress" "$WORK/out" && { cat "$WORK/out"; fail "the suppression hint without a finding"; }
+rm src/clean.py
 
 # --changed-since: committed, staged, unstaged and untracked changes since REV.
 run 1 scan . --changed-since HEAD
