@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/scan_options.h"
 #include "core/text.h"
+#include "fix/fix.h"
 #include "report/report.h"
 #include "rules/rule.h"
 #include "scan/scan.h"
@@ -165,6 +166,29 @@ int command_rules(const Invocation &invocation) {
   return kClean;
 }
 
+// What `mpsaudit fix` does for `rule`, from the fixes file beside the rules:
+// one line per fix, or that the rule is fixed by hand.
+std::string automatic_fix_text(const std::string &rules_dir, const Rule &rule) {
+  std::vector<Diagnostic> problems;
+  const FixCatalog fixes = FixCatalog::load_file(rules_dir + "/fixes.toml", problems);
+  std::string text;
+  for (const FixDefinition &fix : fixes.definitions()) {
+    if (fix.rule_id != rule.id)
+      continue;
+    text += "  - " + fix.summary + " (" + std::string(to_string(fix.safety)) +
+            (fix.safety == FixSafety::Unsafe ? ": only with --unsafe" : "");
+    if (!fix.names.empty()) {
+      text += "; findings named ";
+      for (std::size_t i = 0; i < fix.names.size(); ++i)
+        text += (i ? ", " : "") + fix.names[i];
+    }
+    if (!fix.min_torch.empty())
+      text += "; target PyTorch " + fix.min_torch + " or later";
+    text += ")\n";
+  }
+  return text.empty() ? "  none: `mpsaudit fix` leaves it to you (the replacement above)\n" : text;
+}
+
 int command_explain(const Invocation &invocation) {
   std::string rules_dir, value, id;
   Arguments args(invocation.arguments);
@@ -199,7 +223,9 @@ int command_explain(const Invocation &invocation) {
             << "Effort: " << to_string(rule->effort) << "; severity: " << to_string(rule->severity)
             << "; applies to: " << kinds_text(*rule) << "\n\n"
             << "Why it matters on MPS:\n  " << rule->why << "\n\n"
-            << "Replacement:\n  " << rule->replacement << "\n";
+            << "Replacement:\n  " << rule->replacement << "\n\n"
+            << "Automatic fix (`mpsaudit fix`):\n"
+            << automatic_fix_text(rules_directory(invocation, rules_dir), *rule);
   for (const auto &example : rule->examples)
     std::cout << "\n" << (example.must_flag ? "Flagged:" : "Not flagged:") << "\n" << example.code;
   if (!rule->sources.empty()) {

@@ -41,6 +41,11 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['findings'
 
 "$binary" explain MPS101 >"$work/explain.txt"
 grep -q 'torch.mps.synchronize' "$work/explain.txt" || fail "explain MPS101 lacks the replacement"
+# explain says whether `mpsaudit fix` handles the rule, and how safely.
+"$binary" explain MPS201 >"$work/explain.txt"
+grep -A1 'Automatic fix' "$work/explain.txt" | grep -q '(safe' || fail "explain MPS201 does not name its safe fix"
+"$binary" explain MPS801 >"$work/explain.txt"
+grep -A1 'Automatic fix' "$work/explain.txt" | grep -q 'none' || fail "explain MPS801 does not say it has no fix"
 "$binary" explain cuda-synchronize >"$work/explain.txt"
 grep -q '^MPS101' "$work/explain.txt" || fail "explain by rule name"
 status=0; "$binary" explain MPS999 >/dev/null 2>&1 || status=$?
