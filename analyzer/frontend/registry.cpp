@@ -78,16 +78,17 @@ const std::vector<ProjectPass> &frontend_project_passes() {
   static const std::vector<ProjectPass> passes = [] {
     std::vector<ProjectPass> list;
 #if MPSAUDIT_HAVE_CXX
-    list.push_back(
-        {"op-registrations",
-         kinds({fact_kind::OpRegistration, fact_kind::KernelLaunch, fact_kind::CudaKernel,
-                fact_kind::FunctionDef, fact_kind::Import, fact_kind::Call, fact_kind::DeviceDispatch}),
-         kinds({fact_kind::OpRegistration, fact_kind::CudaKernel}),
-         resolve_op_registrations,
-         op_registrations_retention,
-         // Every module-level def (a Python fallback of an op), fallback
-         // imports, and calls of compiled ops inside functions.
-         {"def", "import"}});
+    list.push_back({"op-registrations",
+                    kinds({fact_kind::OpRegistration, fact_kind::KernelLaunch, fact_kind::CudaKernel,
+                           fact_kind::FunctionDef, fact_kind::Import, fact_kind::Call,
+                           fact_kind::DeviceDispatch, fact_kind::BuildSource}),
+                    kinds({fact_kind::OpRegistration, fact_kind::CudaKernel}),
+                    resolve_op_registrations,
+                    op_registrations_retention,
+                    // Every module-level def (a Python fallback of an op), fallback
+                    // imports, and calls of compiled ops inside functions; build
+                    // sources name the module a pybind11 binding becomes.
+                    {"def", "import"}});
     // After op-registrations: it reads which CUDA ops have fallbacks.
     list.push_back({"cpu-fallback",
                     kinds({fact_kind::DeviceDispatch, fact_kind::CxxFunction, fact_kind::OpRegistration,

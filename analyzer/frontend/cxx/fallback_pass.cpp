@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/text.h"
+#include "frontend/cxx/build_sources.h"
 #include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/vocabulary.h"
 
@@ -64,125 +65,25 @@ std::set<std::string> reach(const std::vector<std::string> &roots,
   return seen;
 }
 
-// ---- build sources: which files setup.py or CMake build only with CUDA ----
-
-struct BuildSource {
-  std::string pattern;
-  bool optional = false;
-  bool runs_without = false; // a JIT build behind a fallback: the program goes on without it
-};
-
-struct BuildFile {
-  std::string directory; // "" at the root
-  std::vector<BuildSource> sources;
-};
-
-std::string directory_of(const std::string &path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
-std::string base_name(const std::string &path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// "./csrc/a.cu", "${CMAKE_CURRENT_SOURCE_DIR}/csrc/a.cu" -> "csrc/a.cu"
-std::string normalised_pattern(std::string pattern) {
-  while (pattern.rfind("./", 0) == 0)
-    pattern.erase(0, 2);
-  while (pattern.rfind("${", 0) == 0) {
-    const auto slash = pattern.find("}/");
-    if (slash == std::string::npos)
-      break;
-    pattern.erase(0, slash + 2);
-  }
-  return pattern;
-}
-
-// Whether a source pattern of a build file in `directory` names `path`.
-bool names_file(const std::string &pattern, const std::string &relative) {
-  const std::string normal = normalised_pattern(pattern);
-  if (normal.empty())
-    return false;
-  if (normal.find_first_of("*?[") != std::string::npos) {
-    // A glob: its last component against the file name; a plain directory
-    // part must appear in the path ("csrc/*.cu"), a wildcard one matches any.
-    const std::string directory = directory_of(normal);
-    if (!glob_match(base_name(normal), base_name(relative)))
-      return false;
-    return directory.empty() || directory.find_first_of("*?[") != std::string::npos ||
-           ("/" + directory_of(relative) + "/").find("/" + directory + "/") != std::string::npos;
-  }
-  if (relative == normal)
-    return true;
-  return relative.size() > normal.size() &&
-         relative.compare(relative.size() - normal.size(), normal.size(), normal) == 0 &&
-         relative[relative.size() - normal.size() - 1] == '/';
-}
-
-class OptionalBuilds {
-public:
-  explicit OptionalBuilds(const std::vector<ProjectFile> &files) {
-    std::map<std::string, BuildFile> by_path;
-    for (const auto &file : files)
-      for (const Fact &fact : file.facts.facts)
-        if (fact.kind == fact_kind::BuildSource) {
-          BuildFile &build = by_path[file.path];
-          build.directory = directory_of(file.path);
-          build.sources.push_back({fact.name, attribute_or(fact, "optional") == "true",
-                                   attribute_or(fact, "runs_without") == "true"});
-        }
-    for (auto &[path, build] : by_path)
-      builds_.push_back(std::move(build));
-    // Deepest directory first: a file belongs to its nearest build.
-    std::stable_sort(builds_.begin(), builds_.end(), [](const BuildFile &a, const BuildFile &b) {
-      return a.directory.size() > b.directory.size();
-    });
-  }
-
-  // Whether the nearest build that names `path` only builds it with CUDA.
-  bool only_with_cuda(const std::string &path) const {
-    return every_naming_source(path, [](const BuildSource &source) { return source.optional; });
-  }
-
-  // Whether every build of `path` is a JIT build the program goes on without
-  // (python_frontend.cpp, record_jit_build_sources).
-  bool program_runs_without(const std::string &path) const {
-    return every_naming_source(path, [](const BuildSource &source) { return source.runs_without; });
-  }
-
-private:
-  // Whether the nearest build that names `path` does so only through sources
-  // that satisfy `holds`; false when none names it.
-  template <typename Holds> bool every_naming_source(const std::string &path, Holds holds) const {
-    for (std::size_t i = 0; i < builds_.size();) {
-      const std::string &directory = builds_[i].directory;
-      bool named = false, optional = true;
-      for (; i < builds_.size() && builds_[i].directory == directory; ++i) {
-        if (!directory.empty() && path.compare(0, directory.size() + 1, directory + "/") != 0)
-          continue;
-        const std::string relative = directory.empty() ? path : path.substr(directory.size() + 1);
-        for (const BuildSource &source : builds_[i].sources)
-          if (names_file(source.pattern, relative)) {
-            named = true;
-            optional = optional && holds(source);
-          }
-      }
-      if (named)
-        return optional;
-    }
-    return false;
-  }
-
-  std::vector<BuildFile> builds_;
-};
-
 // ---- roots -----------------------------------------------------------------
 
 struct Roots {
   std::vector<std::string> with_fallback, without_fallback;
 };
+
+// A pybind11 binding of CUDA code that a Mac never calls: Python imports its
+// extension behind a fallback (registration_pass.cpp, guarded_import_for),
+// or the bound function dispatches on the device itself. (A Python function
+// named after the op is a weaker sign, and a CPU binding of the same name
+// elsewhere is no way round it: pybind11 has no dispatcher.)
+bool binding_has_fallback(const Fact &fact) {
+  if (fact.kind != cxx::kind::OpRegistration || attribute_or(fact, "backend") != "CUDA" ||
+      attribute_or(fact, "via") != "pybind11")
+    return false;
+  const std::string python_at = attribute_or(fact, "python_fallback_at");
+  return attribute_or(fact, "device_dispatch") == "true" ||
+         (!python_at.empty() && !starts_with(python_at, "def "));
+}
 
 Roots find_roots(const std::vector<ProjectFile> &files) {
   Roots roots;
@@ -200,7 +101,9 @@ Roots find_roots(const std::vector<ProjectFile> &files) {
         if (function.empty() || function == "<lambda>")
           continue;
         const std::string fallbacks = attribute_or(fact, "fallbacks");
-        if (attribute_or(fact, "critical_path") == "true")
+        if (binding_has_fallback(fact))
+          roots.with_fallback.push_back(function); // Python goes on without the extension
+        else if (attribute_or(fact, "critical_path") == "true")
           roots.without_fallback.push_back(function);
         else if (fallbacks.find("cpu") != std::string::npos || fallbacks.find("mps") != std::string::npos ||
                  fallbacks.find("composite") != std::string::npos)
@@ -283,7 +186,7 @@ void resolve_cpu_fallbacks(std::vector<ProjectFile> &files) {
     return needed_with.count(site.name) ? Need::WithFallback : Need::Unknown;
   };
 
-  const OptionalBuilds builds(files);
+  const BuildSources builds(files);
   const auto &guarded_kinds = cpu_fallback_guarded_kinds();
   std::map<std::size_t, std::vector<const Site *>> sites_by_file;
   for (const Site &site : sites)
@@ -302,6 +205,9 @@ void resolve_cpu_fallbacks(std::vector<ProjectFile> &files) {
       guard_whole_file(file, guarded_kinds);
       continue;
     }
+    for (Fact &fact : file.facts.facts)
+      if (fact.guard == Guard::None && binding_has_fallback(fact))
+        fact.guard = Guard::CpuFallback;
     const bool optional_build = builds.only_with_cuda(file.path);
     const bool any_without = std::any_of(file_sites.begin(), file_sites.end(),
                                          [&](const Site *s) { return need_of(*s) == Need::WithoutFallback; });

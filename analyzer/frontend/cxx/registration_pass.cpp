@@ -4,8 +4,10 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/compiled_op.h"
+#include "frontend/cxx/build_sources.h"
 #include "frontend/cxx/fact_access.h"
 #include "frontend/cxx/vocabulary.h"
 
@@ -129,8 +131,10 @@ std::string op_of(const Fact &registration) {
   return attribute_or(registration, "op", last_component(registration.name));
 }
 
+// `modules`: the Python modules a build compiles the registering file into,
+// for a PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) that names none itself.
 void annotate(Fact &fact, const RegistrationIndex &index, const DispatchIndex &dispatches,
-              const PythonFallbacks *python) {
+              const PythonFallbacks *python, const std::vector<std::string> &modules = {}) {
   if (!is_cuda_registration(fact))
     return;
   std::string cpu_at, mps_at, composite_at;
@@ -153,6 +157,9 @@ void annotate(Fact &fact, const RegistrationIndex &index, const DispatchIndex &d
     python_at = python->replacement_for(op_of(fact));
     if (python_at.empty())
       python_at = python->guarded_import_for(attribute_or(fact, "namespace"));
+    for (const std::string &module : modules)
+      if (python_at.empty())
+        python_at = python->guarded_import_for(PythonFallbacks::last_dotted(module));
   }
 
   std::string fallbacks;
@@ -215,12 +222,19 @@ void resolve_op_registrations(std::vector<ProjectFile> &files) {
       if (is_python_code(file.kind))
         for (const auto &fact : file.facts.facts)
           python.add(fact, file.path);
+  const BuildSources builds(files);
   for (auto &file : files) {
     if (!is_cxx_code(file.kind))
       continue;
+    std::vector<std::string> modules;
+    bool modules_known = false;
     for (auto &fact : file.facts.facts) {
       if (fact.kind == cxx::kind::OpRegistration) {
-        annotate(fact, index, dispatches, &python);
+        if (!modules_known && attribute_or(fact, "namespace") == "TORCH_EXTENSION_NAME") {
+          modules = builds.extension_modules(file.path);
+          modules_known = true;
+        }
+        annotate(fact, index, dispatches, &python, modules);
       } else if (fact.kind == cxx::kind::CudaKernel) {
         const auto found = launches_by_kernel.find(fact.name);
         const std::size_t launches = found == launches_by_kernel.end() ? 0 : found->second;

@@ -151,6 +151,9 @@ private:
       return;
     }
     if (type == "attribute") {
+      // `cpp_extension.CppExtension`: the class read through its module.
+      if (text_of(field(node, "attribute")) == "CppExtension" && guard != Guard::CudaCheck)
+        cpu_extension_outside_cuda_ = true;
       walk(field(node, "object"), guard, depth + 1); // os.path.join reads os, not `join`
       return;
     }
@@ -231,7 +234,7 @@ private:
   struct Owner {
     enum class Kind : std::uint8_t { None, Variable, Extension };
     Kind kind = Kind::None;
-    std::string name; // the variable
+    std::string name; // the variable, or the extension's module ("pkg._C") when it is a literal
   };
   struct SourceLiteral {
     std::string value;
@@ -261,8 +264,25 @@ private:
         return {Owner::Kind::Variable, text_of(object)};
     }
     if (name == "CUDAExtension" || name == "CppExtension" || extension_names_.count(name))
-      return {Owner::Kind::Extension, {}};
+      return {Owner::Kind::Extension, extension_module(field(call, "arguments"))};
     return current_owner();
+  }
+
+  // An extension's module: its first argument or `name=`, when a literal.
+  std::string extension_module(TSNode arguments) const {
+    if (ts_node_is_null(arguments))
+      return {};
+    const std::uint32_t count = ts_node_named_child_count(arguments);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const TSNode argument = ts_node_named_child(arguments, i);
+      if (type_of(argument) == "keyword_argument") {
+        if (text_of(field(argument, "name")) == "name")
+          return string_value(field(argument, "value")).value_or("");
+      } else if (i == 0) {
+        return string_value(argument).value_or("");
+      }
+    }
+    return {};
   }
 
   void note_read(const std::string &name, Guard guard) {
@@ -320,6 +340,8 @@ private:
       fact.set_attribute("build", "setup.py");
       fact.set_attribute("optional", optional ? "true" : "false");
       fact.set_attribute("glob", literal.value.find_first_of("*?[") != std::string::npos ? "true" : "false");
+      if (literal.owner.kind == Owner::Kind::Extension && !literal.owner.name.empty())
+        fact.set_attribute("extension", literal.owner.name);
       facts_.facts.push_back(std::move(fact));
     }
   }

@@ -967,40 +967,38 @@ private:
            exception_text.find("BaseException") != std::string_view::npos;
   }
 
-  // The top-level package an import statement names: `import a.b as c` and
-  // `from a.b import c` both give "a".
-  static std::string_view imported_package(std::string_view statement) {
-    for (std::string_view keyword : {std::string_view("from "), std::string_view("import ")})
-      if (statement.substr(0, keyword.size()) == keyword) {
-        statement.remove_prefix(keyword.size());
-        break;
-      }
-    statement = trim(statement);
-    std::size_t end = 0;
-    while (end < statement.size() &&
-           (std::isalnum(static_cast<unsigned char>(statement[end])) || statement[end] == '_'))
-      ++end;
-    return statement.substr(0, end);
+  // What an import statement brings in, by full name: `import a.b as c`
+  // gives "a.b", `from a.b import c, d as e` gives "a.b.c" and "a.b.d".
+  void imported_names(TSNode statement, std::vector<std::string> &names) const {
+    const bool from = is(statement, g_.import_from_statement);
+    const std::string module = from ? std::string(text(field(statement, g_.f_module_name))) : std::string();
+    for_each_child(statement, [&](TSNode child, TSFieldId field_id) {
+      if (field_id != g_.f_name)
+        return;
+      const TSNode name = is(child, g_.aliased_import) ? field(child, g_.f_name) : child;
+      names.push_back(from ? module + "." + std::string(text(name)) : std::string(text(name)));
+    });
   }
 
-  // The packages imported anywhere under `node` (a few levels deep).
-  void imported_packages(TSNode node, int depth, std::vector<std::string_view> &packages) const {
+  // What is imported anywhere under `node` (a few levels deep).
+  void imported_names_under(TSNode node, int depth, std::vector<std::string> &names) const {
     if (depth > 8)
       return;
     for_each_child(node, [&](TSNode child, TSFieldId) {
       if (!ts_node_is_named(child))
         return;
       if (is(child, g_.import_statement) || is(child, g_.import_from_statement))
-        packages.push_back(imported_package(text(child)));
+        imported_names(child, names);
       else if (!is(child, g_.except_clause))
-        imported_packages(child, depth + 1, packages);
+        imported_names_under(child, depth + 1, names);
     });
   }
 
   // Whether an except clause offers a way on without the failed import. One
-  // that raises, exits, or imports the same package again (after installing
-  // it, say) only reports the failure.
-  bool handler_falls_back(TSNode clause, const std::vector<std::string_view> &tried) const {
+  // that raises, exits, or imports the same module again (after installing
+  // or building it, say) only reports the failure; another module of the
+  // same package (`from pkg import ops_cpu` for `ops_cuda`) is a way on.
+  bool handler_falls_back(TSNode clause, const std::vector<std::string> &tried) const {
     bool falls_back = true;
     for_each_child(clause, [&](TSNode child, TSFieldId) {
       if (!is(child, g_.block))
@@ -1011,18 +1009,18 @@ private:
             (type == "expression_statement" && text(statement).find("exit(") != std::string_view::npos))
           falls_back = false;
       });
-      std::vector<std::string_view> again;
-      imported_packages(child, 0, again);
-      for (std::string_view package : again)
-        if (std::find(tried.begin(), tried.end(), package) != tried.end())
+      std::vector<std::string> again;
+      imported_names_under(child, 0, again);
+      for (const std::string &name : again)
+        if (std::find(tried.begin(), tried.end(), name) != tried.end())
           falls_back = false;
     });
     return falls_back;
   }
 
   [[gnu::noinline]] void visit_try(TSNode node, int depth) {
-    std::vector<std::string_view> tried; // the packages the try body imports
-    imported_packages(field(node, g_.f_body), 0, tried);
+    std::vector<std::string> tried; // what the try body imports
+    imported_names_under(field(node, g_.f_body), 0, tried);
     bool import_guard = false;
     for_each_child(node, [&](TSNode child, TSFieldId) {
       if (is(child, g_.except_clause)) {
@@ -1748,6 +1746,13 @@ private:
     if (call.kind != fact_kind::Call)
       return;
     const bool jit_load = call.name == "torch.utils.cpp_extension.load";
+    // CppExtension, CUDAExtension, setuptools' Extension: what `pip install`
+    // builds, which the setup.py front end reads with its own CUDA tests.
+    const std::string_view name = call.name;
+    const std::string_view callee =
+        name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
+    if (!jit_load && ends_with(callee, "Extension"))
+      return;
     const Argument *sources = nullptr;
     for (const Argument &argument : call.arguments)
       if (argument.keyword == "sources")

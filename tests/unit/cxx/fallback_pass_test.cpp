@@ -294,3 +294,44 @@ torch::Tensor act_cuda(const torch::Tensor &x) { act_kernel<<<1, 32>>>(x.data_pt
     CHECK(guard_at(files, "plugins/act.cu", "cuda-kernel", 2) == Guard::None);
   }
 }
+
+TEST_CASE("a pybind11 binding whose extension Python imports behind a fallback is guarded",
+          "[cxx][pass][cpu-fallback]") {
+  const auto scan = [](Guard import_guard) {
+    std::vector<ProjectFile> files;
+    files.push_back(cxx_file("clib/cuda/kernels.cu", R"cu(#include <torch/extension.h>
+__global__ void distance_kernel(float *x) { x[0] = 0.f; }
+torch::Tensor distance_cuda(const torch::Tensor &x) { distance_kernel<<<1, 1>>>(x.data_ptr<float>()); return x; }
+)cu"));
+    files.push_back(cxx_file("clib/cuda/binding.cpp", R"cpp(#include <torch/extension.h>
+torch::Tensor distance_cuda(const torch::Tensor &x);
+torch::Tensor distance(const torch::Tensor &x) { TORCH_CHECK(x.is_cuda(), "CUDA only"); return distance_cuda(x); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("distance", &distance, "distance"); }
+)cpp"));
+    // setup.py: the two sources make the module pkg.distance_cuda.
+    ProjectFile setup =
+        build_file("setup.py", {{"clib/cuda/kernels.cu", false}, {"clib/cuda/binding.cpp", false}});
+    for (Fact &fact : setup.facts.facts)
+      fact.set_attribute("extension", "pkg.distance_cuda");
+    files.push_back(setup);
+    ProjectFile loader;
+    loader.path = "pkg/loader.py";
+    loader.kind = classify_path(loader.path);
+    Fact import;
+    import.kind = "import";
+    import.name = "pkg.distance_cuda";
+    import.span = Span{3, 1, 3, 1};
+    import.guard = import_guard;
+    loader.facts.facts.push_back(import);
+    files.push_back(loader);
+    run_passes(files);
+    return files;
+  };
+  const auto guarded = scan(Guard::ImportFallback);
+  CHECK(guard_at(guarded, "clib/cuda/binding.cpp", "op-registration", 4) == Guard::CpuFallback);
+  CHECK(guard_at(guarded, "clib/cuda/kernels.cu", "cuda-kernel", 2) == Guard::CpuFallback);
+  // Imported without a fallback: the binding and its kernel are needed.
+  const auto required = scan(Guard::None);
+  CHECK(guard_at(required, "clib/cuda/binding.cpp", "op-registration", 4) == Guard::None);
+  CHECK(guard_at(required, "clib/cuda/kernels.cu", "cuda-kernel", 2) == Guard::None);
+}

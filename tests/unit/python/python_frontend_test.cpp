@@ -646,3 +646,27 @@ def g(device):
   CHECK(found[0]->span.line == 4);
   CHECK(*found[0]->attribute("autocast_line") == "7");
 }
+
+TEST_CASE("an except clause that imports another module of the same package is a fallback",
+          "[python][guards]") {
+  const FileFacts facts = extract_python_source(R"(def load():
+    try:
+        from seqedit import edit_cuda
+        return edit_cuda
+    except ImportError:
+        from seqedit import edit_cpu
+        return edit_cpu
+def load_again():
+    try:
+        from kernels import fused_cuda
+    except ImportError:
+        build()
+        from kernels import fused_cuda
+    return fused_cuda
+)",
+                                                "a.py");
+  CHECK(find_fact(facts, "import", "seqedit.edit_cuda")->guard == Guard::ImportFallback);
+  for (const Fact *fact : facts_of(facts, "import"))
+    if (fact->name == "kernels.fused_cuda")
+      CHECK(fact->guard == Guard::None); // the same module again: a retry
+}
