@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -562,10 +563,28 @@ std::string root_prefix_for(const Config &config, const std::string &scan_root) 
 
 namespace {
 
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string toml_string(const std::string &value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::string quoted_list(const std::vector<std::string> &values) {
   std::string out = "[";
   for (std::size_t i = 0; i < values.size(); ++i)
-    out += (i ? ", \"" : "\"") + values[i] + "\"";
+    out += (i ? ", " : "") + toml_string(values[i]);
   return out + "]";
 }
 
@@ -577,52 +596,57 @@ std::string format_number(double value) {
 
 } // namespace
 
+// Valid TOML that the config reader takes back: what each value means and
+// where it comes from are comments, and a setting left to the assessment
+// is a commented-out line.
 std::string describe_config(const Config &config) {
   std::ostringstream out;
   out << "# config file: " << (config.file.empty() ? "none found (built-in defaults)" : config.file)
       << (config.from_pyproject ? " [tool.mpsaudit]" : "") << "\n";
-  const auto row = [&](const std::string &key, const std::string &value, const ValueSource &source) {
+  const auto row = [&](const std::string &key, const std::string &value, const ValueSource &source,
+                       const std::string &meaning = {}) {
     std::string line = key + " = " + value;
     if (line.size() < 48)
       line.append(48 - line.size(), ' ');
-    out << line << "  # " << source.describe() << "\n";
+    out << line << "  # " << source.describe() << (meaning.empty() ? "" : ": " + meaning) << "\n";
+  };
+  const auto unset_row = [&](const std::string &key) {
+    out << "# " << key << " = ...  (unset: the assessment's default)\n";
   };
   row("include", quoted_list(config.include.value), config.include.source);
   row("exclude", quoted_list(config.exclude.value), config.exclude.source);
-  row("target-torch",
-      config.target_torch.value.empty() ? "\"\"  (newest coverage table)"
-                                        : "\"" + config.target_torch.value + "\"",
-      config.target_torch.source);
-  row("fail-on", "\"" + (config.fail_on.value.empty() ? std::string("warning") : config.fail_on.value) + "\"",
+  row("target-torch", toml_string(config.target_torch.value), config.target_torch.source,
+      config.target_torch.value.empty() ? "the newest coverage table" : "");
+  row("fail-on", toml_string(config.fail_on.value.empty() ? std::string("warning") : config.fail_on.value),
       config.fail_on.source);
-  row("baseline", "\"" + config.baseline.value + "\"", config.baseline.source);
+  row("baseline", toml_string(config.baseline.value), config.baseline.source);
   out << "\n[rules]\n";
-  row("enable", quoted_list(config.enable.value) + (config.enable.value.empty() ? "  (all rules)" : ""),
-      config.enable.source);
+  row("enable", quoted_list(config.enable.value), config.enable.source,
+      config.enable.value.empty() ? "all rules" : "");
   row("disable", quoted_list(config.disable.value), config.disable.source);
   out << "\n[per-path-ignores]\n";
   for (const auto &setting : config.per_path_ignores)
-    row("\"" + setting.pattern + "\"", quoted_list(setting.values), setting.source);
+    row(toml_string(setting.pattern), quoted_list(setting.values), setting.source);
   out << "\n[assess]\n";
   const AssessSettings &assess = config.assess;
   const auto number_row = [&](const char *key, const std::optional<Setting<double>> &setting) {
     if (setting)
       row(key, format_number(setting->value), setting->source);
     else
-      row(key, "(assessment default)", ValueSource{});
+      unset_row(key);
   };
   const auto text_row = [&](const char *key, const std::optional<Setting<std::string>> &setting) {
     if (setting)
-      row(key, "\"" + setting->value + "\"", setting->source);
+      row(key, toml_string(setting->value), setting->source);
     else
-      row(key, "(assessment default)", ValueSource{});
+      unset_row(key);
   };
   const auto list_row = [&](const char *key,
                             const std::optional<Setting<std::vector<std::string>>> &setting) {
     if (setting)
       row(key, quoted_list(setting->value), setting->source);
     else
-      row(key, "(assessment default)", ValueSource{});
+      unset_row(key);
   };
   number_row("adapt-max-hours", assess.adapt_max_hours);
   number_row("keep-min-hours", assess.keep_min_hours);
@@ -636,11 +660,11 @@ std::string describe_config(const Config &config) {
   if (assess.memory_decides)
     row("memory-decides", assess.memory_decides->value ? "true" : "false", assess.memory_decides->source);
   else
-    row("memory-decides", "(assessment default)", ValueSource{});
+    unset_row("memory-decides");
   text_row("effort-model", assess.effort_model);
   out << "\n[roles]\n";
   for (const auto &setting : config.roles)
-    row("\"" + setting.pattern + "\"", "\"" + setting.values.front() + "\"", setting.source);
+    row(toml_string(setting.pattern), toml_string(setting.values.front()), setting.source);
   return out.str();
 }
 

@@ -55,6 +55,8 @@ grep -q "bad.toml:2: unknown key \`included\`" "$WORK/err" || { cat "$WORK/err";
 # config --show names sources.
 run 0 config --show src
 grep -q 'exclude = \["legacy"\].*mpsaudit.toml:1' "$WORK/out" || { cat "$WORK/out"; fail "config --show lacks the source of exclude"; }
+python3 -c 'import sys, tomllib; tomllib.loads(open(sys.argv[1]).read())' "$WORK/out" ||
+  { cat "$WORK/out"; fail "config --show does not print valid TOML"; }
 
 # Baseline: today's findings are known; a new one is reported.
 run 0 baseline write .mpsaudit-baseline .

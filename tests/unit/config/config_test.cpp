@@ -393,3 +393,23 @@ TEST_CASE("hour thresholds must be finite and not negative", "[config][security]
   CHECK(load_ok("[assess]\nkeep-min-hours = 0\nadapt-max-hours = 1e3\n").assess.adapt_max_hours->value ==
         1000);
 }
+
+TEST_CASE("config --show prints TOML that reads back to the same config", "[config]") {
+  const Config config = load_ok("exclude = [\"docs\", \"odd \\\"name\\\"\"]\ntarget-torch = \"2.4\"\n"
+                                "[assess]\nadapt-max-hours = 40\n"
+                                "[per-path-ignores]\n\"tools/*.py\" = [\"MPS201\"]\n"
+                                "[roles]\n\"tools/**\" = \"tooling\"\n",
+                                "mpsaudit.toml");
+  const std::string shown = describe_config(config);
+  INFO(shown);
+  const Config again = load_ok(shown, "shown.toml");
+  CHECK(again.exclude.value == config.exclude.value);
+  CHECK(again.target_torch.value == "2.4");
+  REQUIRE(again.assess.adapt_max_hours);
+  CHECK(again.assess.adapt_max_hours->value == 40);
+  CHECK_FALSE(again.assess.keep_min_hours); // unset stays unset: a commented-out line
+  REQUIRE(again.per_path_ignores.size() == 1);
+  CHECK(again.per_path_ignores[0].pattern == "tools/*.py");
+  REQUIRE(again.roles.size() == 1);
+  CHECK(again.roles[0].values.front() == "tooling");
+}
