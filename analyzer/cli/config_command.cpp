@@ -44,12 +44,7 @@ int command_config(const Invocation &invocation) {
   RuleCatalog catalog;
   if (problems.empty() && load_catalog(invocation, rules_dir, catalog))
     apply_rule_selection(config, catalog, problems);
-  for (const auto &problem : problems) {
-    std::cerr << "mpsaudit: " << terminal_safe(problem.path);
-    if (problem.line)
-      std::cerr << ":" << problem.line;
-    std::cerr << ": " << terminal_safe(problem.message) << "\n";
-  }
+  print_config_problems(std::cerr, problems);
   if (!problems.empty())
     return kUsage;
   std::cout << terminal_safe(describe_config(config), KeepLayout::TabAndNewline);

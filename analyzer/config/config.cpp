@@ -668,4 +668,22 @@ std::string describe_config(const Config &config) {
   return out.str();
 }
 
+void print_config_problems(std::ostream &err, const std::vector<Diagnostic> &problems) {
+  for (const auto &problem : problems) {
+    std::string shown = problem.path.empty() ? std::string("config") : problem.path;
+    std::error_code error;
+    if (std::filesystem::path(shown).is_absolute()) {
+      const std::filesystem::path here = std::filesystem::current_path(error);
+      const std::string relative =
+          error ? std::string() : std::filesystem::path(shown).lexically_relative(here).generic_string();
+      if (!relative.empty())
+        shown = relative;
+    }
+    err << "mpsaudit: " << terminal_safe(shown);
+    if (problem.line)
+      err << ":" << problem.line;
+    err << ": " << terminal_safe(problem.message) << "\n";
+  }
+}
+
 } // namespace mpsaudit

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -169,5 +170,10 @@ std::string root_prefix_for(const Config &config, const std::string &scan_root);
 
 // The effective configuration, one line per setting with its source.
 std::string describe_config(const Config &config);
+
+// Config problems on `err`, one a line: `mpsaudit: FILE:LINE: message`, the
+// file relative to the current directory (as findings are), so that it
+// opens from where the user stands.
+void print_config_problems(std::ostream &err, const std::vector<Diagnostic> &problems);
 
 } // namespace mpsaudit

@@ -29,15 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void print(std::ostream &err, const std::vector<Diagnostic> &diagnostics) {
-  for (const auto &diagnostic : diagnostics) {
-    err << "mpsaudit: " << (diagnostic.path.empty() ? std::string("config") : terminal_safe(diagnostic.path));
-    if (diagnostic.line)
-      err << ":" << diagnostic.line;
-    err << ": " << terminal_safe(diagnostic.message) << "\n";
-  }
-}
-
 // The coverage tables: installed beside the rules, or in the source tree.
 std::string coverage_directory(const std::string &executable) {
   if (const char *env = std::getenv("MPSAUDIT_COVERAGE_DIR"); env && *env)
@@ -183,7 +174,7 @@ bool prepare_workflow(const std::string &executable, WorkflowOptions &workflow, 
   configure_operator_coverage(
       {coverage_directory(executable), probe_data_directory(executable), config.target_torch.value});
   if (!problems.empty()) {
-    print(err, problems);
+    print_config_problems(err, problems);
     return false;
   }
   if (!workflow.fail_on_given && !config.fail_on.value.empty()) {
@@ -355,7 +346,7 @@ bool finish_workflow(WorkflowOptions &workflow, ScanResult &result, const RuleCa
       parse_baseline(*text, workflow.baseline_path, problems, [&](std::string_view rule) {
         return workflow.catalog_rule_ids.count(std::string(rule)) > 0;
       });
-  print(err, problems);
+  print_config_problems(err, problems);
   if (has_error(problems))
     return false;
   const fs::path root = fs::path(result.root);

@@ -71,6 +71,16 @@ done < <("$binary" help --markdown | sed -n 's/^| `\(-[^ `,]*\).*/\1/p')
 # After `--`, --help is a path, not a request for help.
 status=0; "$binary" scan --no-git -- --help >/dev/null 2>&1 || status=$?
 [[ $status -eq 2 ]] || fail "scan -- --help exits $status, want 2 (no such path)"
+# A config error names the file relative to the current directory, as
+# findings do, never by its absolute path.
+mkdir -p "$work/badcfg/src"
+printf 'exclud = ["x"]\n' >"$work/badcfg/mpsaudit.toml"
+printf 'import torch\n' >"$work/badcfg/src/a.py"
+(cd "$work/badcfg" && "$binary" scan --no-git . >/dev/null 2>"$work/badcfg.err") || true
+grep -q '^mpsaudit: mpsaudit.toml:1: unknown key `exclud`' "$work/badcfg.err" ||
+  fail "config error path: $(cat "$work/badcfg.err")"
+grep -qF "$work" "$work/badcfg.err" && fail "a config error prints an absolute path: $(cat "$work/badcfg.err")"
+
 # The parse worker beside the plugin is started by a scan, with its socket
 # on descriptor 3; run by hand it says so and exits 2.
 worker=$(dirname "$binary")/mpsaudit-parse-worker
