@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 
 #include "acceptance/disagreements.h"
+#include "core/text.h"
 
 namespace mpsaudit::acceptance {
 
@@ -52,10 +53,6 @@ std::string limited_list(const std::vector<std::string> &items, std::size_t limi
   if (items.size() > limit)
     text += " and " + std::to_string(items.size() - limit) + " more";
   return text;
-}
-
-std::string plural(std::size_t count, const char *word) {
-  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
 }
 
 void raise(CheckResult &check, CheckStatus status) {
@@ -205,10 +202,10 @@ bool compare_keys(TensorsByKey &left, TensorsByKey &right, const std::string &la
   } else {
     raise(check, CheckStatus::Fail);
     if (!only_left.empty())
-      check.evidence.push_back(label + ": " + plural(only_left.size(), "key") +
+      check.evidence.push_back(label + ": " + counted(only_left.size(), "key") +
                                " only in the reference: " + limited_list(only_left));
     if (!only_right.empty())
-      check.evidence.push_back(label + ": " + plural(only_right.size(), "key") +
+      check.evidence.push_back(label + ": " + counted(only_right.size(), "key") +
                                " only in the Mac run: " + limited_list(only_right));
   }
   return false;
@@ -246,17 +243,17 @@ TensorChanges tensor_changes(const TensorsByKey &left, const TensorsByKey &right
 void report_tensor_changes(const TensorChanges &changes, const std::string &label, CheckResult &check) {
   if (!changes.shapes.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(label + ": " + plural(changes.shapes.size(), "shape") +
+    check.evidence.push_back(label + ": " + counted(changes.shapes.size(), "shape") +
                              " differ: " + limited_list(changes.shapes));
   }
   if (!changes.dtypes.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(label + ": " + plural(changes.dtypes.size(), "dtype") +
+    check.evidence.push_back(label + ": " + counted(changes.dtypes.size(), "dtype") +
                              " differ: " + limited_list(changes.dtypes));
   }
   if (!changes.downcasts.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back(label + ": " + plural(changes.downcasts.size(), "tensor") +
+    check.evidence.push_back(label + ": " + counted(changes.downcasts.size(), "tensor") +
                              " downcast as MPS requires (MPS has no float64; bfloat16 needs macOS 14): " +
                              limited_list(changes.downcasts) +
                              ". Numerics differ from the reference by design; compare metrics, not bits.");
@@ -282,7 +279,8 @@ void compare_checkpoint_pair(const RunCheckpoint &reference, const RunCheckpoint
   const TensorChanges changes = tensor_changes(left, right);
   report_tensor_changes(changes, label, check);
   if (same_keys && changes.none())
-    check.evidence.push_back(label + ": " + plural(left.size(), "tensor") + ", same keys, shapes and dtypes");
+    check.evidence.push_back(label + ": " + counted(left.size(), "tensor") +
+                             ", same keys, shapes and dtypes");
   if (changes.reference_devices != changes.candidate_devices)
     check.evidence.push_back(label + ": saved from " + devices_text(changes.reference_devices) + " vs " +
                              devices_text(changes.candidate_devices) + " (expected across platforms)");
@@ -316,7 +314,7 @@ CheckResult check_checkpoints(const RunDirectory &reference, const RunDirectory 
   }
   switch (check.status) {
   case CheckStatus::Pass:
-    check.summary = plural(pairs.size(), "checkpoint pair") + " with the same keys, shapes and dtypes";
+    check.summary = counted(pairs.size(), "checkpoint pair") + " with the same keys, shapes and dtypes";
     break;
   case CheckStatus::Caveat:
     check.summary =
@@ -409,7 +407,7 @@ void report_seeds(const std::map<std::string, std::pair<std::string, std::string
 void report_config_differences(const ConfigComparison &comparison, CheckResult &check) {
   if (!comparison.differences.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back(plural(comparison.differences.size(), "config value") +
+    check.evidence.push_back(counted(comparison.differences.size(), "config value") +
                              " differ: " + limited_list(comparison.differences, 8));
   }
   if (!comparison.only_reference.empty()) {
@@ -463,7 +461,7 @@ CheckResult check_seeds_and_config(const RunDirectory &reference, const RunDirec
   compare_torch_releases(reference, candidate, check);
   check.summary =
       check.status == CheckStatus::Pass
-          ? "same seeds and configuration (" + plural(reference.config.size(), "value") + " compared)"
+          ? "same seeds and configuration (" + counted(reference.config.size(), "value") + " compared)"
           : "seeds or configuration differ or are missing: the runs are not yet shown to be the same "
             "experiment";
   return check;
@@ -543,7 +541,7 @@ bool metric_within(const std::string &name, const MetricSeries &series, const Me
             " apart)";
   line += "; tolerance " + tolerance_text(tolerance) + ": " + (ok ? "within" : "BEYOND");
   if (common.size() > 1)
-    line += "; largest gap over " + plural(common.size(), "common step") + ": " +
+    line += "; largest gap over " + counted(common.size(), "common step") + ": " +
             percent_text(gaps.worst_fraction) + " at step " + number_text(gaps.worst_step) +
             (options.every_step ? " (" + std::to_string(gaps.steps_beyond) + " beyond tolerance)" : "");
   check.evidence.push_back(line);
@@ -641,9 +639,9 @@ CheckResult check_metrics(const RunDirectory &reference, const RunDirectory &can
     check.summary = "no metric is logged by both runs at a common step";
   } else if (!lists.beyond.empty()) {
     check.summary =
-        plural(lists.beyond.size(), "metric") + " beyond tolerance: " + limited_list(lists.beyond);
+        counted(lists.beyond.size(), "metric") + " beyond tolerance: " + limited_list(lists.beyond);
   } else {
-    check.summary = plural(lists.compared.size(), "metric") + " within tolerance at the " +
+    check.summary = counted(lists.compared.size(), "metric") + " within tolerance at the " +
                     (options.every_step ? "common steps" : "last common step");
   }
   return check;
@@ -719,12 +717,12 @@ void report_fallback_evidence(const RunDirectory &candidate, bool fallback_on, C
   }
   if (!fell_back.empty()) {
     raise(check, CheckStatus::Caveat);
-    check.evidence.push_back(plural(fell_back.size(), "operator") +
+    check.evidence.push_back(counted(fell_back.size(), "operator") +
                              " fell back to the CPU in the Mac run: " + limited_list(fell_back));
   }
   if (!missing.empty()) {
     raise(check, CheckStatus::Fail);
-    check.evidence.push_back(plural(missing.size(), "operator") +
+    check.evidence.push_back(counted(missing.size(), "operator") +
                              " not implemented on MPS stopped the Mac run: " + limited_list(missing));
   }
   if (!errors.empty()) {
@@ -741,7 +739,7 @@ void report_fallback_evidence(const RunDirectory &candidate, bool fallback_on, C
                                                        "would have stopped the run"));
   else
     check.evidence.push_back("no fallback warning or MPS error in " +
-                             plural(candidate.log_files.size(), "log") + " of the Mac run");
+                             counted(candidate.log_files.size(), "log") + " of the Mac run");
 }
 
 std::string fallbacks_summary(CheckStatus status) {
@@ -762,7 +760,7 @@ CheckResult check_fallbacks(const RunDirectory &reference, const RunDirectory &c
   report_fallback_evidence(candidate, fallback_on, check);
   if (!reference.fallbacks.empty())
     check.evidence.push_back("the reference's logs also record " +
-                             plural(reference.fallbacks.size(), "MPS fallback") +
+                             counted(reference.fallbacks.size(), "MPS fallback") +
                              ": was the reference run on a Mac?");
   check.summary = fallbacks_summary(check.status);
   return check;

@@ -563,13 +563,11 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
     live_ok += op.live_ok;
     live_failed += op.live_failed;
   }
-  const std::string open = std::to_string(effort.open_findings) + " open finding" +
-                           (effort.open_findings == 1 ? "" : "s") + " still stand in the way";
+  const std::string open = counted(effort.open_findings, "open finding") + " still stand in the way";
   if (!falling_back.empty()) {
     no_fallback.status = "refuted";
     no_fallback.evidence =
-        std::to_string(falling_back.size()) + " operator" + (falling_back.size() == 1 ? "" : "s") +
-        " the code uses have no MPS kernel (" +
+        counted(falling_back.size(), "operator") + " the code uses have no MPS kernel (" +
         (probe.coverage_table.empty() ? "probe" : "coverage table " + probe.coverage_table) +
         "): " + join_limited(falling_back, 5);
   } else if (probe.present && probe.target == "mps" && live_ok > 0 && live_failed == 0) {
@@ -606,13 +604,12 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   }
   std::vector<std::string> static_notes;
   if (seed_sites)
-    static_notes.push_back(std::to_string(seed_sites) + " CUDA-only seed/RNG call" +
-                           (seed_sites == 1 ? "" : "s"));
+    static_notes.push_back(counted(static_cast<std::size_t>(seed_sites), "CUDA-only seed/RNG call"));
   if (load_sites)
-    static_notes.push_back(std::to_string(load_sites) + " checkpoint load" + (load_sites == 1 ? "" : "s") +
+    static_notes.push_back(counted(static_cast<std::size_t>(load_sites), "checkpoint load") +
                            " without map_location");
   if (float64_sites)
-    static_notes.push_back(std::to_string(float64_sites) + " float64 use" + (float64_sites == 1 ? "" : "s") +
+    static_notes.push_back(counted(static_cast<std::size_t>(float64_sites), "float64 use") +
                            " that raise on MPS until cast to float32");
   double worst = 0;
   int measured = 0;

@@ -72,10 +72,6 @@ std::string location_of(const DecisionFactor &factor) {
   return factor.path + (factor.line ? ":" + std::to_string(factor.line) : "");
 }
 
-std::string plural(std::size_t count, const char *noun) {
-  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
-
 // "MPS830 x191, MPS804 x116, MPS842 x41 and 5 more rules"
 std::string rules_text(const std::vector<std::pair<std::string, std::size_t>> &rules) {
   std::string text;
@@ -83,7 +79,7 @@ std::string rules_text(const std::vector<std::pair<std::string, std::size_t>> &r
     text += (i ? ", " : "") + rules[i].first +
             (rules[i].second > 1 ? " x" + std::to_string(rules[i].second) : "");
   if (rules.size() > 3)
-    text += " and " + plural(rules.size() - 3, "more rule");
+    text += " and " + counted(rules.size() - 3, "more rule");
   return text;
 }
 
@@ -116,8 +112,8 @@ void add_count(std::vector<std::pair<std::string, std::size_t>> &counts, const s
 std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead, const Finding *lead_finding) {
   if (group.count == 1)
     return lead.summary;
-  std::string text = group.title + ": " + plural(group.count, lead.finding_index < 0 ? "item" : "finding") +
-                     " in " + plural(group.files, "file");
+  std::string text = group.title + ": " + counted(group.count, lead.finding_index < 0 ? "item" : "finding") +
+                     " in " + counted(group.files, "file");
   if (!group.rules.empty() && group.cause != "rule:" + group.rules.front().first)
     text += " (" + rules_text(group.rules) + ")";
   text += ", " + kind_phrase(group.kind, !lead_finding || rule_names_cuda(lead_finding->rule));

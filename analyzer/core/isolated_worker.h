@@ -11,8 +11,8 @@
 // the child, the caller gets a result: the answer, or why there is none.
 //
 // How the child starts:
-// - a worker program (the mpsaudit binary run as `mpsaudit __parse-worker`):
-//   fork, then exec at once. The new process holds no lock. A bare fork of
+// - a worker program (mpsaudit-parse-worker, beside the C++ plugin): fork,
+//   then exec at once. The new process holds no lock. A bare fork of
 //   a scan, whose other threads may hold the allocator's or LLVM's locks at
 //   that instant, can hang in its first allocation: GCC 12's
 //   AddressSanitizer allocator did, once in a few scans (docs/robustness.md).

@@ -1749,9 +1749,7 @@ private:
     // CppExtension, CUDAExtension, setuptools' Extension: what `pip install`
     // builds, which the setup.py front end reads with its own CUDA tests.
     const std::string_view name = call.name;
-    const std::string_view callee =
-        name.substr(name.rfind('.') == std::string_view::npos ? 0 : name.rfind('.') + 1);
-    if (!jit_load && ends_with(callee, "Extension"))
+    if (!jit_load && ends_with(name.substr(name.rfind('.') + 1), "Extension"))
       return;
     const Argument *sources = nullptr;
     for (const Argument &argument : call.arguments)
