@@ -21,8 +21,8 @@
 //   can hold a lock the handler takes.
 //
 // The child is long-lived because a fresh process per request costs a
-// millisecond of page faults for a fork and tens for an exec that loads
-// Clang (docs/performance.md, "Bounds on a clang parse"). Its standard
+// millisecond of page faults for a fork, and about 20 ms for an exec that
+// loads Clang (docs/performance.md, "Bounds on a clang parse"). Its standard
 // streams are /dev/null and it holds no descriptor of ours but its socket,
 // so it can neither write to the terminal nor keep another child's socket
 // open; it ends when its socket closes, and on Linux when the thread that
