@@ -591,8 +591,7 @@ std::string yes_no(const std::optional<bool> &value) {
 
 std::string env_record_text(const EnvRecord &record) {
   std::ostringstream out;
-  out << "Python environments (" << record.interpreters.size() << " interpreter"
-      << (record.interpreters.size() == 1 ? "" : "s") << ")\n";
+  out << "Python environments (" << counted(record.interpreters.size(), "interpreter") << ")\n";
   for (const InterpreterRecord &interpreter : record.interpreters) {
     out << "\n" << interpreter.requested;
     if (interpreter.source == "kernel")

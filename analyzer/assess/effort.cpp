@@ -480,7 +480,7 @@ void price_kernel_families(const std::vector<ProjectFile> &files, const EffortMo
     port += model.kernel_per_variant.scaled(variants);
     std::string basis = largest->basis;
     if (variants > 0)
-      basis += "; " + std::to_string(variants) + " more variant" + (variants == 1 ? "" : "s") + " x " +
+      basis += "; " + counted(static_cast<std::size_t>(variants), "more variant") + " x " +
                format_hours(model.kernel_per_variant);
     const bool has_fallback =
         std::all_of(members.begin(), members.end(), [](const KernelMember &m) { return m.has_fallback; });
@@ -840,9 +840,8 @@ void price_trivial_item(EffortItem &item, int total_sites, const EffortModel &mo
     item.hours += share.hours;
   }
   item.basis =
-      std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") + " in " +
-      std::to_string(item.files.size()) + (item.files.size() == 1 ? " file" : " files") + " x " +
-      format_hours(model.trivial_per_site) +
+      counted(static_cast<std::size_t>(total_sites), "site") + " in " + counted(item.files.size(), "file") +
+      " x " + format_hours(model.trivial_per_site) +
       (capped ? ", capped at " + number_text(model.trivial_file_cap) + " h of mechanical edits per file"
               : "");
 }
@@ -868,8 +867,8 @@ void price_per_fix_item(EffortItem &item, int total_sites, const EffortModel &mo
                " (" + std::to_string(total_sites) + (total_sites == 1 ? " site" : " sites") +
                (package && item.files.size() > 1 ? " in " + std::to_string(item.files.size()) + " files"
                                                  : std::string()) +
-               (variants > 0 ? ", " + std::to_string(variants) + " more variant file" +
-                                   (variants == 1 ? "" : "s") + " x " + format_hours(model.kernel_per_variant)
+               (variants > 0 ? ", " + counted(static_cast<std::size_t>(variants), "more variant file") +
+                                   " x " + format_hours(model.kernel_per_variant)
                              : std::string()) +
                ")";
 }
@@ -910,7 +909,7 @@ EffortItem one_off_item(const OneOffCost &cost, const OpenWork &work) {
   if (const auto done = work.absorbed.find(cost.id); done != work.absorbed.end()) {
     item.finding_indices = done->second;
     item.sites = static_cast<int>(done->second.size());
-    item.basis += "; covers " + std::to_string(item.sites) + " finding" + (item.sites == 1 ? "" : "s");
+    item.basis += "; covers " + counted(static_cast<std::size_t>(item.sites), "finding");
   }
   bool all_safe = true, all_fixable = true;
   for (const std::string &family : cost.when_families)
@@ -1227,8 +1226,8 @@ void price_keep_linux(EffortEstimate &estimate, const EffortModel &model) {
   estimate.recommended_basis =
       "pin and document the Linux environment (" + format_hours(model.keep_pin) + ")" +
       (guarded > 0 ? " and guard the imports of " + std::to_string(guarded) + " of " +
-                         std::to_string(components) + " CUDA-only component" + (components == 1 ? "" : "s") +
-                         " (" + format_hours(model.keep_guard_per_component) + " each)"
+                         counted(static_cast<std::size_t>(components), "CUDA-only component") + " (" +
+                         format_hours(model.keep_guard_per_component) + " each)"
                    : std::string());
 }
 

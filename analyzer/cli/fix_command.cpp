@@ -171,13 +171,11 @@ int command_fix(const Invocation &invocation) {
     for (const auto &fix : file.fixes)
       (fix.safety == FixSafety::Safe ? safe : unsafe)++;
   // After write_fixes, run.files holds only the files really written.
-  std::cerr << (apply ? "Fixed " : "Would fix ") << run.applied_count() << " finding"
-            << (run.applied_count() == 1 ? "" : "s") << " in " << run.files.size() << " file"
-            << (run.files.size() == 1 ? "" : "s") << " (" << safe << " safe, " << unsafe
+  std::cerr << (apply ? "Fixed " : "Would fix ") << counted(run.applied_count(), "finding") << " in "
+            << counted(run.files.size(), "file") << " (" << safe << " safe, " << unsafe
             << " unsafe; target PyTorch " << target << ")";
   if (run.files_not_written)
-    std::cerr << "; " << run.files_not_written << " file" << (run.files_not_written == 1 ? "" : "s")
-              << " not written (see above)";
+    std::cerr << "; " << counted(run.files_not_written, "file") << " not written (see above)";
   if (run.unsafe_withheld_count())
     std::cerr << "; " << run.unsafe_withheld_count() << " more with --unsafe";
   const std::size_t other_skipped = run.skipped.size() - run.unsafe_withheld_count();

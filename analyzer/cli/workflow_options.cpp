@@ -57,8 +57,8 @@ int report_baseline_written(const WorkflowOptions &workflow, const ScanResult &r
   std::uint32_t recorded = 0;
   for (const auto &finding : result.findings)
     recorded += finding.suppressed ? 0 : 1;
-  std::cerr << "mpsaudit: recorded " << recorded << " finding" << (recorded == 1 ? "" : "s") << " in "
-            << workflow.write_baseline_path << "\n";
+  std::cerr << "mpsaudit: recorded " << counted(recorded, "finding") << " in " << workflow.write_baseline_path
+            << "\n";
   return result.has_errors() ? kScanErrors : kClean;
 }
 
@@ -68,26 +68,23 @@ void print_workflow_notes(const ScanResult &result) {
     std::cerr << "mpsaudit: partial scan: " << terminal_safe(summary.partial_scan)
               << "; decision and effort cover these files only\n";
   if (!summary.baseline_file.empty())
-    std::cerr << "mpsaudit: " << summary.baseline_known << " known finding"
-              << (summary.baseline_known == 1 ? "" : "s") << " from the baseline "
+    std::cerr << "mpsaudit: " << counted(summary.baseline_known, "known finding") << " from the baseline "
               << terminal_safe(summary.baseline_file) << " not shown"
               << (summary.baseline_fixed
                       ? "; " + std::to_string(summary.baseline_fixed) + " recorded no longer found"
                       : std::string())
               << (summary.baseline_known ? "; the decision and effort still count them" : "") << "\n";
   if (summary.path_ignored)
-    std::cerr << "mpsaudit: " << summary.path_ignored << " finding" << (summary.path_ignored == 1 ? "" : "s")
+    std::cerr << "mpsaudit: " << counted(summary.path_ignored, "finding")
               << " dropped by per-path-ignores in " << terminal_safe(summary.config_file) << "\n";
   if (summary.safety_kept)
-    std::cerr << "mpsaudit: " << summary.safety_kept << " safety finding"
-              << (summary.safety_kept == 1 ? "" : "s") << " shown although "
+    std::cerr << "mpsaudit: " << counted(summary.safety_kept, "safety finding") << " shown although "
               << terminal_safe(summary.config_shown) << ", found in the scanned tree, would hide "
               << (summary.safety_kept == 1 ? "it" : "them")
               << ": only --config, --select, --ignore, --baseline or --fail-on can\n";
   if (summary.suppressions.without_reason)
     std::cerr << "mpsaudit: " << summary.suppressions.without_reason << " of "
-              << summary.suppressions.directives << " inline suppression"
-              << (summary.suppressions.directives == 1 ? "" : "s") << " give no reason\n";
+              << counted(summary.suppressions.directives, "inline suppression") << " give no reason\n";
 }
 
 } // namespace mpsaudit::cli

@@ -145,9 +145,9 @@ std::string summary_line(const ScanResult &result) {
         return d.level != DiagnosticLevel::Note && !is_header_gap(d);
       });
   if (problems)
-    line += "; " + std::to_string(problems) + " input problem" + (problems == 1 ? "" : "s");
+    line += "; " + counted(problems, "input problem");
   if (const std::size_t gaps = header_gap_count(result))
-    line += "; " + std::to_string(gaps) + " header" + (gaps == 1 ? "" : "s") + " not found";
+    line += "; " + counted(gaps, "header") + " not found";
   return line;
 }
 
@@ -315,8 +315,8 @@ void write_diagnostics(std::ostream &out, const ScanResult &result, const Palett
   if (hidden)
     out << "(" << hidden << " more diagnostics: --full lists them)\n";
   if (const std::size_t gaps = header_gap_count(result); first_gap)
-    out << palette.paint("note", "2") << ": " << gaps << " #include" << (gaps == 1 ? "" : "s")
-        << " not found in " << gap_files.size() << " file" << (gap_files.size() == 1 ? "" : "s")
+    out << palette.paint("note", "2") << ": " << counted(gaps, "#include") << " not found in "
+        << counted(gap_files.size(), "file")
         << " (torch, CUDA or vendored headers; the analysis went on without them), e.g. "
         << terminal_safe(path_for_display(result, first_gap->path)) << ":" << first_gap->line
         << ". --full lists them.\n";

@@ -236,8 +236,7 @@ bool prepare_workflow(const std::string &executable, WorkflowOptions &workflow, 
   if (file_list) {
     options.paths = {"."};
     if (options.partial_scan.empty())
-      options.partial_scan = std::to_string(explicit_files.size()) + " file" +
-                             (explicit_files.size() == 1 ? "" : "s") + " named on the command line";
+      options.partial_scan = counted(explicit_files.size(), "file") + " named on the command line";
   }
   // Discovery asks git about these paths alone; listing and stat-ing the
   // whole repository was most of a pre-commit run's time.

@@ -181,8 +181,7 @@ void cross_check_dependencies(std::vector<ProjectFile> &files) {
   for (const auto &[module, where] : undeclared)
     where.file->facts.facts[facts_before[where.file] + where.added_index].set_attribute(
         "more", where.other_files == 0 ? std::string()
-                                       : " (imported in " + std::to_string(where.other_files) + " more file" +
-                                             (where.other_files == 1 ? "" : "s") + ")");
+                                       : " (imported in " + counted(where.other_files, "more file") + ")");
 }
 
 FactRetention dependency_pass_retention(const Fact &fact) {

@@ -768,8 +768,8 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
   }
   for (const auto &[klass, first] : once_per_file)
     if (first.second > 0)
-      facts.facts[first.first].set_attribute("more", " (and " + std::to_string(first.second) + " more line" +
-                                                         (first.second == 1 ? "" : "s") + " of this file)");
+      facts.facts[first.first].set_attribute("more", " (and " + counted(first.second, "more line") +
+                                                         " of this file)");
   return facts;
 }
 
