@@ -34,6 +34,9 @@ constexpr std::size_t kFrameHeaderBytes = 9;
 constexpr char kRetiring = 1; // the child ends after this answer
 // A longer frame is not one of ours: the channel is given up.
 constexpr std::uint64_t kMaxFrameBytes = 256ull << 20;
+// How long a child that closed its socket may take to end before it is
+// killed.
+constexpr std::chrono::milliseconds kLingerLimit{2000};
 #ifdef MSG_NOSIGNAL
 constexpr int kSendFlags = MSG_NOSIGNAL; // a closed peer is an error, not SIGPIPE
 #else
@@ -242,6 +245,20 @@ Transfer receive_before(int fd, char *data, std::size_t size, Clock::time_point 
   return Transfer::Done;
 }
 
+// Whether `pid` ended within `limit` (its status in `status`); polls,
+// since a blocking waitpid has no timeout.
+bool exited_within(pid_t pid, std::chrono::milliseconds limit, int &status) {
+  const auto deadline = Clock::now() + limit;
+  for (;;) {
+    const pid_t ended = ::waitpid(pid, &status, WNOHANG);
+    if (ended == pid || (ended < 0 && errno != EINTR))
+      return true;
+    if (Clock::now() >= deadline)
+      return false;
+    ::usleep(2000);
+  }
+}
+
 } // namespace
 
 void serve_isolated_requests(int socket, IsolatedWorker::Handler handler, std::uint64_t memory_bytes) {
@@ -297,7 +314,14 @@ IsolationOutcome IsolatedWorker::reap(bool killed) {
   if (killed)
     ::kill(pid_, SIGKILL);
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  bool lingered = false;
+  if (!killed && !exited_within(pid_, kLingerLimit, status)) {
+    // It closed its socket but lives on (a sanitizer's report stuck on a
+    // lock): the scan must not wait for it.
+    ::kill(pid_, SIGKILL);
+    lingered = true;
+  }
+  while ((killed || lingered) && ::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   ::close(socket_);
   pid_ = -1;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -21,6 +22,12 @@ std::string obey(const std::string &request) {
     std::this_thread::sleep_for(60s);
   if (request == "abort")
     std::abort();
+  if (request == "linger") {
+    // Closes its socket, then lives on without answering.
+    for (int fd = 3; fd < 1024; ++fd)
+      ::close(fd);
+    std::this_thread::sleep_for(60s);
+  }
   if (request == "allocate") {
     std::vector<std::string> hoard;
     for (;;)
@@ -83,6 +90,17 @@ TEST_CASE("a child that dies is reported, never its parent", "[core][isolation]"
   CHECK(worker.call("throw", within(10s)).outcome == IsolationOutcome::Crashed);
   CHECK(worker.call("out of memory", within(10s)).outcome == IsolationOutcome::OutOfMemory);
   CHECK(worker.call("still here", within(10s)).answer == "echo:still here");
+}
+
+TEST_CASE("a child that closes its socket and lives on is killed, not waited for", "[core][isolation]") {
+  IsolatedWorker worker(&obey);
+  REQUIRE(worker.call("warm", within(10s)).outcome == IsolationOutcome::Finished);
+  const pid_t lingering = worker.child();
+  const auto started = std::chrono::steady_clock::now();
+  CHECK(worker.call("linger", within(30s)).outcome == IsolationOutcome::Crashed);
+  CHECK(std::chrono::steady_clock::now() - started < 10s);
+  CHECK(::kill(lingering, 0) != 0); // gone, and reaped
+  CHECK(worker.call("next", within(10s)).answer == "echo:next");
 }
 
 // (Not under AddressSanitizer, whose allocator reports a refused
