@@ -668,18 +668,21 @@ std::string describe_config(const Config &config) {
   return out.str();
 }
 
+std::string shown_from_here(const std::string &path) {
+  const std::filesystem::path given(path);
+  if (path.empty() || !given.is_absolute())
+    return given.lexically_normal().generic_string();
+  std::error_code error;
+  const std::filesystem::path here = std::filesystem::current_path(error);
+  const std::string relative =
+      error ? std::string() : given.lexically_normal().lexically_relative(here).generic_string();
+  return relative.empty() || relative == ".." || relative.rfind("../", 0) == 0 ? path : relative;
+}
+
 void print_config_problems(std::ostream &err, const std::vector<Diagnostic> &problems) {
   for (const auto &problem : problems) {
-    std::string shown = problem.path.empty() ? std::string("config") : problem.path;
-    std::error_code error;
-    if (std::filesystem::path(shown).is_absolute()) {
-      const std::filesystem::path here = std::filesystem::current_path(error);
-      const std::string relative =
-          error ? std::string() : std::filesystem::path(shown).lexically_relative(here).generic_string();
-      if (!relative.empty())
-        shown = relative;
-    }
-    err << "mpsaudit: " << terminal_safe(shown);
+    err << "mpsaudit: "
+        << terminal_safe(problem.path.empty() ? std::string("config") : shown_from_here(problem.path));
     if (problem.line)
       err << ":" << problem.line;
     err << ": " << terminal_safe(problem.message) << "\n";

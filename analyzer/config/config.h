@@ -172,8 +172,13 @@ std::string root_prefix_for(const Config &config, const std::string &scan_root);
 std::string describe_config(const Config &config);
 
 // Config problems on `err`, one a line: `mpsaudit: FILE:LINE: message`, the
-// file relative to the current directory (as findings are), so that it
-// opens from where the user stands.
+// file as shown_from_here shows it, so that it opens from where the user
+// stands.
+// `path` as the user reads it from the current directory: relative when it
+// lies inside that directory, as given (normalized) otherwise, so a file
+// elsewhere keeps its absolute path rather than a climb of "../../..".
+std::string shown_from_here(const std::string &path);
+
 void print_config_problems(std::ostream &err, const std::vector<Diagnostic> &problems);
 
 } // namespace mpsaudit

@@ -271,16 +271,6 @@ bool prepare_workflow(const std::string &executable, WorkflowOptions &workflow, 
   return true;
 }
 
-// `path` as seen from the current directory ("" stays "").
-std::string shown_from_here(const std::string &path) {
-  if (path.empty())
-    return path;
-  std::error_code error;
-  const fs::path here = fs::current_path(error);
-  const fs::path absolute = fs::absolute(path, error).lexically_normal();
-  return error ? path : absolute.lexically_proximate(here).generic_string();
-}
-
 // After the scan: per-path ignores, role overrides, and the baseline (which
 // removes known findings, or, for `baseline write`, is written). Returns
 // false after printing a problem.
