@@ -3,8 +3,10 @@ within 60 s, peak RSS under 512 MiB (times `scale` under AddressSanitizer),
 exit code 3 (an input past a bound). Returns the JSON report and how long
 and how much memory it took; exits with a FAIL message otherwise."""
 import json
+import os
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -12,11 +14,17 @@ import time
 
 def bounded_scan(binary, tree, scale, extra=()):
     started = time.monotonic()
+    # Its own process group, so that a timeout ends the scan and every
+    # process it started, and nothing is left holding this test's pipes.
+    scan = subprocess.Popen([binary, "scan", "--no-git", "--no-cache", "--format", "json", *extra, tree],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
     try:
-        run = subprocess.run([binary, "scan", "--no-git", "--no-cache", "--format", "json", *extra, tree],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
+        stdout, stderr = scan.communicate(timeout=60)
     except subprocess.TimeoutExpired:
+        os.killpg(scan.pid, signal.SIGKILL)
         sys.exit("FAIL: the scan did not finish within 60 s")
+    run = subprocess.CompletedProcess(scan.args, scan.returncode, stdout, stderr)
     seconds = time.monotonic() - started
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     peak_mib = peak / (1 << 20) if platform.system() == "Darwin" else peak / 1024  # bytes there, KiB here
