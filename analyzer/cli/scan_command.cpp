@@ -274,7 +274,11 @@ int command_scan(const Invocation &invocation) {
   context.environment = session.environment;
   if (!write_reports(outputs, session, context, color))
     return kUsage;
-  if (!(outputs.size() == 1 && outputs.front().second == "-" && outputs.front().first == "text")) {
+  // The counts and the decision go to standard error too, unless standard
+  // output alone is a report for a reader that already shows them.
+  const bool reader_sees_summary = outputs.size() == 1 && outputs.front().second == "-" &&
+                                   (outputs.front().first == "text" || outputs.front().first == "summary");
+  if (!reader_sees_summary) {
     std::cerr << summary_line(result) << "\n";
     if (context.assessment && !context.findings_only)
       std::cerr << terminal_safe(assessment_summary(session.assessment), KeepLayout::TabAndNewline);

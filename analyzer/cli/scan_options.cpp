@@ -6,9 +6,11 @@ namespace mpsaudit::cli {
 
 std::vector<OptionHelp> scan_options_help() {
   return {
-      {"--format FORMAT", report_format_names("|") + " (default text; github: Actions annotations)",
+      {"--format FORMAT",
+       report_format_names("|") + " (default text; summary: 8 lines; github: Actions annotations)",
        "output format for standard output: " + report_format_names(", ") +
-           " (default `text`; `github`: Actions annotations)"},
+           " (default `text`; `summary`: at most 8 lines, the decision, effort, counts and top 3 blockers; "
+           "`github`: Actions annotations)"},
       {"-o, --output FILE",
        "write a report to FILE (repeatable; format from " + report_extension_list() + ")",
        "write a report to FILE; repeatable; the format follows the extension (" + report_extension_list() +

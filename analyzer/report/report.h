@@ -95,6 +95,14 @@ std::string suppression_hint(const ScanResult &result);
 // Two lines: the decision and the effort range (empty without an assessment).
 std::string assessment_summary(const Assessment &assessment);
 
+// `--format summary`: at most 8 lines for a lab lead or a CI log: the
+// decision with its reason, the effort (and the native port where it
+// differs), the counts, and the top kSummaryBlockers causes (a partial scan:
+// the rules with the most open errors and warnings). The lines are the text
+// report's own.
+inline constexpr std::size_t kSummaryBlockers = 3;
+void write_summary_report(std::ostream &out, const ScanResult &result, const ReportContext &context);
+
 // The entry points a table shows: main, sub-project and container entries
 // first, at most `limit`; `hidden` counts the rest (tests, examples, beyond
 // the limit), which JSON lists.

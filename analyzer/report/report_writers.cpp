@@ -15,6 +15,11 @@ void write_text(std::ostream &out, const ScanResult &result, const ReportContext
   write_text_report(out, result, context, text_options);
 }
 
+void write_summary(std::ostream &out, const ScanResult &result, const ReportContext &context,
+                   const WriterOptions &) {
+  write_summary_report(out, result, context);
+}
+
 void write_json(std::ostream &out, const ScanResult &result, const ReportContext &context,
                 const WriterOptions &) {
   write_json_report(out, result, context);
@@ -46,11 +51,9 @@ void write_github(std::ostream &out, const ScanResult &result, const ReportConte
 
 const std::vector<ReportWriter> &report_writers() {
   static const std::vector<ReportWriter> table{
-      {"text", {"txt"}, false, write_text},
-      {"json", {"json"}, true, write_json},
-      {"md", {"md", "markdown"}, false, write_markdown},
-      {"html", {"html", "htm"}, false, write_html},
-      {"sarif", {"sarif"}, true, write_sarif},
+      {"text", {"txt"}, false, write_text},         {"summary", {}, false, write_summary},
+      {"json", {"json"}, true, write_json},         {"md", {"md", "markdown"}, false, write_markdown},
+      {"html", {"html", "htm"}, false, write_html}, {"sarif", {"sarif"}, true, write_sarif},
       {"github", {}, true, write_github},
   };
   return table;

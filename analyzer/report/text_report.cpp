@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 
 #include "assess/reason_groups.h"
 #include "core/text.h"
@@ -394,6 +395,82 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour)
         << summary.substr(space);
   }
+}
+
+namespace {
+
+// "- MPS101 x12, first at a/b.py:3" for the `limit` rules with open errors
+// or warnings, errors first, then the most findings (a partial scan's
+// blockers: it has no decision to rank them).
+std::vector<std::string> busiest_rule_lines(const ScanResult &result, std::size_t limit) {
+  struct Seen {
+    int severity = 0;
+    std::size_t count = 0;
+    const Finding *first = nullptr;
+  };
+  std::map<std::string, Seen> by_rule;
+  for (const Finding &finding : result.findings)
+    if (!finding.suppressed && finding.severity != static_cast<int>(Severity::Info)) {
+      Seen &seen = by_rule[finding.rule_id];
+      seen.severity = std::max(seen.severity, finding.severity);
+      if (seen.count++ == 0)
+        seen.first = &finding;
+    }
+  std::vector<std::pair<std::string, Seen>> rules(by_rule.begin(), by_rule.end());
+  std::stable_sort(rules.begin(), rules.end(), [](const auto &a, const auto &b) {
+    return std::tie(b.second.severity, b.second.count) < std::tie(a.second.severity, a.second.count);
+  });
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < std::min(limit, rules.size()); ++i) {
+    const auto &[rule, seen] = rules[i];
+    lines.push_back("- " + rule +
+                    (seen.count > 1 ? " x" + std::to_string(seen.count) + ", first at " : " at ") +
+                    seen.first->path.str() + ":" + std::to_string(seen.first->span.line));
+  }
+  return lines;
+}
+
+} // namespace
+
+void write_summary_report(std::ostream &out, const ScanResult &result, const ReportContext &context) {
+  std::vector<std::string> lines;
+  const Assessment *assessment = context.findings_only ? nullptr : context.assessment;
+  if (assessment) {
+    // The decision, effort and native-port lines exactly as the text report
+    // ends (one figure, one rounding); its fix and what-would-change lines
+    // are left to the full report.
+    const std::string summary = assessment_summary(*assessment);
+    for (std::size_t start = 0; start < summary.size();) {
+      const std::size_t end = summary.find('\n', start);
+      const std::string line = summary.substr(start, end - start);
+      if (starts_with(line, "Decision: ") || starts_with(line, "Effort: ") ||
+          starts_with(line, "Native port: "))
+        lines.push_back(line);
+      start = end == std::string::npos ? summary.size() : end + 1;
+    }
+  }
+  std::string counts = summary_line(result);
+  if (!result.workflow.partial_scan.empty())
+    counts += " (partial scan: " + result.workflow.partial_scan + ")";
+  lines.push_back(counts);
+  if (!context.no_decision_reason.empty())
+    lines.push_back("No decision: " + context.no_decision_reason);
+  std::vector<std::string> blockers;
+  if (assessment) {
+    const Decision &decision = assessment->decision;
+    for (const auto *groups : {&decision.deciding_groups, &decision.secondary_groups})
+      for (const ReasonGroup &group : *groups)
+        if (blockers.size() < kSummaryBlockers)
+          blockers.push_back("- " + group.summary);
+  } else {
+    blockers = busiest_rule_lines(result, kSummaryBlockers);
+  }
+  if (!blockers.empty()) {
+    lines.push_back(assessment ? "Top blockers:" : "Top rules:");
+    lines.insert(lines.end(), blockers.begin(), blockers.end());
+  }
+  for (const std::string &line : lines)
+    out << terminal_safe(line) << "\n";
 }
 
 namespace {
