@@ -648,6 +648,8 @@ bool recommended_is_everything(const EffortEstimate &effort) {
 // recommended path (as the summary's `Fix:` line says), else the native
 // port, named, when only the port has something to edit.
 std::string fix_credit_reason(const EffortEstimate &effort) {
+  if (effort.path == RecommendedPath::KeepLinux)
+    return {}; // nothing of keeping Linux is a code edit
   auto has_sites = [](const FixCredit &fix) { return fix.safe_sites + fix.unsafe_sites > 0; };
   if (recommended_is_everything(effort))
     return has_sites(effort.fix) ? fix_credit_sentence(effort.fix) : std::string();
@@ -692,6 +694,23 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
     plan.push_back(std::move(step));
   for (auto &step : deferred)
     plan.push_back(std::move(step));
+  if (!effort.path_steps.empty()) {
+    // The recommended path's own steps lead; the port follows, folded.
+    std::vector<ActionStep> path_plan;
+    for (const PathStep &own : effort.path_steps) {
+      ActionStep step;
+      step.title = own.title;
+      step.effort = std::string(to_string(Effort::Small));
+      step.hours = own.hours;
+      step.detail = own.detail;
+      path_plan.push_back(std::move(step));
+    }
+    for (auto &step : plan) {
+      step.if_port_anyway = true;
+      path_plan.push_back(std::move(step));
+    }
+    plan = std::move(path_plan);
+  }
   int order = 0;
   for (auto &step : plan)
     step.order = ++order;
@@ -777,6 +796,9 @@ std::string effort_reason(const EffortEstimate &effort) {
       counted(effort.open_findings, "open finding") +
       (effort.not_estimated ? ", plus " + counted(effort.not_estimated, "blocker") + " not estimated"
                             : std::string());
+  if (effort.path == RecommendedPath::KeepLinux)
+    return "Estimated effort " + format_hours(effort.recommended) + " to " + effort.recommended_goal +
+           "; porting anyway would take " + format_hours(effort.native_port) + " for all " + all + ".";
   if (recommended_is_everything(effort))
     return "Estimated effort " + format_hours(effort.total) + " over " + all + ".";
   return "Estimated effort " + format_hours(effort.recommended) + " on the recommended path; " +

@@ -135,6 +135,9 @@ struct ActionStep {
   std::string detail; // the replacement or basis
   std::vector<std::string> rule_ids;
   bool deferred = false;
+  // A porting step of a KEEP_LINUX_GPU plan, after the recommended path's
+  // own steps: the reports fold these under "If you port anyway".
+  bool if_port_anyway = false;
   FixCredit fix; // what `mpsaudit fix` does of this step
 
   // "16 sites in 3 files", "1 site in 1 file"; the sites alone when no file

@@ -1229,6 +1229,16 @@ void price_keep_linux(EffortEstimate &estimate, const EffortModel &model) {
                          counted(static_cast<std::size_t>(components), "CUDA-only component") + " (" +
                          format_hours(model.keep_guard_per_component) + " each)"
                    : std::string());
+  estimate.path_steps = {{"Pin and document the Linux GPU environment", model.keep_pin,
+                          "Record the driver, CUDA, PyTorch and package versions (a lock file or a container "
+                          "image) and the commands that train and evaluate."}};
+  if (guarded > 0)
+    estimate.path_steps.push_back(
+        {"Guard the imports of " + counted(static_cast<std::size_t>(guarded), "CUDA-only component"),
+         model.keep_guard_per_component.scaled(guarded),
+         "Import each inside try/except ImportError or behind an option, so that the package imports, and "
+         "its "
+         "CPU paths run, where CUDA is missing."});
 }
 
 } // namespace
@@ -1264,7 +1274,9 @@ void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
 }
 
 std::string native_port_text(const EffortEstimate &estimate) {
-  std::string text = format_hours(estimate.native_port) + " to port everything natively";
+  std::string text =
+      format_hours(estimate.native_port) + " to port everything natively" +
+      (estimate.path == RecommendedPath::KeepLinux ? " anyway, instead of keeping Linux GPUs" : "");
   const auto &families = estimate.kernel_families;
   if (families.empty())
     return text;

@@ -178,6 +178,14 @@ struct KernelFamily {
   HourRange hours; // the port now (the fallback routing where one exists)
 };
 
+// A step of the recommended path that ports no finding: KEEP_LINUX_GPU's
+// pin of the environment and guard of CUDA-only imports.
+struct PathStep {
+  std::string title;
+  HourRange hours;
+  std::string detail;
+};
+
 struct EffortEstimate {
   std::vector<EffortItem> items; // ordered: effort class, then hours, then key
   HourRange total;               // the port of everything the Mac needs now
@@ -190,6 +198,7 @@ struct EffortEstimate {
   FixCredit recommended_fix;                 // what `mpsaudit fix` removes of `recommended`
   std::string recommended_goal;              // "run train.py and sample.py on MPS"
   std::string recommended_basis;             // how `recommended` adds up, one sentence
+  std::vector<PathStep> path_steps;          // the recommended path's own steps; none for a port
   std::vector<std::string> entry_points;     // scripts (a __main__ guard) outside tests and docs
   std::vector<KernelFamily> kernel_families; // largest first
   FixCredit fix;                             // what `mpsaudit fix` removes of `total`

@@ -186,16 +186,25 @@ void write_plan_step(std::ostream &out, const ActionStep &step) {
 // The plan's first steps, and the rest one <details> away.
 constexpr std::size_t kOpenPlanSteps = 30;
 
-void write_action_plan(std::ostream &out, const std::vector<ActionStep> &plan) {
+void write_action_plan(std::ostream &out, const Assessment &assessment) {
+  const std::vector<ActionStep> &plan = assessment.plan;
+  // KEEP_LINUX_GPU: its own steps open, the port folded under them.
+  const std::size_t open_steps = static_cast<std::size_t>(
+      std::find_if(plan.begin(), plan.end(), [](const ActionStep &step) { return step.if_port_anyway; }) -
+      plan.begin());
+  const std::size_t shown = std::min(open_steps, kOpenPlanSteps);
   out << "<h2>Action plan</h2><ol id=\"action-plan\">";
-  for (std::size_t i = 0; i < plan.size() && i < kOpenPlanSteps; ++i)
+  for (std::size_t i = 0; i < shown; ++i)
     write_plan_step(out, plan[i]);
   out << "</ol>\n";
-  if (plan.size() <= kOpenPlanSteps)
+  if (shown == plan.size())
     return;
-  out << "<details id=\"more-steps\"><summary>" << plan.size() - kOpenPlanSteps
-      << " more steps</summary><ol start=\"" << kOpenPlanSteps + 1 << "\">";
-  for (std::size_t i = kOpenPlanSteps; i < plan.size(); ++i)
+  if (open_steps < plan.size())
+    out << "<details id=\"port-anyway\"><summary>" << escape(port_anyway_title(assessment)) << "</summary>";
+  else
+    out << "<details id=\"more-steps\"><summary>" << plan.size() - shown << " more steps</summary>";
+  out << "<ol start=\"" << shown + 1 << "\">";
+  for (std::size_t i = shown; i < plan.size(); ++i)
     write_plan_step(out, plan[i]);
   out << "</ol></details>\n";
 }
@@ -320,23 +329,33 @@ void write_decision_banner(std::ostream &out, const ReportContext &context) {
   }
 }
 
+// The effort tiles: the recommended path leads; the native port, the whole
+// estimate and what `fix` removes follow only where each says something new
+// (a tile that would repeat a figure keeps its element, hidden, for scripts).
+// KEEP_LINUX_GPU labels the native port as the cost of porting anyway, and
+// shows no fix credit: nothing of keeping Linux is a code edit.
 void write_effort_totals(std::ostream &out, const Assessment &assessment) {
-  out << "<div><b id=\"effort-recommended\" data-low=\"" << number(assessment.effort.recommended.low)
-      << "\" data-high=\"" << number(assessment.effort.recommended.high) << "\" title=\""
-      << escape(assessment.effort.recommended_basis) << "\">"
-      << escape(format_hours(assessment.effort.recommended)) << "</b>to "
-      << escape(assessment.effort.recommended_goal) << "</div>"
-      << "<div><b id=\"effort-native-port\" data-low=\"" << number(assessment.effort.native_port.low)
-      << "\" data-high=\"" << number(assessment.effort.native_port.high) << "\" title=\""
-      << escape(native_port_text(assessment.effort)) << "\">"
-      << escape(format_hours(assessment.effort.native_port)) << "</b>native port of everything</div>"
-      << "<div><b id=\"effort-total\" data-low=\"" << number(assessment.effort.total.low) << "\" data-high=\""
-      << number(assessment.effort.total.high) << "\">" << escape(format_hours(assessment.effort.total))
-      << "</b>estimated effort</div>"
-      << "<div><b id=\"fix-credit\" data-low=\"" << number(assessment.effort.fix.safe.low)
-      << "\" data-high=\"" << number(assessment.effort.fix.safe.high) << "\" data-findings=\""
-      << assessment.effort.fix.safe_sites << "\">" << escape(format_hours(assessment.effort.fix.safe))
-      << "</b>removed by <code>mpsaudit fix</code></div>";
+  const EffortEstimate &effort = assessment.effort;
+  const bool keep = effort.path == RecommendedPath::KeepLinux;
+  const std::string recommended = format_hours(effort.recommended);
+  const std::string native = format_hours(effort.native_port);
+  const std::string total = format_hours(effort.total);
+  const auto tile = [&out](bool shown) { out << (shown ? "<div>" : "<div hidden>"); };
+  tile(true);
+  out << "<b id=\"effort-recommended\" data-low=\"" << number(effort.recommended.low) << "\" data-high=\""
+      << number(effort.recommended.high) << "\" title=\"" << escape(effort.recommended_basis) << "\">"
+      << escape(recommended) << "</b>to " << escape(effort.recommended_goal) << "</div>";
+  tile(native != recommended);
+  out << "<b id=\"effort-native-port\" data-low=\"" << number(effort.native_port.low) << "\" data-high=\""
+      << number(effort.native_port.high) << "\" title=\"" << escape(native_port_text(effort)) << "\">"
+      << escape(native) << "</b>" << (keep ? "if you port anyway" : "native port of everything") << "</div>";
+  tile(total != recommended && total != native);
+  out << "<b id=\"effort-total\" data-low=\"" << number(effort.total.low) << "\" data-high=\""
+      << number(effort.total.high) << "\">" << escape(total) << "</b>port of what the Mac needs now</div>";
+  tile(!keep && effort.fix.safe_sites > 0);
+  out << "<b id=\"fix-credit\" data-low=\"" << number(effort.fix.safe.low) << "\" data-high=\""
+      << number(effort.fix.safe.high) << "\" data-findings=\"" << effort.fix.safe_sites << "\">"
+      << escape(format_hours(effort.fix.safe)) << "</b>removed by <code>mpsaudit fix</code></div>";
 }
 
 void write_counts(std::ostream &out, const ScanResult &result, const SeverityCounts &counts,
@@ -389,7 +408,9 @@ void write_effort_note(std::ostream &out, const Assessment &assessment) {
   if (effort.deferred.high > 0)
     out << "; deferred kernel ports " << escape(format_hours(effort.deferred));
   out << ". Effort model: <code>" << escape(assessment.effort_model_origin) << "</code>.";
-  if (effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
+  // KEEP_LINUX_GPU's path edits no code: `fix` would only shorten a port
+  // that is not recommended.
+  if (effort.path != RecommendedPath::KeepLinux && effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
     out << " " << escape(fix_credit_sentence(effort.fix));
   out << "</p>\n";
 }
@@ -450,7 +471,7 @@ void write_assessment(std::ostream &out, const Assessment &assessment, const Sev
   write_acceptance_levels(out, assessment.acceptance);
   write_memory_fit(out, assessment.memory);
   write_probe(out, assessment.probe);
-  write_action_plan(out, assessment.plan);
+  write_action_plan(out, assessment);
 }
 
 void write_entry_points(std::ostream &out, const Assessment &assessment) {

@@ -376,7 +376,8 @@ void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment)
                 {"detail", sanitize_utf8(step.detail)},
                 {"rules", step.rule_ids},
                 {"fix", fix_credit_json(step.fix)},
-                {"deferred", step.deferred}});
+                {"deferred", step.deferred},
+                {"if_port_anyway", step.if_port_anyway}});
   json.end_array();
   json.key("decision");
   write_decision_json(json, assessment.decision);

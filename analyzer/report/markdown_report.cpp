@@ -85,7 +85,9 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "- **Recommended path (" << to_string(decision.outcome) << "):** "
         << format_hours(effort.recommended) << " to " << markdown_text(effort.recommended_goal) << ": "
         << markdown_text(effort.recommended_basis) << ".\n";
-    out << "- **Native port of everything:** " << markdown_text(native_port_text(effort))
+    out << (effort.path == RecommendedPath::KeepLinux ? "- **If you port anyway:** "
+                                                      : "- **Native port of everything:** ")
+        << markdown_text(native_port_text(effort))
         << ": the items below, summed low with low and high with high, plus the deferred kernel ports.\n\n";
     out << counted(effort.items.size(), "distinct fix", "distinct fixes") << " for "
         << counted(effort.open_findings, "open finding") << " (" << effort.guarded_findings << " guarded and "
@@ -167,8 +169,13 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     if (assessment->plan.empty())
       out << "Nothing to do.\n";
     const std::size_t plan_limit = context.full ? assessment->plan.size() : kPlanSteps;
+    bool folded = false;
     for (std::size_t i = 0; i < assessment->plan.size() && i < plan_limit; ++i) {
       const ActionStep &step = assessment->plan[i];
+      if (step.if_port_anyway && !folded) {
+        out << "\n<details><summary>" << markdown_text(port_anyway_title(*assessment)) << "</summary>\n\n";
+        folded = true;
+      }
       out << step.order << ". **" << markdown_text(step.title) << "**";
       if (step.count)
         out << " — " << step.extent();
@@ -182,6 +189,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     if (assessment->plan.size() > plan_limit)
       out << "\n"
           << assessment->plan.size() - plan_limit << " more steps: `--full` or the JSON report lists them.\n";
+    if (folded)
+      out << "\n</details>\n";
     out << "\n";
   }
   if (const std::string config = config_line(result, context.catalog); !config.empty())

@@ -92,6 +92,9 @@ std::string skipped_line(const ScanResult &result);
 // How to suppress a finding, with the first open finding's rule as the
 // example; "" when no finding is open.
 std::string suppression_hint(const ScanResult &result);
+// "If you port anyway: 12 steps, 2.3–5.7 d in all" over a KEEP_LINUX_GPU
+// plan's porting steps, which the reports fold under it.
+std::string port_anyway_title(const Assessment &assessment);
 // Two lines: the decision and the effort range (empty without an assessment).
 std::string assessment_summary(const Assessment &assessment);
 

@@ -524,6 +524,13 @@ std::vector<std::pair<std::string, std::size_t>> findings_by_directory(const Sca
   return rows;
 }
 
+std::string port_anyway_title(const Assessment &assessment) {
+  const auto steps = std::count_if(assessment.plan.begin(), assessment.plan.end(),
+                                   [](const ActionStep &step) { return step.if_port_anyway; });
+  return "If you port anyway: " + counted(static_cast<std::size_t>(steps), "step") + ", " +
+         format_hours(assessment.effort.native_port) + " in all";
+}
+
 std::string assessment_summary(const Assessment &assessment) {
   const Decision &decision = assessment.decision;
   const EffortEstimate &effort = assessment.effort;

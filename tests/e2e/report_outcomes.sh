@@ -23,7 +23,7 @@ for sample_dir in "$root"/samples/outcome-*/; do
   for ext in json md html sarif txt; do [[ -s $out/r.$ext ]] || fail "$sample: r.$ext is empty"; done
 
   python3 - "$root" "$sample_dir" "$out" <<'PY' || fail "$sample: golden or schema mismatch"
-import json, os, sys
+import json, os, re, sys
 import jsonschema
 root, sample_dir, out = sys.argv[1:]
 report = json.load(open(os.path.join(out, "r.json")))
@@ -68,7 +68,22 @@ outcome, effort = golden["outcome"], a["effort"]["recommended_hours"]["text"]
 md = open(os.path.join(out, "r.md")).read()
 assert f"## Decision: **{outcome}**" in md, "markdown decision"
 assert f"## Effort: {effort}" in md, "markdown effort"
-assert "**Native port of everything:** " + a["effort"]["native_port_text"].replace("|", "\\|") in md, "markdown native port"
+keep = outcome == "KEEP_LINUX_GPU"
+native_label = "**If you port anyway:** " if keep else "**Native port of everything:** "
+assert native_label + a["effort"]["native_port_text"].replace("|", "\\|") in md, "markdown native port"
+# KEEP_LINUX_GPU: its own steps (pin, guard) lead the plan and the port is
+# folded under them, labelled as the cost of porting anyway; no fix credit,
+# since nothing of keeping Linux is a code edit. Other outcomes fold nothing.
+anyway = [s["if_port_anyway"] for s in a["action_plan"]]
+if keep:
+    assert anyway[:1] == [False] and True in anyway, anyway
+    assert anyway == sorted(anyway), "porting steps after the path's own: %r" % anyway
+    assert "anyway, instead of keeping Linux GPUs" in a["effort"]["native_port_text"]
+    assert not any("mpsaudit fix --apply removes" in r for r in a["decision"]["reasons"]), "fix credit under KEEP"
+    assert "<summary>If you port anyway: " in md, "markdown plan fold"
+else:
+    assert True not in anyway, "a porting step folded outside KEEP_LINUX_GPU"
+    assert "If you port anyway" not in md and "instead of keeping Linux" not in md
 assert "## Action plan" in md and "## Acceptance levels" in md and "## Top findings" in md
 for change in a["decision"]["what_would_change"]:
     assert change.replace("|", "\\|").replace("<", "&lt;") in md, "markdown lacks: " + change
@@ -76,6 +91,10 @@ txt = open(os.path.join(out, "r.txt")).read()
 assert f"Decision: {outcome} - " in txt and f"Effort: {effort} " in txt, "text summary"
 html = open(os.path.join(out, "r.html")).read()
 assert 'id="effort-recommended"' in html and 'id="effort-native-port"' in html, "html effort figures"
+assert ('<details id="port-anyway">' in html) == keep, "html plan fold"
+assert not keep or "mpsaudit fix --apply removes" not in html, "html fix credit under KEEP"
+fix_tile = re.search(r'<div( hidden)?><b id="fix-credit"', html)
+assert fix_tile and (fix_tile.group(1) is not None) == (keep or a["effort"]["fix"]["safe_findings"] == 0), "html fix tile"
 assert f'data-outcome="{outcome}"' in html and "http://" not in html.replace("http://www.w3.org/2000/svg", ""), "html"
 assert "<script src" not in html and "<link" not in html, "html must be self-contained"
 sarif = json.load(open(os.path.join(out, "r.sarif")))

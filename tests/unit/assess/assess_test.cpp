@@ -651,17 +651,44 @@ TEST_CASE("acceptance levels: not yet confirmed without a probe, from the verdic
 TEST_CASE("the action plan puts mechanical fixes first, with counts", "[assess][plan]") {
   const ScanResult scan = scan_of({{"model/attn.py", kModel}, {"train.py", kTrain}});
   const Assessment assessment = assess_scan(scan);
-  REQUIRE(assessment.plan.size() >= 3);
-  CHECK(assessment.plan[0].title.find("device/dtype helper") != std::string::npos);
-  CHECK(assessment.plan[1].effort == "trivial");
-  CHECK(assessment.plan[1].count == 2); // the two .cuda() calls
   int previous = 0;
   for (const auto &step : assessment.plan) {
     CHECK(step.order == ++previous);
   }
-  CHECK(assessment.plan[assessment.plan.size() - 2].effort ==
-        "small"); // flash-attn after the mechanical edits
-  CHECK(assessment.plan.back().title.find("Acceptance on the Mac") == 0); // acceptance closes the plan
+  // The porting steps (here after KEEP_LINUX_GPU's own, folded).
+  std::vector<ActionStep> port;
+  for (const auto &step : assessment.plan)
+    if (step.if_port_anyway || assessment.decision.outcome != Outcome::KeepLinuxGpu)
+      port.push_back(step);
+  REQUIRE(port.size() >= 3);
+  CHECK(port[0].title.find("device/dtype helper") != std::string::npos);
+  CHECK(port[1].effort == "trivial");
+  CHECK(port[1].count == 2);                                   // the two .cuda() calls
+  CHECK(port[port.size() - 2].effort == "small");              // flash-attn after the mechanical edits
+  CHECK(port.back().title.find("Acceptance on the Mac") == 0); // acceptance closes the plan
+}
+
+TEST_CASE("a KEEP_LINUX_GPU plan pins and guards first, and only then the port, folded", "[assess][plan]") {
+  const Assessment keep = assess_scan(scan_of({{"model/attn.py", kModel}, {"train.py", kTrain}}));
+  REQUIRE(keep.decision.outcome == Outcome::KeepLinuxGpu);
+  REQUIRE(keep.plan.size() >= 3);
+  CHECK(keep.plan[0].title == "Pin and document the Linux GPU environment");
+  CHECK_FALSE(keep.plan[0].if_port_anyway);
+  CHECK(keep.plan[1].title == "Guard the imports of 1 CUDA-only component");
+  CHECK_FALSE(keep.plan[1].if_port_anyway);
+  for (std::size_t i = 2; i < keep.plan.size(); ++i)
+    CHECK(keep.plan[i].if_port_anyway);
+  // What the plan's own steps cost is the recommended path's figure.
+  CHECK(keep.plan[0].hours.low + keep.plan[1].hours.low == Approx(keep.effort.recommended.low));
+  CHECK(keep.plan[0].hours.high + keep.plan[1].hours.high == Approx(keep.effort.recommended.high));
+  for (const auto &reason : keep.decision.reasons)
+    CHECK(reason.find("mpsaudit fix --apply removes") == std::string::npos);
+
+  // The near case: a repository that ports folds nothing.
+  const Assessment port = assess_scan(scan_of({{"train.py", kTrain}}));
+  REQUIRE(port.decision.outcome != Outcome::KeepLinuxGpu);
+  for (const auto &step : port.plan)
+    CHECK_FALSE(step.if_port_anyway);
 }
 
 TEST_CASE("hours read as hours, days or weeks", "[assess][effort]") {
