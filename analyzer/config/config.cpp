@@ -668,6 +668,42 @@ std::string describe_config(const Config &config) {
   return out.str();
 }
 
+std::string starter_config(const std::vector<std::pair<std::string, std::string>> &assess_defaults) {
+  std::ostringstream out;
+  out << "# mpsaudit.toml: how `mpsaudit scan` reads this repository (docs/configuration.md).\n"
+         "# Every key is optional; each commented line shows the default. Uncomment\n"
+         "# and edit what this repository needs. Globs are relative to this file.\n\n"
+         "# Only files matching one of these globs are read (empty: every file).\n"
+         "# include = []\n"
+         "# Files never read: vendored code, experiments nobody ports.\n"
+         "# exclude = [\"third_party/**\"]\n"
+         "# The PyTorch release the Mac will run (\"2.6\"); empty: the manifests' exact\n"
+         "# torch pin, else the newest coverage table.\n"
+         "# target-torch = \"\"\n"
+         "# The lowest severity that makes a scan exit 1: error, warning, info or never.\n"
+         "# fail-on = \"warning\"\n"
+         "# Findings recorded here are not reported again (`mpsaudit baseline write`).\n"
+         "# baseline = \".mpsaudit-baseline\"\n\n"
+         "[rules]\n"
+         "# Rule IDs, ID prefixes or families (`mpsaudit rules`); empty: all rules.\n"
+         "# enable = []\n"
+         "# disable = []\n\n"
+         "[per-path-ignores]\n"
+         "# Findings of these rules in matching files are dropped (and counted).\n"
+         "# \"tests/**\" = [\"device\"]\n\n"
+         "[assess]\n"
+         "# The thresholds of the decision (docs/decision.md); the defaults:\n";
+  for (const auto &[key, value] : assess_defaults)
+    out << "# " << key << " = " << value << "\n";
+  out << "# An effort model replacing rules/effort.toml (docs/effort-model.md).\n"
+         "# effort-model = \"effort.toml\"\n\n"
+         "[roles]\n"
+         "# The component role of matching files: model, training, data, inference,\n"
+         "# tooling, tests or docs; the last matching glob wins.\n"
+         "# \"tools/**\" = \"tooling\"\n";
+  return out.str();
+}
+
 std::string shown_from_here(const std::string &path) {
   const std::filesystem::path given(path);
   if (path.empty() || !given.is_absolute())

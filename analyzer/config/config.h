@@ -168,6 +168,13 @@ private:
 // or unrelated (then globs apply to root-relative paths as they are).
 std::string root_prefix_for(const Config &config, const std::string &scan_root);
 
+// A first mpsaudit.toml, for `mpsaudit config init`: every key commented
+// out at its default, under a line on what it does, so that it reads back as
+// the built-in defaults and a later default is not frozen in. The [assess]
+// defaults belong to the assessment: `assess_defaults` gives each key's
+// default as a TOML value, in order.
+std::string starter_config(const std::vector<std::pair<std::string, std::string>> &assess_defaults);
+
 // The effective configuration, one line per setting with its source.
 std::string describe_config(const Config &config);
 
