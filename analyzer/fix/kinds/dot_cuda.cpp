@@ -1,7 +1,10 @@
 // MPS201: `x.cuda()` becomes `x.to(device)`, with the device variable in
 // scope or, when there is none, one added once per module (cuda → mps →
-// cpu). Keyword arguments stay: `.cuda(non_blocking=True)` becomes
-// `.to(device, non_blocking=True)`. A device index (`.cuda(1)`,
+// cpu). Keyword arguments stay, but `non_blocking=True` becomes
+// `non_blocking=str(device).startswith("cuda")`: non-blocking on CUDA as
+// before, blocking on MPS, where a non-blocking copy from pageable memory
+// can read freed memory (MPS208, whose replacement this is; `str()` holds
+// for a device given as a string too). A device index (`.cuda(1)`,
 // `.cuda(device=rank)`) is a choice fix cannot make.
 //
 // Safe when the device is the module device fix adds, or a variable chosen
@@ -34,14 +37,20 @@ FixOutcome plan(FixContext &context, const Finding &finding) {
     return FixOutcome::none(device.blocked);
 
   const TSNode list = PythonModule::field(*call, "arguments");
-  const std::string_view inside = module.source().substr(
-      PythonModule::begin(list) + 1, PythonModule::end(list) - PythonModule::begin(list) - 2);
+  const std::size_t inside_begin = PythonModule::begin(list) + 1;
+  std::string inside(module.source().substr(inside_begin, PythonModule::end(list) - inside_begin - 1));
+  for (auto argument = arguments->rbegin(); argument != arguments->rend(); ++argument) {
+    const TSNode value = PythonModule::field(*argument, "value");
+    if (module.text(PythonModule::field(*argument, "name")) == "non_blocking" && module.text(value) == "True")
+      inside.replace(PythonModule::begin(value) - inside_begin,
+                     PythonModule::end(value) - PythonModule::begin(value),
+                     "str(" + device.name + ").startswith(\"cuda\")");
+  }
   PlannedFix fix;
   TextEdit edit;
   edit.begin = PythonModule::begin(PythonModule::field(function, "attribute"));
   edit.end = PythonModule::end(*call);
-  edit.replacement =
-      "to(" + device.name + (arguments->empty() ? std::string() : ", " + std::string(inside)) + ")";
+  edit.replacement = "to(" + device.name + (arguments->empty() ? std::string() : ", " + inside) + ")";
   // A trailing comma inside `.cuda(non_blocking=True,)` stays valid.
   fix.edits.push_back(std::move(edit));
   fix.safety = device.safety();

@@ -283,6 +283,20 @@ TEST_CASE("device selection branches that do more than pick a device are left al
   CHECK(run_fix(negated).fixed == negated);
 }
 
+TEST_CASE(".cuda(non_blocking=True) is non-blocking on CUDA alone; any other value stays", "[fix][MPS201]") {
+  const std::string head = "import torch\n"
+                           "device = torch.device(\"cuda\" if torch.cuda.is_available() else \"mps\" if "
+                           "torch.backends.mps.is_available() else \"cpu\")\n";
+  CHECK(fixed(head + "y = x.cuda(non_blocking=True)\n") ==
+        head + "y = x.to(device, non_blocking=str(device).startswith(\"cuda\"))\n");
+  // The near cases: not the literal True, so no MPS208 and no rewrite of it.
+  CHECK(fixed(head + "y = x.cuda(non_blocking=pinned)\n") ==
+        head + "y = x.to(device, non_blocking=pinned)\n");
+  CHECK(fixed(head + "y = x.cuda(non_blocking=False)\n") == head + "y = x.to(device, non_blocking=False)\n");
+  CHECK(fixed(head + "y = x.cuda(memory_format=m, non_blocking=True,)\n") ==
+        head + "y = x.to(device, memory_format=m, non_blocking=str(device).startswith(\"cuda\"),)\n");
+}
+
 TEST_CASE(".cuda() becomes .to(device)", "[fix][MPS201]") {
   SECTION("a module device is added once when none is in scope") {
     const std::string text = "\"\"\"Train.\"\"\"\n"
@@ -305,14 +319,16 @@ TEST_CASE(".cuda() becomes .to(device)", "[fix][MPS201]") {
                     "\n"
                     "def main(x):\n"
                     "    net = Net().to(device)\n"
-                    "    return net(x.to(device, non_blocking=True))\n");
+                    "    return net(x.to(device, non_blocking=str(device).startswith(\"cuda\")))\n");
     const SourceFix run = run_fix(text);
     REQUIRE(run.applied.size() == 2);
     CHECK(run.applied[0].safety == FixSafety::Safe);
-    // The device line itself adds no finding.
+    // The device line itself adds no finding, nor does the non-blocking
+    // copy, now non-blocking on CUDA alone (MPS208's own replacement).
     const auto after = rules_of(findings_for(FileKind::Python, result, "example.py"));
     CHECK(after.count("MPS201") == 0);
     CHECK(after.count("MPS202") == 0);
+    CHECK(after.count("MPS208") == 0);
     CHECK(after.count("MPS203") == 0);
   }
   SECTION("a CUDA-first device variable in scope is used: safe") {
