@@ -5,6 +5,8 @@
 //
 //   "cuda" if torch.cuda.is_available() else "cpu"
 //   -> "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+//   "cuda" if "cuda" in device else "cpu"          (the user's choice, asked again)
+//   -> "cuda" if "cuda" in device else "mps" if "mps" in device else "cpu"
 //
 //   if torch.cuda.is_available():        if torch.cuda.is_available():
 //       device = torch.device("cuda")        device = torch.device("cuda")
@@ -22,14 +24,15 @@ namespace {
 // The CUDA choice rewritten for the other branch: every CUDA literal becomes
 // "mps" (or the current accelerator). Empty when the choice does more than
 // name a device (it still mentions CUDA afterwards).
-std::string other_choice(const PythonModule &module, TSNode choice, std::size_t from, std::size_t to) {
+std::string other_choice(const PythonModule &module, TSNode choice, std::size_t from, std::size_t to,
+                         bool accelerator) {
   const std::string t = module.torch();
   std::vector<TextEdit> edits;
   for (const TSNode literal : module.cuda_literals(choice)) {
     TextEdit edit;
     edit.begin = PythonModule::begin(literal) - from;
     edit.end = PythonModule::end(literal) - from;
-    if (!module.use_accelerator()) {
+    if (!accelerator) {
       edit.replacement = module.literal_like(literal, "mps");
     } else {
       // torch.device("cuda") becomes the accelerator's device; a bare
@@ -63,20 +66,46 @@ std::string availability_test(const PythonModule &module) {
   return module.use_accelerator() ? t + ".accelerator.is_available()" : t + ".backends.mps.is_available()";
 }
 
+// The MPS branch's test. A condition that reads the user's choice
+// (`"cuda" in device`, `args.device == "cuda"`) is asked the same of "mps",
+// so that a CPU chosen on a Mac stays the CPU; a CUDA availability test
+// becomes MPS availability. Empty when the condition mixes the two.
+std::string mps_test(const PythonModule &module, TSNode condition) {
+  const std::vector<TSNode> literals = module.cuda_literals(condition);
+  if (literals.empty())
+    return availability_test(module);
+  const std::size_t from = PythonModule::begin(condition);
+  std::string test(module.text(condition));
+  for (auto literal = literals.rbegin(); literal != literals.rend(); ++literal)
+    test.replace(PythonModule::begin(*literal) - from,
+                 PythonModule::end(*literal) - PythonModule::begin(*literal),
+                 module.literal_like(*literal, "mps"));
+  return test.find("cuda") == std::string::npos ? test : std::string();
+}
+
+// Whether the branch chooses the current accelerator (2.6+): only after an
+// availability test; a test of the user's choice names "mps" itself.
+bool accelerator_branch(const PythonModule &module, TSNode condition) {
+  return module.use_accelerator() && module.cuda_literals(condition).empty();
+}
+
 FixOutcome fix_conditional(PythonModule &module, TSNode expression, TSNode condition) {
   const auto parts = PythonModule::named_children(expression);
   if (parts.size() != 3 || !ts_node_eq(parts[1], condition))
     return FixOutcome::none("not a `a if cond else b` selection");
   if (module.cuda_literals(parts[0]).empty())
     return FixOutcome::none("the CUDA device is not the first choice of the selection");
-  const std::string choice =
-      other_choice(module, parts[0], PythonModule::begin(parts[0]), PythonModule::end(parts[0]));
+  const std::string test = mps_test(module, condition);
+  if (test.empty())
+    return FixOutcome::none("the condition tests both CUDA's availability and a CUDA name");
+  const std::string choice = other_choice(module, parts[0], PythonModule::begin(parts[0]),
+                                          PythonModule::end(parts[0]), accelerator_branch(module, condition));
   if (choice.empty())
     return FixOutcome::none("the CUDA branch does more than name a device");
   PlannedFix fix;
   TextEdit edit;
   edit.begin = edit.end = PythonModule::begin(parts[2]);
-  edit.replacement = choice + " if " + availability_test(module) + " else ";
+  edit.replacement = choice + " if " + test + " else ";
   fix.edits.push_back(std::move(edit));
   fix.description = module.use_accelerator()
                         ? "device selection: add a torch.accelerator branch before the CPU"
@@ -98,10 +127,14 @@ FixOutcome fix_if_statement(PythonModule &module, TSNode clause, TSNode statemen
   const std::size_t from =
       inline_body ? PythonModule::begin(body) : module.line_start(PythonModule::begin(body));
   const std::size_t to = PythonModule::end(body);
-  const std::string branch = other_choice(module, body, from, to);
+  const TSNode condition = PythonModule::field(clause, "condition");
+  const std::string test = mps_test(module, condition);
+  if (test.empty())
+    return FixOutcome::none("the condition tests both CUDA's availability and a CUDA name");
+  const std::string branch = other_choice(module, body, from, to, accelerator_branch(module, condition));
   if (branch.empty())
     return FixOutcome::none("the CUDA branch does more than choose a device");
-  const std::string header = indent + "elif " + availability_test(module) + ":";
+  const std::string header = indent + "elif " + test + ":";
   const std::string inserted = inline_body ? header + " " + branch + nl : header + nl + branch + nl;
 
   // Before `else:`, or after the last clause when there is none.

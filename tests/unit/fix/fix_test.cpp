@@ -255,6 +255,22 @@ TEST_CASE("device selection gets an MPS branch after the CUDA branch", "[fix][MP
         "elif torch.backends.mps.is_available():\n    device = 'mps'\nprint(device)\n");
 }
 
+TEST_CASE("a selection that reads the user's choice asks it about MPS, not MPS's availability",
+          "[fix][MPS203]") {
+  // `--device=cpu` on a Mac must stay the CPU: the MPS branch tests the same
+  // variable, in every release (torch.accelerator would pick MPS regardless).
+  for (const char *release : {"2.4", "2.11"}) {
+    CHECK(fixed("import torch\ndef run(device):\n    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n",
+                target(release)) == "import torch\ndef run(device):\n    kind = \"cuda\" if \"cuda\" in "
+                                    "device else \"mps\" if \"mps\" in "
+                                    "device else \"cpu\"\n");
+  }
+  // A condition that asks both is left alone.
+  const std::string both =
+      "import torch\nd = 'cuda' if torch.cuda.is_available() and 'cuda' in want else 'cpu'\n";
+  CHECK(run_fix(both).fixed == both);
+}
+
 TEST_CASE("device selection uses torch.accelerator when the target release has it", "[fix][MPS203]") {
   CHECK(fixed("import torch\ndevice = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n", target("2.6")) ==
         "import torch\ndevice = \"cuda\" if torch.cuda.is_available() else "
