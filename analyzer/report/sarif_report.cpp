@@ -141,19 +141,26 @@ void write_sarif_report(std::ostream &out, const ScanResult &result, const Repor
                                        {"description", {{"text", "The scanned repository root"}}}}}});
   if (context.assessment) {
     const Assessment &assessment = *context.assessment;
-    json.member("properties", {
-                                  {"decision", std::string(to_string(assessment.decision.outcome))},
-                                  {"headline", sanitize_utf8(assessment.decision.headline)},
-                                  {"effortHours",
-                                   {{"low", assessment.effort.total.low},
-                                    {"high", assessment.effort.total.high},
-                                    {"text", format_hours(assessment.effort.total)}}},
-                                  {"fixRemovesHours",
-                                   {{"low", assessment.effort.fix.safe.low},
-                                    {"high", assessment.effort.fix.safe.high},
-                                    {"text", format_hours(assessment.effort.fix.safe)},
-                                    {"findings", assessment.effort.fix.safe_sites}}},
-                              });
+    const EffortEstimate &effort = assessment.effort;
+    const auto hours = [](const HourRange &range) {
+      return nlohmann::json{{"low", range.low}, {"high", range.high}, {"text", format_hours(range)}};
+    };
+    // The recommended path leads, as in every report; effortHours stays the
+    // port of what the Mac needs now. KEEP_LINUX_GPU edits no code, so no
+    // fix credit.
+    nlohmann::json properties = {
+        {"decision", std::string(to_string(assessment.decision.outcome))},
+        {"headline", sanitize_utf8(assessment.decision.headline)},
+        {"recommendedHours", hours(effort.recommended)},
+        {"recommendedGoal", sanitize_utf8(effort.recommended_goal)},
+        {"nativePortHours", hours(effort.native_port)},
+        {"effortHours", hours(effort.total)},
+    };
+    if (effort.path != RecommendedPath::KeepLinux) {
+      properties["fixRemovesHours"] = hours(effort.fix.safe);
+      properties["fixRemovesHours"]["findings"] = effort.fix.safe_sites;
+    }
+    json.member("properties", properties);
   }
   json.key("results");
   json.begin_array();
