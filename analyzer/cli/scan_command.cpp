@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/arguments.h"
@@ -106,6 +107,20 @@ std::optional<Severity> parse_fail_on(const std::string &text) {
   return severity_from_string(text);
 }
 
+// The columns of the terminal standard output is, or 0 (not a terminal, or
+// one too narrow to fit text to). COLUMNS, when set, wins, as for ls(1).
+std::size_t terminal_columns() {
+  if (!isatty(STDOUT_FILENO))
+    return 0;
+  std::size_t columns = 0;
+  if (const char *set = std::getenv("COLUMNS"); set && *set)
+    columns = static_cast<std::size_t>(std::strtoul(set, nullptr, 10));
+  winsize size{};
+  if (columns == 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0)
+    columns = size.ws_col;
+  return columns >= 40 ? columns : 0;
+}
+
 // Writes each requested report; false after saying which file could not be
 // written.
 bool write_reports(const std::vector<std::pair<std::string, std::string>> &outputs, Session &session,
@@ -126,6 +141,7 @@ bool write_reports(const std::vector<std::pair<std::string, std::string>> &outpu
     }
     WriterOptions options;
     options.color = color == "always" || (color == "auto" && to_stdout && isatty(STDOUT_FILENO));
+    options.width = to_stdout ? terminal_columns() : 0;
     find_report_writer(output_format)->write(*out, result, context, options);
     result.profile.phases.emplace_back("report " + output_format + (to_stdout ? "" : " to " + path),
                                        seconds_since(phase_started));

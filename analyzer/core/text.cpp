@@ -262,4 +262,95 @@ std::string counted(std::size_t count, std::string_view singular, std::string_vi
   return text.append(plural);
 }
 
+namespace {
+
+// The length of the colour sequence at `at` (ESC [ digits and ; then m), or 0.
+std::size_t colour_sequence_at(std::string_view text, std::size_t at) {
+  if (at + 2 >= text.size() || text[at] != '\x1b' || text[at + 1] != '[')
+    return 0;
+  std::size_t end = at + 2;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ';'))
+    ++end;
+  return end < text.size() && text[end] == 'm' ? end + 1 - at : 0;
+}
+
+bool continues_code_point(char byte) {
+  return (static_cast<unsigned char>(byte) & 0xC0) == 0x80;
+}
+
+} // namespace
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    if (const std::size_t sequence = colour_sequence_at(text, at)) {
+      at += sequence;
+      continue;
+    }
+    width += continues_code_point(text[at]) ? 0 : 1;
+    ++at;
+  }
+  return width;
+}
+
+std::string cut_to_width(std::string_view text, std::size_t width) {
+  if (display_width(text) <= width)
+    return std::string(text);
+  std::string cut;
+  std::size_t used = 0;
+  bool painted = false;
+  for (std::size_t at = 0; at < text.size();) {
+    if (const std::size_t sequence = colour_sequence_at(text, at)) {
+      const std::string_view colour = text.substr(at, sequence);
+      painted = colour != "\x1b[0m";
+      cut += colour;
+      at += sequence;
+      continue;
+    }
+    if (!continues_code_point(text[at]) && used + 1 >= width)
+      break; // the last column is the ellipsis
+    used += continues_code_point(text[at]) ? 0 : 1;
+    cut += text[at++];
+  }
+  if (width > 0)
+    cut += "\u2026";
+  if (painted)
+    cut += "\x1b[0m";
+  return cut;
+}
+
+std::string wrap_to_width(std::string_view text, std::size_t width, std::size_t indent) {
+  if (width <= indent + 1 || display_width(text) <= width)
+    return std::string(text);
+  const std::string margin(indent, ' ');
+  std::string wrapped, line;
+  std::size_t line_width = 0;
+  // The leading spaces belong to the first line.
+  std::size_t at = text.find_first_not_of(' ');
+  line = std::string(text.substr(0, at == std::string_view::npos ? text.size() : at));
+  line_width = line.size();
+  bool line_has_word = false;
+  while (at != std::string_view::npos && at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    const std::size_t word_width = display_width(word);
+    if (line_has_word && line_width + 1 + word_width > width) {
+      wrapped += line + "\n";
+      line = margin;
+      line_width = indent;
+      line_has_word = false;
+    }
+    if (line_has_word) {
+      line += ' ';
+      ++line_width;
+    }
+    const std::string placed = cut_to_width(word, width - line_width);
+    line += placed;
+    line_width += display_width(placed);
+    line_has_word = true;
+    at = text.find_first_not_of(' ', end);
+  }
+  return wrapped + line;
+}
+
 } // namespace mpsaudit

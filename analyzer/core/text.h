@@ -56,4 +56,18 @@ enum class KeepLayout {
 // through here (docs/security.md).
 std::string terminal_safe(std::string_view text, KeepLayout keep = KeepLayout::None);
 
+// Fitting a line to a terminal `width` columns wide. A column is a code
+// point; the colour sequences a Palette paints (ESC [ ... m) take none and
+// are never split.
+std::size_t display_width(std::string_view text);
+// `text` cut to `width` columns, the last one an ellipsis when anything was
+// cut (and the colour reset, when the cut falls inside a painted span);
+// unchanged when it fits.
+std::string cut_to_width(std::string_view text, std::size_t width);
+// `text` broken at spaces into lines of at most `width` columns, never
+// inside a word; the lines after the first start with `indent` spaces. A
+// word longer than a line is cut to it. Lines joined by '\n', none after
+// the last.
+std::string wrap_to_width(std::string_view text, std::size_t width, std::size_t indent);
+
 } // namespace mpsaudit

@@ -72,6 +72,9 @@ nlohmann::json report_to_json(const ScanResult &result, const ReportContext &con
 
 struct TextOptions {
   bool color = false;
+  // A terminal's columns: every line fits (code and table rows cut with an
+  // ellipsis, the rest wrapped at spaces); 0 (not a terminal): as written.
+  std::size_t width = 0;
 };
 void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options);

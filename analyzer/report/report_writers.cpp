@@ -12,6 +12,7 @@ void write_text(std::ostream &out, const ScanResult &result, const ReportContext
                 const WriterOptions &options) {
   TextOptions text_options;
   text_options.color = options.color;
+  text_options.width = options.width;
   write_text_report(out, result, context, text_options);
 }
 

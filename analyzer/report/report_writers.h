@@ -14,7 +14,8 @@ namespace mpsaudit {
 
 // What a writer may need beyond the report model.
 struct WriterOptions {
-  bool color = false; // the text report on a terminal
+  bool color = false;    // the text report on a terminal
+  std::size_t width = 0; // the terminal's columns for the text report; 0: not a terminal
 };
 
 struct ReportWriter {

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <tuple>
 
@@ -14,12 +15,49 @@ namespace {
 
 struct Palette {
   bool on = false;
+  // Fitting to a terminal's width: lines that are cut rather than wrapped
+  // (code, table rows) start with kCutLine (fit_to_width).
+  bool fitting = false;
   std::string paint(std::string_view text, const char *code) const {
     if (!on)
       return std::string(text);
     return std::string("\033[") + code + "m" + std::string(text) + "\033[0m";
   }
+  const char *cut() const { return fitting ? "\x01" : ""; }
 };
+
+// Marks a line to cut, not wrap. terminal_safe turns any control character
+// from the tree into visible text, so only the writer emits this one.
+constexpr char kCutLine = '\x01';
+
+// Every line of a rendered report fitted to `width` columns: marked lines
+// (code, table rows) cut with an ellipsis, the rest wrapped at spaces under
+// their own indent ("  - " bullets and "= fix: " under their text, an
+// unindented line two columns in).
+std::string fit_to_width(const std::string &text, std::size_t width) {
+  std::string fitted;
+  fitted.reserve(text.size());
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line(text.data() + start, end - start);
+    if (!line.empty() && line.front() == kCutLine) {
+      fitted += cut_to_width(line.substr(1), width);
+    } else {
+      std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+      if (line.substr(indent, 2) == "- ")
+        indent += 2;
+      else if (line.substr(indent, 2) == "= " && line.find(": ", indent) != std::string_view::npos)
+        indent = line.find(": ", indent) + 2; // "= fix: ...": continued under the text
+      else if (indent == 0)
+        indent = 2; // "Decision: ...", a finding's location: continued indented
+      fitted += wrap_to_width(line, width, indent);
+    }
+    if (end < text.size())
+      fitted += '\n';
+    start = end + 1;
+  }
+  return fitted;
+}
 
 const char *severity_colour(int severity) {
   switch (static_cast<Severity>(severity)) {
@@ -90,9 +128,10 @@ void write_finding(std::ostream &out, const Finding &finding, const std::string 
                         : std::to_string(finding.span.line);
   const std::string gutter(number.size(), ' ');
   out << "  " << gutter << " |\n";
-  out << "  " << palette.paint(number, "34") << " | " << shown_snippet(finding.snippet) << "\n";
-  out << "  " << gutter << " | " << palette.paint(caret_line(finding), severity_colour(finding.severity))
+  out << palette.cut() << "  " << palette.paint(number, "34") << " | " << shown_snippet(finding.snippet)
       << "\n";
+  out << palette.cut() << "  " << gutter << " | "
+      << palette.paint(caret_line(finding), severity_colour(finding.severity)) << "\n";
   if (finding.rule && !finding.rule->replacement.empty())
     out << "  " << gutter << " = fix: " << terminal_safe(finding.rule->replacement) << "\n";
 }
@@ -206,11 +245,11 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
     text.append(width > width_of_text ? width - width_of_text : 0, ' ');
     return text;
   };
-  out << "  " << pad("entry", path_width) << "  " << pad("purpose", purpose_width) << "  "
+  out << palette.cut() << "  " << pad("entry", path_width) << "  " << pad("purpose", purpose_width) << "  "
       << pad("Mac?", mac_width) << "  " << pad("effort", 12) << "  blocked by\n";
   for (const EntryAssessment *entry : shown) {
     const std::string blockers = entry_blockers_text(*entry);
-    out << "  " << pad(terminal_safe(entry->entry.path), path_width) << "  "
+    out << palette.cut() << "  " << pad(terminal_safe(entry->entry.path), path_width) << "  "
         << pad(std::string(to_string(entry->entry.purpose)), purpose_width) << "  "
         << pad(entry_mac_text(*entry), mac_width) << "  " << pad(format_hours(entry->hours), 12) << "  "
         << (blockers.empty() ? "-" : terminal_safe(blockers)) << "\n";
@@ -359,9 +398,10 @@ std::string suppression_hint(const ScanResult &result) {
   return {};
 }
 
-void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
-                       const TextOptions &options) {
-  const Palette palette{options.color};
+namespace {
+
+void write_text_lines(std::ostream &out, const ScanResult &result, const ReportContext &context,
+                      const Palette &palette) {
   const Assessment *assessment = context.findings_only ? nullptr : context.assessment;
   if (assessment) {
     write_entry_points(out, *assessment, palette);
@@ -395,6 +435,20 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
     out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour)
         << summary.substr(space);
   }
+}
+
+} // namespace
+
+void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
+                       const TextOptions &options) {
+  if (options.width > 0) {
+    // Rendered whole, then fitted line by line (fit_to_width).
+    std::ostringstream rendered;
+    write_text_lines(rendered, result, context, Palette{options.color, true});
+    out << fit_to_width(rendered.str(), options.width);
+    return;
+  }
+  write_text_lines(out, result, context, Palette{options.color, false});
 }
 
 namespace {

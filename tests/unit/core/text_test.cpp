@@ -67,3 +67,25 @@ TEST_CASE("counted says one thing in the singular and the rest in the plural", "
   CHECK(counted(1, "distinct fix", "distinct fixes") == "1 distinct fix");
   CHECK(counted(3, "distinct fix", "distinct fixes") == "3 distinct fixes");
 }
+
+TEST_CASE("a line fits a terminal: colours take no column, cuts end in an ellipsis", "[core][text][width]") {
+  CHECK(display_width("abc") == 3);
+  CHECK(display_width("2\u20133 h") == 5);                // the en dash is one column
+  CHECK(display_width("\x1b[1;31mKEEP\x1b[0m now") == 8); // colour sequences take none
+  CHECK(cut_to_width("short", 10) == "short");            // fits: unchanged
+  CHECK(cut_to_width("abcdefghij", 5) == "abcd\u2026");   // five columns, the last an ellipsis
+  CHECK(display_width(cut_to_width("abcdefghij", 5)) == 5);
+  CHECK(cut_to_width("\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9", 4) ==
+        "\u00e9\u00e9\u00e9\u2026"); // never half a code point
+  // Cut inside a painted span: the colour is reset after the ellipsis.
+  CHECK(cut_to_width("\x1b[31mabcdef\x1b[0m", 4) == "\x1b[31mabc\u2026\x1b[0m");
+}
+
+TEST_CASE("wrapping breaks at spaces, never inside a word", "[core][text][width]") {
+  CHECK(wrap_to_width("fits as it is", 40, 4) == "fits as it is");
+  CHECK(wrap_to_width("  - one two three four five", 14, 4) == "  - one two\n    three four\n    five");
+  for (const std::string line : {"  - one two", "    three four", "    five"})
+    CHECK(display_width(line) <= 14);
+  // The near case: a word longer than the line is cut, not split across lines.
+  CHECK(wrap_to_width("a supercalifragilistic word", 12, 2) == "a\n  supercali\u2026\n  word");
+}
