@@ -15,15 +15,16 @@ namespace {
 
 struct Palette {
   bool on = false;
-  // Fitting to a terminal's width: lines that are cut rather than wrapped
-  // (code, table rows) start with kCutLine (fit_to_width).
-  bool fitting = false;
+  // Fitting to a terminal this many columns wide (0: not fitting): lines
+  // that are cut rather than wrapped (code, table rows) start with kCutLine
+  // (fit_to_width).
+  std::size_t width = 0;
   std::string paint(std::string_view text, const char *code) const {
     if (!on)
       return std::string(text);
     return std::string("\033[") + code + "m" + std::string(text) + "\033[0m";
   }
-  const char *cut() const { return fitting ? "\x01" : ""; }
+  const char *cut() const { return width > 0 ? "\x01" : ""; }
 };
 
 // Marks a line to cut, not wrap. terminal_safe turns any control character
@@ -238,6 +239,22 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
     purpose_width = std::max(purpose_width, to_string(entry->entry.purpose).size());
     mac_width = std::max(mac_width, entry_mac_text(*entry).size());
   }
+  // On a terminal, a long path gives up its head ("…/a/b.py") so that the
+  // verdict, the effort and the start of the blockers stay in view.
+  const std::size_t other_columns = 2 + 2 + purpose_width + 2 + mac_width + 2 + 12 + 2 + 10;
+  if (palette.width > 0 && path_width + other_columns > palette.width)
+    path_width = std::max<std::size_t>(16, palette.width > other_columns ? palette.width - other_columns : 0);
+  const auto shown_path = [&](const std::string &path) {
+    const std::string safe = terminal_safe(path);
+    const std::size_t columns = display_width(safe);
+    if (columns <= path_width)
+      return safe;
+    std::size_t from = safe.size();
+    for (std::size_t kept = 0; kept + 1 < path_width && from > 0;) // the tail, whole code points
+      if ((static_cast<unsigned char>(safe[--from]) & 0xC0) != 0x80)
+        ++kept;
+    return "\u2026" + safe.substr(from);
+  };
   const auto pad = [](std::string text, std::size_t width) {
     // Width in code points: the hours use an en dash.
     const auto width_of_text = static_cast<std::size_t>(std::count_if(
@@ -249,7 +266,7 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
       << pad("Mac?", mac_width) << "  " << pad("effort", 12) << "  blocked by\n";
   for (const EntryAssessment *entry : shown) {
     const std::string blockers = entry_blockers_text(*entry);
-    out << palette.cut() << "  " << pad(terminal_safe(entry->entry.path), path_width) << "  "
+    out << palette.cut() << "  " << pad(shown_path(entry->entry.path), path_width) << "  "
         << pad(std::string(to_string(entry->entry.purpose)), purpose_width) << "  "
         << pad(entry_mac_text(*entry), mac_width) << "  " << pad(format_hours(entry->hours), 12) << "  "
         << (blockers.empty() ? "-" : terminal_safe(blockers)) << "\n";
@@ -444,11 +461,11 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
   if (options.width > 0) {
     // Rendered whole, then fitted line by line (fit_to_width).
     std::ostringstream rendered;
-    write_text_lines(rendered, result, context, Palette{options.color, true});
+    write_text_lines(rendered, result, context, Palette{options.color, options.width});
     out << fit_to_width(rendered.str(), options.width);
     return;
   }
-  write_text_lines(out, result, context, Palette{options.color, false});
+  write_text_lines(out, result, context, Palette{options.color, 0});
 }
 
 namespace {
