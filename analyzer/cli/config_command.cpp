@@ -98,7 +98,7 @@ int write_starter_config(const std::string &directory, bool force) {
     return kUsage;
   }
   std::cout << "wrote " << terminal_safe(shown_from_here(target.string()))
-            << ": every key at its default, commented out (docs/configuration.md)\n";
+            << ": every key commented out, at its default or an example (docs/configuration.md)\n";
   return kClean;
 }
 

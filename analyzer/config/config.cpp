@@ -671,8 +671,9 @@ std::string describe_config(const Config &config) {
 std::string starter_config(const std::vector<std::pair<std::string, std::string>> &assess_defaults) {
   std::ostringstream out;
   out << "# mpsaudit.toml: how `mpsaudit scan` reads this repository (docs/configuration.md).\n"
-         "# Every key is optional; each commented line shows the default. Uncomment\n"
-         "# and edit what this repository needs. Globs are relative to this file.\n\n"
+         "# Every key is optional. The commented lines show the defaults, or an example\n"
+         "# where a key has none; uncomment and edit what this repository needs. Globs\n"
+         "# are relative to this file.\n\n"
          "# Only files matching one of these globs are read (empty: every file).\n"
          "# include = []\n"
          "# Files never read: vendored code, experiments nobody ports.\n"
