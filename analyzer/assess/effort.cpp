@@ -22,6 +22,10 @@ namespace {
 constexpr const char *kAcceptanceKey = "one-off:mac-acceptance";
 
 std::string number_text(double value) {
+  // The same hours summed in another order differ in their last bits
+  // (6.6499999 against 6.65) and would round apart: snapped to a millionth
+  // first, every report prints them alike.
+  value = std::round(value * 1e6) / 1e6;
   char buffer[32];
   if (std::fabs(value - std::round(value)) < 0.05)
     std::snprintf(buffer, sizeof buffer, "%.0f", value);

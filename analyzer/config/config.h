@@ -169,7 +169,8 @@ private:
 std::string root_prefix_for(const Config &config, const std::string &scan_root);
 
 // A first mpsaudit.toml, for `mpsaudit config init`: every key commented
-// out at its default, under a line on what it does, so that it reads back as
+// out at its default (an example for a key without one), under a line on
+// what it does, so that it reads back as
 // the built-in defaults and a later default is not frozen in. The [assess]
 // defaults belong to the assessment: `assess_defaults` gives each key's
 // default as a TOML value, in order.

@@ -332,8 +332,9 @@ void write_decision_banner(std::ostream &out, const ReportContext &context) {
 // The effort tiles: the recommended path leads; the native port, the whole
 // estimate and what `fix` removes follow only where each says something new
 // (a tile that would repeat a figure keeps its element, hidden, for scripts).
-// KEEP_LINUX_GPU labels the native port as the cost of porting anyway, and
-// shows no fix credit: nothing of keeping Linux is a code edit.
+// KEEP_LINUX_GPU labels the native port as the cost of porting anyway, the
+// one port figure it shows, and no fix credit: nothing of keeping Linux is a
+// code edit.
 void write_effort_totals(std::ostream &out, const Assessment &assessment) {
   const EffortEstimate &effort = assessment.effort;
   const bool keep = effort.path == RecommendedPath::KeepLinux;
@@ -349,7 +350,7 @@ void write_effort_totals(std::ostream &out, const Assessment &assessment) {
   out << "<b id=\"effort-native-port\" data-low=\"" << number(effort.native_port.low) << "\" data-high=\""
       << number(effort.native_port.high) << "\" title=\"" << escape(native_port_text(effort)) << "\">"
       << escape(native) << "</b>" << (keep ? "if you port anyway" : "native port of everything") << "</div>";
-  tile(total != recommended && total != native);
+  tile(!keep && total != recommended && total != native);
   out << "<b id=\"effort-total\" data-low=\"" << number(effort.total.low) << "\" data-high=\""
       << number(effort.total.high) << "\">" << escape(total) << "</b>port of what the Mac needs now</div>";
   tile(!keep && effort.fix.safe_sites > 0);

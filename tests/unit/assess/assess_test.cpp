@@ -698,6 +698,14 @@ TEST_CASE("hours read as hours, days or weeks", "[assess][effort]") {
   CHECK(format_hours({16, 40}) == "2–5 d");
   CHECK(format_hours({80, 240}) == "2–6 wk");
   CHECK(format_hours({8, 8}) == "8 h");
+  // The same figure summed in another order rounds alike (6.65 h twice).
+  double summed = 0;
+  for (const double part : {0.15, 0.5, 1.0, 5.0})
+    summed += part;
+  CHECK(format_hours({3, summed}) == format_hours({3, 5.0 + 1.0 + 0.5 + 0.15}));
+  CHECK(format_hours({3, 6.6499999999999995}) == "3–6.7 h");
+  CHECK(format_hours({3, 6.65}) == "3–6.7 h");
+  CHECK(format_hours({3, 6.64}) == "3–6.6 h"); // the near case: a real difference stays
 }
 
 TEST_CASE("keeping only the assessment's facts changes neither findings nor assessment", "[assess][memory]") {
