@@ -142,6 +142,7 @@ bool write_reports(const std::vector<std::pair<std::string, std::string>> &outpu
     WriterOptions options;
     options.color = color == "always" || (color == "auto" && to_stdout && isatty(STDOUT_FILENO));
     options.width = to_stdout ? terminal_columns() : 0;
+    options.concise = to_stdout && isatty(STDOUT_FILENO);
     find_report_writer(output_format)->write(*out, result, context, options);
     result.profile.phases.emplace_back("report " + output_format + (to_stdout ? "" : " to " + path),
                                        seconds_since(phase_started));

@@ -54,13 +54,13 @@ std::vector<OptionHelp> scan_options_help() {
        "written prints one note and the scan runs without it"},
       {"--no-cache", "neither read nor write the result cache", ""},
       {"--full",
-       "list every finding and reason (above 200 findings the text report\nprints a summary; Markdown caps "
-       "its "
-       "lists)",
-       "list everything, however large the report: above 200 open findings the text report prints a summary "
+       "list every finding and reason (on a terminal the text report is\nconcise; above 200 findings it "
+       "prints a summary; Markdown caps its lists)",
+       "list everything, however large the report: on a terminal the text report is concise (the verdict "
+       "first, ten entry points, the three strongest reasons); above 200 open findings it prints a summary "
        "(the entry points, the decision's reasons grouped by cause, and open findings per directory; at most "
-       "20 diagnostics), and the Markdown report caps its reason list and action plan; `--full` lifts both "
-       "(docs/report-formats.md). JSON, SARIF and HTML always carry every finding"},
+       "20 diagnostics, 5 on a terminal), and the Markdown report caps its reason list and action plan; "
+       "`--full` lifts all of it (docs/report-formats.md). JSON, SARIF and HTML always carry every finding"},
       {"-p DIR", "directory holding compile_commands.json",
        "directory holding `compile_commands.json` for C++/CUDA files (also `--compile-commands DIR`)"},
       {"--rules-dir DIR", "load rules from DIR", "load rules from DIR instead of the installed catalog"},

@@ -57,6 +57,10 @@ inline constexpr std::size_t kSummaryFindings = 200;
 // secondary factors, then the reasons that are not factors (entry points,
 // effort, fix, memory).
 std::vector<std::string> why_lines(const Decision &decision);
+// The summaries of the first `limit` cause groups, deciding before
+// secondary: the "top blockers" of `--format summary` and of the text report
+// on a terminal.
+std::vector<std::string> top_cause_groups(const Decision &decision, std::size_t limit);
 // Unsuppressed findings per directory (the path's first two components),
 // most first.
 std::vector<std::pair<std::string, std::size_t>> findings_by_directory(const ScanResult &result);
@@ -75,6 +79,9 @@ struct TextOptions {
   // A terminal's columns: every line fits (code and table rows cut with an
   // ellipsis, the rest wrapped at spaces); 0 (not a terminal): as written.
   std::size_t width = 0;
+  // Standard output is a terminal: the verdict, effort, entry table and top
+  // blockers first, then the findings (docs/report-formats.md, "Text").
+  bool concise = false;
 };
 void write_text_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
                        const TextOptions &options);
@@ -98,7 +105,19 @@ std::string suppression_hint(const ScanResult &result);
 // "If you port anyway: 12 steps, 2.3–5.7 d in all" over a KEEP_LINUX_GPU
 // plan's porting steps, which the reports fold under it.
 std::string port_anyway_title(const Assessment &assessment);
-// Two lines: the decision and the effort range (empty without an assessment).
+// The assessment's closing lines, one sentence each: every text writer's
+// source for them (one figure, one rounding). Empty where one does not apply.
+struct AssessmentLines {
+  std::string decision;     // "Decision: ADAPT - <the headline's reason>"
+  std::string effort;       // "Effort: <recommended path> ...; N distinct fixes (...)"
+  std::string native_port;  // "Native port: ...", where it differs from the effort
+  std::string fix;          // "Fix: mpsaudit fix --apply removes ...", when it removes anything
+  std::string would_change; // "Would change: ...", when resolving the deciding findings would
+  // The lines that are present, in the order above.
+  std::vector<std::string> in_order() const;
+};
+AssessmentLines assessment_lines(const Assessment &assessment);
+// assessment_lines' lines, each ended by a newline.
 std::string assessment_summary(const Assessment &assessment);
 
 // `--format summary`: at most 8 lines for a lab lead or a CI log: the

@@ -13,6 +13,7 @@ void write_text(std::ostream &out, const ScanResult &result, const ReportContext
   TextOptions text_options;
   text_options.color = options.color;
   text_options.width = options.width;
+  text_options.concise = options.concise;
   write_text_report(out, result, context, text_options);
 }
 

@@ -16,6 +16,7 @@ namespace mpsaudit {
 struct WriterOptions {
   bool color = false;    // the text report on a terminal
   std::size_t width = 0; // the terminal's columns for the text report; 0: not a terminal
+  bool concise = false;  // the text report goes to a terminal (TextOptions::concise)
 };
 
 struct ReportWriter {

@@ -109,9 +109,15 @@ std::string directory_of(const std::string &path) {
   return second == std::string::npos ? path.substr(0, first) : path.substr(0, second);
 }
 
-// A summary lists this many directories and diagnostics.
+// A summary lists this many directories and diagnostics; on a terminal,
+// fewer diagnostics, so that the verdict and its reasons fit one screenful
+// or two.
 constexpr std::size_t kSummaryDirectories = 15;
 constexpr std::size_t kSummaryDiagnostics = 20;
+constexpr std::size_t kConciseDiagnostics = 5;
+// Rows of the entry table: piped, and on a terminal.
+constexpr std::size_t kEntryRows = 20;
+constexpr std::size_t kConciseEntryRows = 10;
 
 // One finding: location, rule, severity and message, then its code line
 // with a caret under the finding and the rule's fix.
@@ -227,9 +233,10 @@ std::string skipped_line(const ScanResult &result) {
 namespace {
 
 // The "Entry points" table, above the findings.
-void write_entry_points(std::ostream &out, const Assessment &assessment, const Palette &palette) {
+void write_entry_points(std::ostream &out, const Assessment &assessment, const Palette &palette,
+                        std::size_t rows) {
   std::size_t hidden = 0;
-  const auto shown = shown_entry_points(assessment, 20, hidden);
+  const auto shown = shown_entry_points(assessment, rows, hidden);
   if (shown.empty())
     return;
   out << palette.paint("Entry points", "1") << " (" << assessment.entry_points.size() << ")\n";
@@ -272,7 +279,8 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
         << (blockers.empty() ? "-" : terminal_safe(blockers)) << "\n";
   }
   if (hidden)
-    out << "  (" << hidden << " more: tests, examples or beyond the first 20; the JSON report lists them)\n";
+    out << "  (" << hidden << " more: tests, examples or beyond the first " << rows
+        << "; the JSON report lists them)\n";
 }
 
 // "Why": the grouped reasons; with --full, every reason after them.
@@ -288,6 +296,32 @@ void write_why(std::ostream &out, const Decision &decision, const Palette &palet
   out << palette.paint("Every reason", "1") << "\n";
   for (const std::string &reason : decision.reasons)
     out << "  - " << terminal_safe(reason) << "\n";
+}
+
+// On a terminal, "Why" is the strongest few cause groups, the top blockers
+// of `--format summary`.
+void write_top_reasons(std::ostream &out, const Decision &decision, const Palette &palette) {
+  const std::vector<std::string> groups = top_cause_groups(decision, kSummaryBlockers);
+  if (groups.empty())
+    return;
+  out << "\n" << palette.paint("Why", "1") << "\n";
+  for (const std::string &group : groups)
+    out << "  - " << terminal_safe(group) << "\n";
+  out << "  (" << counted(decision.reasons.size(), "reason") << " in all: --full lists them)\n";
+}
+
+// The assessment's lines, the outcome in its colour.
+void write_assessment_lines(std::ostream &out, const std::vector<std::string> &lines, Outcome outcome,
+                            const Palette &palette) {
+  const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";
+  const std::string decided = "Decision: " + std::string(to_string(outcome));
+  for (const std::string &line : lines) {
+    const std::string safe = terminal_safe(line, KeepLayout::TabAndNewline);
+    if (starts_with(safe, decided))
+      out << "Decision: " << palette.paint(to_string(outcome), colour) << safe.substr(decided.size()) << "\n";
+    else
+      out << safe << "\n";
+  }
 }
 
 // Every unsuppressed finding, grouped under its file, with its code line.
@@ -417,20 +451,35 @@ std::string suppression_hint(const ScanResult &result) {
 
 namespace {
 
+// Piped, the report reads like a compiler's: entry points, reasons,
+// findings, then the verdict last. On a terminal (`concise`) the verdict,
+// the effort and the top blockers come first and the verdict's line closes
+// the report again; --full prints everything in the piped order.
 void write_text_lines(std::ostream &out, const ScanResult &result, const ReportContext &context,
-                      const Palette &palette) {
+                      const Palette &palette, bool concise) {
   const Assessment *assessment = context.findings_only ? nullptr : context.assessment;
+  concise = concise && !context.full;
+  const AssessmentLines lines = assessment ? assessment_lines(*assessment) : AssessmentLines{};
+  if (assessment && concise) {
+    write_assessment_lines(out, lines.in_order(), assessment->decision.outcome, palette);
+    out << "\n";
+  }
   if (assessment) {
-    write_entry_points(out, *assessment, palette);
-    write_why(out, assessment->decision, palette, context.full);
+    write_entry_points(out, *assessment, palette, concise ? kConciseEntryRows : kEntryRows);
+    if (concise)
+      write_top_reasons(out, assessment->decision, palette);
+    else
+      write_why(out, assessment->decision, palette, context.full);
   }
   const bool summary_only = !context.full && open_finding_count(result) > kSummaryFindings;
   if (summary_only)
     write_directory_counts(out, result, palette);
   else
     write_findings(out, result, palette);
-  write_diagnostics(out, result, palette, summary_only ? kSummaryDiagnostics : result.diagnostics.size(),
-                    context.full);
+  const std::size_t diagnostic_limit = !summary_only ? result.diagnostics.size()
+                                       : concise     ? kConciseDiagnostics
+                                                     : kSummaryDiagnostics;
+  write_diagnostics(out, result, palette, diagnostic_limit, context.full);
   out << "\n" << summary_line(result) << "\n";
   if (summary_only)
     out << "Findings not listed (more than " << kSummaryFindings
@@ -445,12 +494,8 @@ void write_text_lines(std::ostream &out, const ScanResult &result, const ReportC
     if (const std::string hint = suppression_hint(result); !hint.empty())
       out << hint << "\n";
   } else if (assessment) {
-    const Outcome outcome = assessment->decision.outcome;
-    const char *colour = outcome == Outcome::Adapt ? "1;32" : outcome == Outcome::Dual ? "1;33" : "1;31";
-    const std::string summary = terminal_safe(assessment_summary(*assessment), KeepLayout::TabAndNewline);
-    const std::size_t space = summary.find(' ', 10); // after "Decision: OUTCOME"
-    out << summary.substr(0, 10) << palette.paint(summary.substr(10, space - 10), colour)
-        << summary.substr(space);
+    write_assessment_lines(out, concise ? std::vector<std::string>{lines.decision} : lines.in_order(),
+                           assessment->decision.outcome, palette);
   }
 }
 
@@ -461,11 +506,11 @@ void write_text_report(std::ostream &out, const ScanResult &result, const Report
   if (options.width > 0) {
     // Rendered whole, then fitted line by line (fit_to_width).
     std::ostringstream rendered;
-    write_text_lines(rendered, result, context, Palette{options.color, options.width});
+    write_text_lines(rendered, result, context, Palette{options.color, options.width}, options.concise);
     out << fit_to_width(rendered.str(), options.width);
     return;
   }
-  write_text_lines(out, result, context, Palette{options.color, 0});
+  write_text_lines(out, result, context, Palette{options.color, 0}, options.concise);
 }
 
 namespace {
@@ -508,17 +553,12 @@ void write_summary_report(std::ostream &out, const ScanResult &result, const Rep
   const Assessment *assessment = context.findings_only ? nullptr : context.assessment;
   if (assessment) {
     // The decision, effort and native-port lines exactly as the text report
-    // ends (one figure, one rounding); its fix and what-would-change lines
-    // are left to the full report.
-    const std::string summary = assessment_summary(*assessment);
-    for (std::size_t start = 0; start < summary.size();) {
-      const std::size_t end = summary.find('\n', start);
-      const std::string line = summary.substr(start, end - start);
-      if (starts_with(line, "Decision: ") || starts_with(line, "Effort: ") ||
-          starts_with(line, "Native port: "))
-        lines.push_back(line);
-      start = end == std::string::npos ? summary.size() : end + 1;
-    }
+    // prints them (one figure, one rounding); its fix and what-would-change
+    // lines are left to the full report.
+    const AssessmentLines summary = assessment_lines(*assessment);
+    for (const std::string *line : {&summary.decision, &summary.effort, &summary.native_port})
+      if (!line->empty())
+        lines.push_back(*line);
   }
   std::string counts = summary_line(result);
   if (!result.workflow.partial_scan.empty())
@@ -528,11 +568,8 @@ void write_summary_report(std::ostream &out, const ScanResult &result, const Rep
     lines.push_back("No decision: " + context.no_decision_reason);
   std::vector<std::string> blockers;
   if (assessment) {
-    const Decision &decision = assessment->decision;
-    for (const auto *groups : {&decision.deciding_groups, &decision.secondary_groups})
-      for (const ReasonGroup &group : *groups)
-        if (blockers.size() < kSummaryBlockers)
-          blockers.push_back("- " + group.summary);
+    for (const std::string &group : top_cause_groups(assessment->decision, kSummaryBlockers))
+      blockers.push_back("- " + group);
   } else {
     blockers = busiest_rule_lines(result, kSummaryBlockers);
   }
@@ -579,6 +616,15 @@ std::vector<std::string> why_lines(const Decision &decision) {
   return lines;
 }
 
+std::vector<std::string> top_cause_groups(const Decision &decision, std::size_t limit) {
+  std::vector<std::string> groups;
+  for (const auto *list : {&decision.deciding_groups, &decision.secondary_groups})
+    for (const ReasonGroup &group : *list)
+      if (groups.size() < limit)
+        groups.push_back(group.summary);
+  return groups;
+}
+
 std::size_t open_finding_count(const ScanResult &result) {
   return static_cast<std::size_t>(std::count_if(result.findings.begin(), result.findings.end(),
                                                 [](const Finding &finding) { return !finding.suppressed; }));
@@ -602,32 +648,46 @@ std::string port_anyway_title(const Assessment &assessment) {
          format_hours(assessment.effort.native_port) + " in all";
 }
 
-std::string assessment_summary(const Assessment &assessment) {
+AssessmentLines assessment_lines(const Assessment &assessment) {
   const Decision &decision = assessment.decision;
   const EffortEstimate &effort = assessment.effort;
+  AssessmentLines lines;
   // The headline starts with the outcome; keep what follows its colon.
-  std::string text = "Decision: " + std::string(to_string(decision.outcome)) + " - " +
-                     (decision.headline.find(": ") == std::string::npos
-                          ? decision.headline
-                          : decision.headline.substr(decision.headline.find(": ") + 2)) +
-                     "\n";
+  lines.decision = "Decision: " + std::string(to_string(decision.outcome)) + " - " +
+                   (decision.headline.find(": ") == std::string::npos
+                        ? decision.headline
+                        : decision.headline.substr(decision.headline.find(": ") + 2));
   // The recommended path leads; the native port follows where it differs.
-  text += "Effort: " + format_hours(effort.recommended) + " to " + effort.recommended_goal + " (" +
-          std::string(to_string(decision.outcome)) + "); " +
-          counted(effort.items.size(), "distinct fix", "distinct fixes") + " (" +
-          std::to_string(effort.open_findings) + " open, " + std::to_string(effort.guarded_findings) +
-          " guarded, " + std::to_string(effort.advisory_findings) + " advisory)";
+  lines.effort = "Effort: " + format_hours(effort.recommended) + " to " + effort.recommended_goal + " (" +
+                 std::string(to_string(decision.outcome)) + "); " +
+                 counted(effort.items.size(), "distinct fix", "distinct fixes") + " (" +
+                 std::to_string(effort.open_findings) + " open, " + std::to_string(effort.guarded_findings) +
+                 " guarded, " + std::to_string(effort.advisory_findings) + " advisory)";
   if (effort.not_estimated)
-    text += " + " + counted(effort.not_estimated, "blocker") + " not estimated";
+    lines.effort += " + " + counted(effort.not_estimated, "blocker") + " not estimated";
   if (effort.deferred.high > 0)
-    text += "; deferred kernel ports " + format_hours(effort.deferred);
-  text += "\n";
+    lines.effort += "; deferred kernel ports " + format_hours(effort.deferred);
   if (format_hours(effort.native_port) != format_hours(effort.recommended))
-    text += "Native port: " + native_port_text(effort) + "\n";
+    lines.native_port = "Native port: " + native_port_text(effort);
   if (effort.recommended_fix.safe_sites + effort.recommended_fix.unsafe_sites > 0)
-    text += "Fix: " + fix_credit_sentence(effort.recommended_fix) + "\n";
+    lines.fix = "Fix: " + fix_credit_sentence(effort.recommended_fix);
   if (decision.if_resolved && !decision.what_would_change.empty())
-    text += "Would change: " + decision.what_would_change.front() + "\n";
+    lines.would_change = "Would change: " + decision.what_would_change.front();
+  return lines;
+}
+
+std::vector<std::string> AssessmentLines::in_order() const {
+  std::vector<std::string> present;
+  for (const std::string *line : {&decision, &effort, &native_port, &fix, &would_change})
+    if (!line->empty())
+      present.push_back(*line);
+  return present;
+}
+
+std::string assessment_summary(const Assessment &assessment) {
+  std::string text;
+  for (const std::string &line : assessment_lines(assessment).in_order())
+    text += line + "\n";
   return text;
 }
 
