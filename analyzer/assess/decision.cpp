@@ -38,8 +38,9 @@ bool contains(const std::vector<Role> &list, Role value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-std::string location(const DecisionFactor &factor) {
-  return factor.path + (factor.line ? ":" + std::to_string(factor.line) : "");
+// Where a factor is, as a sentence names it: from the current directory.
+std::string location(const ScanResult &scan, const DecisionFactor &factor) {
+  return path_for_display(scan, factor.path) + (factor.line ? ":" + std::to_string(factor.line) : "");
 }
 
 std::string quoted_name(const DecisionFactor &factor) {
@@ -73,7 +74,7 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
   factor.name = sanitize_utf8(finding.name);
   factor.role = std::string(to_string(role));
   factor.replacement = finding.rule ? finding.rule->replacement : "";
-  const std::string where = quoted_name(factor) + " (" + finding.rule_id + ") in " + location(factor);
+  const std::string where = quoted_name(factor) + " (" + finding.rule_id + ") in " + location(scan, factor);
   if (!rule_names_cuda(finding.rule) &&
       (factor.kind == "critical-blocker" || factor.kind == "training-blocker"))
     factor.summary =
@@ -115,8 +116,9 @@ void lead_with_strongest(std::vector<DecisionFactor> &factors, const ScanResult 
 // evaluation or library entries that do not run it: the model those use
 // does not need it. Overrides still win; without such entries a model that
 // only train.py runs is still the model.
-void roles_from_reachability(const std::vector<ProjectFile> &files, const std::vector<EntryPoint> &entries,
+void roles_from_reachability(const ScanResult &scan, const std::vector<EntryPoint> &entries,
                              const Reachability &reach, std::vector<FileRole> &roles) {
+  const std::vector<ProjectFile> &files = scan.project_files;
   bool serving_entries = false;
   for (std::size_t e = 0; e < entries.size() && e < reach.traced_entries; ++e)
     serving_entries = serving_entries || (entries[e].scope == EntryScope::Main &&
@@ -170,7 +172,7 @@ void roles_from_reachability(const std::vector<ProjectFile> &files, const std::v
       else if (*common != from)
         common = Role::Model;
       if (via.empty())
-        via = entry.path + " (" + std::string(to_string(entry.purpose)) + ")";
+        via = path_for_display(scan, entry.path) + " (" + std::string(to_string(entry.purpose)) + ")";
     }
     if (!common || *common == Role::Model || *common == role.role)
       continue;
@@ -231,10 +233,11 @@ bool runs_on_a_mac(const std::string &mac) {
 // sibling, "sample.py (inference)". Such an entry is a second way to do a job
 // the Mac already does. Linux keeps it; it never makes KEEP_LINUX_GPU.
 // A file with an entry list cut short (kMaxEntriesPerFile) is left out.
-std::map<std::string, std::string> files_of_entries_linux_keeps(const std::vector<ProjectFile> &files,
+std::map<std::string, std::string> files_of_entries_linux_keeps(const ScanResult &scan,
                                                                 const std::vector<EntryPoint> &entries,
                                                                 const Reachability &reach,
                                                                 const std::vector<EntryAssessment> &judged) {
+  const std::vector<ProjectFile> &files = scan.project_files;
   std::map<std::string, const EntryAssessment *> judged_by_path;
   for (const EntryAssessment &entry : judged)
     judged_by_path.emplace(entry.entry.path, &entry);
@@ -268,8 +271,8 @@ std::map<std::string, std::string> files_of_entries_linux_keeps(const std::vecto
         sibling = beside->second;
     }
     if (any_main && only_replaceable && sibling)
-      kept.emplace(files[i].path,
-                   sibling->entry.path + " (" + std::string(to_string(sibling->entry.purpose)) + ")");
+      kept.emplace(files[i].path, path_for_display(scan, sibling->entry.path) + " (" +
+                                      std::string(to_string(sibling->entry.purpose)) + ")");
   }
   return kept;
 }
@@ -299,7 +302,8 @@ void record_reachability(const ScanResult &scan, const std::vector<EntryPoint> &
   }
 }
 
-void name_entries(DecisionFactor &factor, const std::map<std::string, FileReachability> &reachability) {
+void name_entries(const ScanResult &scan, DecisionFactor &factor,
+                  const std::map<std::string, FileReachability> &reachability) {
   const auto found = reachability.find(factor.path);
   if (found == reachability.end() || found->second.entries.empty())
     return;
@@ -308,13 +312,13 @@ void name_entries(DecisionFactor &factor, const std::map<std::string, FileReacha
     factor.entries.resize(3);
   std::string named;
   for (std::size_t i = 0; i < factor.entries.size(); ++i)
-    named += (i ? ", " : "") + factor.entries[i];
+    named += (i ? ", " : "") + path_for_display(scan, factor.entries[i]);
   factor.summary += "; run by " + named;
 }
 
 // "Entry points: infer.py (inference) runs as is; train.py (training) needs
 // CUDA (MPS404)." for the main entries, at most five named.
-std::string entry_points_reason(const std::vector<EntryAssessment> &entries) {
+std::string entry_points_reason(const ScanResult &scan, const std::vector<EntryAssessment> &entries) {
   std::vector<std::string> parts;
   std::size_t main_entries = 0;
   for (const EntryAssessment &judged : entries) {
@@ -329,7 +333,8 @@ std::string entry_points_reason(const std::vector<EntryAssessment> &entries) {
       mac = "needs CUDA";
     else if (mac == "optional cuda path")
       mac = "has an optional CUDA path";
-    std::string part = judged.entry.path + " (" + std::string(to_string(judged.entry.purpose)) + ") " + mac;
+    std::string part = path_for_display(scan, judged.entry.path) + " (" +
+                       std::string(to_string(judged.entry.purpose)) + ") " + mac;
     if (!judged.blockers.empty())
       part += " (" + judged.blockers.front().rule_id + ")";
     parts.push_back(std::move(part));
@@ -436,7 +441,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       factor.path = item.files.empty() ? "" : item.files.front().path;
       factor.pushes_to = fallback_outcome(role_for(factor.path));
       factor.name = item.key.substr(item.key.rfind(':') + 1);
-      factor.summary = "CUDA kernel `" + factor.name + "` in " + factor.path +
+      factor.summary = "CUDA kernel `" + factor.name + "` in " + path_for_display(scan, factor.path) +
                        " has a CPU/Python fallback: the Mac runs the fallback, " +
                        (factor.pushes_to == Outcome::Dual ? "Linux keeps the fast kernel for training"
                                                           : "its Metal port can wait");
@@ -506,11 +511,11 @@ std::string join_limited(const std::vector<std::string> &parts, std::size_t limi
 }
 
 // "replace flash_attn in model/attn.py:41 with scaled_dot_product_attention"
-std::string fix_phrase(const DecisionFactor &factor) {
-  std::string verb =
-      factor.kind == "training-scale"
-          ? "make " + quoted_name(factor) + " in " + location(factor) + " optional (single device on the Mac)"
-          : "replace " + quoted_name(factor) + " in " + location(factor);
+std::string fix_phrase(const ScanResult &scan, const DecisionFactor &factor) {
+  std::string verb = factor.kind == "training-scale"
+                         ? "make " + quoted_name(factor) + " in " + location(scan, factor) +
+                               " optional (single device on the Mac)"
+                         : "replace " + quoted_name(factor) + " in " + location(scan, factor);
   if (factor.kind != "training-scale" && !factor.replacement.empty()) {
     // "with scaled_dot_product_attention" reads well for an API; a
     // sentence-like replacement goes in parentheses.
@@ -837,7 +842,7 @@ Assessment assess(const AssessmentInput &input) {
   assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides);
   const auto [entries, reach] = trace_entry_points(scan.project_files);
   return_free_memory(); // the module index and graph
-  roles_from_reachability(scan.project_files, entries, reach, assessment.roles);
+  roles_from_reachability(scan, entries, reach, assessment.roles);
   const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach, input.thresholds);
   assessment.optional_sub_projects = reach.optional_sub_projects;
   record_reachability(scan, entries, reach, input.thresholds, assessment.reachability);
@@ -850,7 +855,7 @@ Assessment assess(const AssessmentInput &input) {
 
   assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
   const std::map<std::string, std::string> kept_on_linux =
-      files_of_entries_linux_keeps(scan.project_files, entries, reach, assessment.entry_points);
+      files_of_entries_linux_keeps(scan, entries, reach, assessment.entry_points);
   Verdict verdict = decide(scan, role_of, non_deciding, kept_on_linux, assessment.effort, assessment.memory,
                            input.thresholds, {}, VerdictDetail::Factors);
   Decision &decision = assessment.decision;
@@ -861,9 +866,9 @@ Assessment assess(const AssessmentInput &input) {
                          : verdict.outcome == Outcome::Dual ? RecommendedPath::MacEntryPoints
                                                             : RecommendedPath::KeepLinux,
                          assessment.roles, input.model,
-                         off_recommended_path(scan.project_files, reach, kept_on_linux));
+                         off_recommended_path(scan.project_files, reach, kept_on_linux), scan.display_prefix);
   for (auto &factor : verdict.factors) {
-    name_entries(factor, assessment.reachability);
+    name_entries(scan, factor, assessment.reachability);
     (factor.pushes_to == verdict.outcome ? decision.deciding : decision.secondary)
         .push_back(std::move(factor));
   }
@@ -889,7 +894,7 @@ Assessment assess(const AssessmentInput &input) {
     std::set<std::string> seen;
     for (const DecisionFactor *factor : finding_factors)
       if (seen.insert(factor->rule_id + "|" + factor->path).second) // one phrase per rule and file
-        fixes.push_back(fix_phrase(*factor));
+        fixes.push_back(fix_phrase(scan, *factor));
     std::string sentence = join_limited(fixes, 3);
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
     decision.what_would_change.push_back(
@@ -950,7 +955,7 @@ Assessment assess(const AssessmentInput &input) {
       decision.headline += " (and " + std::to_string(decision.deciding.size() - 1) + " more)";
   }
   std::vector<std::string> &context = decision.context_reasons;
-  if (const std::string entry_line = entry_points_reason(assessment.entry_points); !entry_line.empty())
+  if (const std::string entry_line = entry_points_reason(scan, assessment.entry_points); !entry_line.empty())
     context.push_back(entry_line);
   context.push_back(effort_reason(assessment.effort));
   if (std::string credit = fix_credit_reason(assessment.effort); !credit.empty())

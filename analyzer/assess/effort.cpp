@@ -450,10 +450,11 @@ std::string last_name_part(const std::string &name) {
   return colon == std::string::npos ? name : name.substr(colon + 2);
 }
 
-void price_kernel_families(const std::vector<ProjectFile> &files, const EffortModel &model,
+void price_kernel_families(const ScanResult &scan, const EffortModel &model,
                            std::map<std::string, EffortItem> &items,
                            std::map<std::string, std::vector<std::size_t>> &covered_by_kernels,
                            EffortEstimate &estimate) {
+  const std::vector<ProjectFile> &files = scan.project_files;
   const KernelFallbacks fallbacks = kernel_fallbacks(files);
   std::map<std::string, std::vector<KernelMember>> families; // family name -> members
   for (const auto &file : files)
@@ -495,7 +496,7 @@ void price_kernel_families(const std::vector<ProjectFile> &files, const EffortMo
         "Port CUDA kernel " +
         (members.size() == 1 ? last_name_part(first.fact->name)
                              : "family " + name + " (" + std::to_string(members.size()) + " kernels)") +
-        " (" + first.file->path + ":" + std::to_string(first.fact->span.line) + ")";
+        " (" + path_for_display(scan, first.file->path) + ":" + std::to_string(first.fact->span.line) + ")";
     item.family = "kernels";
     item.effort = Effort::Large;
     item.kind = "kernel";
@@ -664,13 +665,15 @@ bool count_open(const Finding &finding, bool excluded, EffortEstimate &estimate)
   return true;
 }
 
-// The item a finding belongs to, and what the item is about (for its title).
+// The item a finding belongs to, and what the item is about (for its title:
+// a path in it reads from the current directory).
 struct ItemKey {
   std::string key;
   std::string subject;
 };
 
-ItemKey item_key_of(const Finding &finding, const std::string &package, Effort effort) {
+ItemKey item_key_of(const ScanResult &scan, const Finding &finding, const std::string &package,
+                    Effort effort) {
   ItemKey item{finding.rule_id, {}};
   if (!package.empty()) {
     item.key = "package:" + package; // one package is one piece of work, however many files name it
@@ -679,8 +682,9 @@ ItemKey item_key_of(const Finding &finding, const std::string &package, Effort e
     item.subject = component_of(finding.name);
     item.key += ":" + item.subject;
   } else if (effort == Effort::Large) {
-    item.subject = large_item_subject(finding.path);
-    item.key += ":" + item.subject;
+    const std::string subject = large_item_subject(finding.path);
+    item.key += ":" + subject;
+    item.subject = path_for_display(scan, subject);
   } else if (effort == Effort::Blocker) {
     item.key += ":" + finding.path + ":" + std::to_string(finding.span.line);
   }
@@ -785,7 +789,7 @@ OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
       continue;
     }
     const std::string package = package_of(finding, family, effort);
-    const ItemKey key = item_key_of(finding, package, effort);
+    const ItemKey key = item_key_of(scan, finding, package, effort);
     EffortItem &item = work.items[key.key];
     // A package item takes the largest class any of its findings has.
     if (item.key.empty() || (!package.empty() && effort_rank(effort) > effort_rank(item.effort)))
@@ -1054,7 +1058,7 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
   OpenWork work = group_open_findings(scan, model, excluded, fix_target_torch, fixes, estimate);
   price_finding_items(work.items, model, scan.findings, estimate);
   // CUDA kernels from the C++ front end, one item per kernel family.
-  price_kernel_families(scan.project_files, model, work.items, work.covered_by_kernels, estimate);
+  price_kernel_families(scan, model, work.items, work.covered_by_kernels, estimate);
   add_one_off_items(model, work);
   // Acceptance on the Mac: part of every port, never an extra.
   estimate.entry_points = entry_points(scan.project_files, role_of);
@@ -1078,12 +1082,14 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
 
 namespace {
 
-// "a.py, b.py and 3 more"
-std::string list_of(const std::vector<std::string> &names, std::size_t limit) {
+// "a.py, b.py and 3 more", each path after `path_prefix`
+// (ScanResult::display_prefix: it reads from the current directory).
+std::string list_of(const std::vector<std::string> &names, std::size_t limit,
+                    const std::string &path_prefix) {
   std::string text;
   const std::size_t shown = std::min(names.size(), limit);
   for (std::size_t i = 0; i < shown; ++i)
-    text += (i == 0 ? "" : i + 1 == shown && names.size() <= limit ? " and " : ", ") + names[i];
+    text += (i == 0 ? "" : i + 1 == shown && names.size() <= limit ? " and " : ", ") + path_prefix + names[i];
   if (names.size() > limit)
     text += " and " + std::to_string(names.size() - limit) + " more";
   return text;
@@ -1105,7 +1111,7 @@ bool left_to_docs(const EffortItem &item, const FileShare &share,
 
 // ADAPT: everything the Mac needs now, without the docs' showcases.
 void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
-                const std::set<std::string> &off_path) {
+                const std::set<std::string> &off_path, const std::string &path_prefix) {
   HourRange hours;
   FixCredit fix;
   for (const EffortItem &item : estimate.items) {
@@ -1126,7 +1132,7 @@ void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &rol
   estimate.recommended_fix = fix;
   estimate.recommended_goal = estimate.entry_points.empty()
                                   ? "port the repository to MPS"
-                                  : "run " + list_of(estimate.entry_points, 3) + " on MPS";
+                                  : "run " + list_of(estimate.entry_points, 3, path_prefix) + " on MPS";
   estimate.recommended_basis =
       "the port of everything the Mac needs now (documentation's showcases of CUDA-only libraries stay as "
       "they "
@@ -1170,7 +1176,8 @@ std::vector<std::string> mac_work_entries(const std::vector<std::string> &mac_en
 // machinery stay on Linux; everything else (model, inference, evaluation,
 // data, tests, tooling, one-offs) is on the Mac path.
 void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
-                            const EffortModel &model, const std::set<std::string> &off_path) {
+                            const EffortModel &model, const std::set<std::string> &off_path,
+                            const std::string &path_prefix) {
   HourRange hours;
   FixCredit fix;
   std::vector<std::string> mac_entries;
@@ -1203,9 +1210,9 @@ void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string
   estimate.recommended = hours;
   estimate.recommended_fix = fix;
   const std::vector<std::string> named = mac_work_entries(mac_entries, role_of);
-  estimate.recommended_goal = named.empty()
-                                  ? "run inference, evaluation and tests on MPS while training stays on Linux"
-                                  : "run " + list_of(named, 3) + " on MPS while training stays on Linux";
+  estimate.recommended_goal =
+      named.empty() ? "run inference, evaluation and tests on MPS while training stays on Linux"
+                    : "run " + list_of(named, 3, path_prefix) + " on MPS while training stays on Linux";
   estimate.recommended_basis =
       "the open work outside training code and multi-GPU machinery, plus acceptance on "
       "the Mac for " +
@@ -1261,15 +1268,15 @@ std::string_view to_string(RecommendedPath path) {
 
 void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
                             const std::vector<FileRole> &roles, const EffortModel &model,
-                            const std::set<std::string> &off_path) {
+                            const std::set<std::string> &off_path, const std::string &path_prefix) {
   const std::map<std::string, Role> role_of = role_by_path(roles);
   estimate.path = path;
   switch (path) {
   case RecommendedPath::Port:
-    price_port(estimate, role_of, off_path);
+    price_port(estimate, role_of, off_path, path_prefix);
     break;
   case RecommendedPath::MacEntryPoints:
-    price_mac_entry_points(estimate, role_of, model, off_path);
+    price_mac_entry_points(estimate, role_of, model, off_path, path_prefix);
     break;
   case RecommendedPath::KeepLinux:
     price_keep_linux(estimate, model);
@@ -1293,7 +1300,7 @@ std::string native_port_text(const EffortEstimate &estimate) {
   if (tensor_core > 0)
     text += ", of which " + std::to_string(tensor_core) + " use" + (tensor_core == 1 ? "s" : "") +
             " tensor cores or PTX";
-  text += "; largest: " + list_of(largest, 3) + ")";
+  text += "; largest: " + list_of(largest, 3, "") + ")";
   return text;
 }
 

@@ -239,9 +239,10 @@ void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role
 // Files in `off_path` are not on it: code behind an option the Mac need not
 // choose, optional sub-projects, and entry points that Linux keeps beside
 // Mac-capable ones of the same purpose (an entry in it is no Mac entry).
+// The goal names entry points after `path_prefix` (ScanResult::display_prefix).
 void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
                             const std::vector<FileRole> &roles, const EffortModel &model,
-                            const std::set<std::string> &off_path = {});
+                            const std::set<std::string> &off_path = {}, const std::string &path_prefix = {});
 
 // A kernel name or file stem without its variant tokens (dtype, head
 // dimension, architecture, numbers): "flash_fwd_hdim64_fp16_sm80" ->

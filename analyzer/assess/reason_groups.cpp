@@ -72,6 +72,12 @@ std::string location_of(const DecisionFactor &factor) {
   return factor.path + (factor.line ? ":" + std::to_string(factor.line) : "");
 }
 
+// A member's path or directory in the group's sentence: from the current
+// directory (the group's fields keep the tree's own paths).
+std::string shown(const ScanResult &scan, const std::string &path) {
+  return path == "." ? directory_for_display(scan, path) : path_for_display(scan, path);
+}
+
 // "MPS830 x191, MPS804 x116, MPS842 x41 and 5 more rules"
 std::string rules_text(const std::vector<std::pair<std::string, std::size_t>> &rules) {
   std::string text;
@@ -84,10 +90,12 @@ std::string rules_text(const std::vector<std::pair<std::string, std::size_t>> &r
 }
 
 // "csrc/megatron (120), csrc (80) and 5 more directories"
-std::string directories_text(const std::vector<std::pair<std::string, std::size_t>> &directories) {
+std::string directories_text(const ScanResult &scan,
+                             const std::vector<std::pair<std::string, std::size_t>> &directories) {
   std::string text;
   for (std::size_t i = 0; i < directories.size() && i < 2; ++i)
-    text += (i ? ", " : "") + directories[i].first + " (" + std::to_string(directories[i].second) + ")";
+    text += (i ? ", " : "") + shown(scan, directories[i].first) + " (" +
+            std::to_string(directories[i].second) + ")";
   if (directories.size() > 2)
     text += " and " + std::to_string(directories.size() - 2) +
             (directories.size() == 3 ? " more directory" : " more directories");
@@ -109,7 +117,8 @@ void add_count(std::vector<std::pair<std::string, std::size_t>> &counts, const s
     ++found->second;
 }
 
-std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead, const Finding *lead_finding) {
+std::string group_summary(const ScanResult &scan, const ReasonGroup &group, const DecisionFactor &lead,
+                          const Finding *lead_finding) {
   if (group.count == 1)
     return lead.summary;
   std::string text = group.title + ": " + counted(group.count, lead.finding_index < 0 ? "item" : "finding") +
@@ -118,12 +127,12 @@ std::string group_summary(const ReasonGroup &group, const DecisionFactor &lead, 
     text += " (" + rules_text(group.rules) + ")";
   text += ", " + kind_phrase(group.kind, !lead_finding || rule_names_cuda(lead_finding->rule));
   if (group.directories.size() > 1)
-    text += "; in " + directories_text(group.directories);
-  text += "; e.g. " + group.example;
+    text += "; in " + directories_text(scan, group.directories);
+  text += "; e.g. " + shown(scan, group.example);
   if (!group.entries.empty()) {
     text += "; run by ";
     for (std::size_t i = 0; i < group.entries.size(); ++i)
-      text += (i ? ", " : "") + group.entries[i];
+      text += (i ? ", " : "") + shown(scan, group.entries[i]);
   }
   return text;
 }
@@ -173,7 +182,7 @@ std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &facto
     std::stable_sort(group.rules.begin(), group.rules.end(), most_first);
     std::stable_sort(group.directories.begin(), group.directories.end(), most_first);
     const DecisionFactor &lead = factors[group.members.front()];
-    group.summary = group_summary(group, lead, finding_of(lead, scan));
+    group.summary = group_summary(scan, group, lead, finding_of(lead, scan));
   }
   std::stable_sort(groups.begin(), groups.end(), [&](const ReasonGroup &a, const ReasonGroup &b) {
     const auto strength_a = reason_strength(factors[a.members.front()], scan);

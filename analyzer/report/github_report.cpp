@@ -69,14 +69,17 @@ std::string github_escape_property(std::string_view text) {
 }
 
 void write_github_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
-                         const std::string &path_prefix) {
-  std::string prefix = path_prefix;
+                         const std::optional<std::string> &path_prefix) {
+  std::string prefix = path_prefix.value_or("");
   if (!prefix.empty() && prefix.back() != '/')
     prefix.push_back('/');
+  const auto file_of = [&](const std::string &path) {
+    return path_prefix ? prefix + path : path_for_display(result, path);
+  };
   for (const Finding &finding : result.findings) {
     if (finding.suppressed)
       continue;
-    out << "::" << command_for(finding.severity) << " file=" << github_escape_property(prefix + finding.path);
+    out << "::" << command_for(finding.severity) << " file=" << github_escape_property(file_of(finding.path));
     if (finding.span.line > 0) {
       out << ",line=" << finding.span.line;
       if (finding.span.column > 0)

@@ -4,6 +4,7 @@
 // https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -16,8 +17,10 @@ namespace mpsaudit {
 // Suppressed findings are left out. A last ::notice line carries the summary.
 // `path_prefix` is prepended to every path (the scan root relative to the
 // repository root, so that annotations land on the right file); may be "".
+// Without one (outside git), paths read from the current directory
+// (path_for_display).
 void write_github_report(std::ostream &out, const ScanResult &result, const ReportContext &context,
-                         const std::string &path_prefix = "");
+                         const std::optional<std::string> &path_prefix = std::nullopt);
 
 // Escaping rules of workflow commands: data escapes %, CR and LF; property
 // values also escape ':' and ','.

@@ -475,7 +475,7 @@ void write_assessment(std::ostream &out, const Assessment &assessment, const Sev
   write_action_plan(out, assessment);
 }
 
-void write_entry_points(std::ostream &out, const Assessment &assessment) {
+void write_entry_points(std::ostream &out, const ScanResult &result, const Assessment &assessment) {
   std::size_t hidden = 0;
   const auto shown = shown_entry_points(assessment, 50, hidden);
   if (shown.empty())
@@ -484,12 +484,13 @@ void write_entry_points(std::ostream &out, const Assessment &assessment) {
          "id=\"entry-points\"><thead><tr><th>Entry</th><th>Purpose</th>"
          "<th>Runs on a Mac?</th><th>Blocked by</th><th>Effort</th></tr></thead><tbody>";
   for (const EntryAssessment *entry : shown) {
-    const std::string blockers = entry_blockers_text(*entry);
-    out << "<tr data-mac=\"" << escape(entry->mac) << "\"><td><code>" << escape(entry->entry.path)
-        << "</code></td><td>" << escape(std::string(to_string(entry->entry.purpose)))
-        << "<br><span class=\"muted\">" << escape(entry->entry.purpose_source) << "</span></td><td>"
-        << escape(entry_mac_text(*entry)) << "</td><td>" << (blockers.empty() ? "—" : escape(blockers))
-        << "</td><td>" << escape(format_hours(entry->hours)) << "</td></tr>";
+    const std::string blockers = entry_blockers_text(result, *entry);
+    out << "<tr data-mac=\"" << escape(entry->mac) << "\"><td><code>"
+        << escape(path_for_display(result, entry->entry.path)) << "</code></td><td>"
+        << escape(std::string(to_string(entry->entry.purpose))) << "<br><span class=\"muted\">"
+        << escape(entry->entry.purpose_source) << "</span></td><td>" << escape(entry_mac_text(*entry))
+        << "</td><td>" << (blockers.empty() ? "—" : escape(blockers)) << "</td><td>"
+        << escape(format_hours(entry->hours)) << "</td></tr>";
   }
   out << "</tbody></table></div>\n";
   if (hidden)
@@ -522,7 +523,7 @@ void write_html_report(std::ostream &out, const ScanResult &result, const Report
   write_counts(out, result, counts, context.assessment);
   if (context.assessment) {
     write_assessment(out, *context.assessment, counts);
-    write_entry_points(out, *context.assessment);
+    write_entry_points(out, result, *context.assessment);
   }
   write_findings_and_close(out, result, counts, context);
 }

@@ -3,6 +3,7 @@
 // Every text from the tree goes through markdown_text or markdown_code
 // (report/markdown_text.h), in every section.
 #include <algorithm>
+#include <functional>
 
 #include "core/text.h"
 #include "report/markdown_text.h"
@@ -11,18 +12,21 @@
 namespace mpsaudit {
 namespace {
 
-std::string finding_location(const Finding &finding) {
-  std::string where = finding.path + ":" + std::to_string(finding.span.line);
+std::string finding_location(const ScanResult &result, const Finding &finding) {
+  std::string where = path_for_display(result, finding.path) + ":" + std::to_string(finding.span.line);
   if (finding.cell >= 0)
     where += " (cell " + std::to_string(finding.cell + 1) + ")";
   return where;
 }
 
-void rollup_table(std::ostream &out, const char *heading, const std::vector<RollUp> &rows,
-                  std::size_t limit) {
+// `shown_name` turns a row's name into what the table prints (a directory
+// from the current directory).
+void rollup_table(std::ostream &out, const char *heading, const std::vector<RollUp> &rows, std::size_t limit,
+                  const std::function<std::string(const std::string &)> &shown_name = {}) {
   out << "| " << heading << " | Effort | `fix` removes | Open findings |\n|---|---:|---:|---:|\n";
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
-    out << "| " << markdown_text(rows[i].name) << " | " << format_hours(rows[i].hours) << " | "
+    out << "| " << markdown_text(shown_name ? shown_name(rows[i].name) : rows[i].name) << " | "
+        << format_hours(rows[i].hours) << " | "
         << (rows[i].fix.safe_sites ? format_hours(rows[i].fix.safe) : std::string("–")) << " | "
         << rows[i].findings << " |\n";
   if (rows.size() > limit)
@@ -102,7 +106,9 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
       out << markdown_text(fix_credit_sentence(effort.recommended_fix)) << "\n\n";
     rollup_table(out, "Category", effort.by_category, 20);
     rollup_table(out, "Component role", effort.by_role, 10);
-    rollup_table(out, "Directory", effort.by_directory, 10);
+    rollup_table(out, "Directory", effort.by_directory, 10, [&result](const std::string &directory) {
+      return directory_for_display(result, directory);
+    });
 
     out << "## Memory fit\n\n";
     out << (assessment->memory.has_estimate
@@ -124,10 +130,11 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
       out << "## Entry points\n\n| Entry | Purpose | Runs on a Mac? | Blocked by | Effort "
              "|\n|---|---|---|---|---|\n";
       for (const EntryAssessment *entry : shown) {
-        const std::string blockers = entry_blockers_text(*entry);
-        out << "| " << markdown_code(entry->entry.path) << " | " << to_string(entry->entry.purpose) << " ("
-            << markdown_text(entry->entry.purpose_source) << ") | " << markdown_text(entry_mac_text(*entry))
-            << " | " << (blockers.empty() ? std::string("—") : markdown_text(blockers)) << " | "
+        const std::string blockers = entry_blockers_text(result, *entry);
+        out << "| " << markdown_code(path_for_display(result, entry->entry.path)) << " | "
+            << to_string(entry->entry.purpose) << " (" << markdown_text(entry->entry.purpose_source) << ") | "
+            << markdown_text(entry_mac_text(*entry)) << " | "
+            << (blockers.empty() ? std::string("—") : markdown_text(blockers)) << " | "
             << format_hours(entry->hours) << " |\n";
       }
       if (hidden)
@@ -154,8 +161,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
       out << "| " << markdown_text(finding.rule_id) << " | "
           << to_string(static_cast<Severity>(finding.severity))
           << (finding.guard != Guard::None ? " (guarded)" : "") << " | "
-          << markdown_code(finding_location(finding)) << " | " << markdown_text(finding.message) << " | "
-          << markdown_text(finding.rule ? finding.rule->replacement : "") << " |\n";
+          << markdown_code(finding_location(result, finding)) << " | " << markdown_text(finding.message)
+          << " | " << markdown_text(finding.rule ? finding.rule->replacement : "") << " |\n";
     }
     if (open.size() > limit)
       out << "\n"

@@ -134,7 +134,8 @@ void write_summary_report(std::ostream &out, const ScanResult &result, const Rep
 std::vector<const EntryAssessment *> shown_entry_points(const Assessment &assessment, std::size_t limit,
                                                         std::size_t &hidden);
 // "MPS801 x12 (csrc/a.cu:217), MPS402 (model/attn.py:3)", or "" when none.
-std::string entry_blockers_text(const EntryAssessment &entry);
+// Paths read from the current directory (path_for_display).
+std::string entry_blockers_text(const ScanResult &result, const EntryAssessment &entry);
 // "needs CUDA", "runs after fixes", ... for the tables.
 std::string entry_mac_text(const EntryAssessment &entry);
 

@@ -46,7 +46,12 @@ void write_sarif(std::ostream &out, const ScanResult &result, const ReportContex
 // the top of its git work tree comes first ("" outside one).
 void write_github(std::ostream &out, const ScanResult &result, const ReportContext &context,
                   const WriterOptions &) {
-  write_github_report(out, result, context, git_show_prefix(result.root_directory));
+  // Annotations name files from the repository's top (where a workflow
+  // runs); outside git, from the current directory, as the other reports.
+  write_github_report(out, result, context,
+                      inside_git_work_tree(result.root_directory)
+                          ? std::optional<std::string>(git_show_prefix(result.root_directory))
+                          : std::nullopt);
 }
 
 } // namespace

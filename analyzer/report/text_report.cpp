@@ -233,8 +233,8 @@ std::string skipped_line(const ScanResult &result) {
 namespace {
 
 // The "Entry points" table, above the findings.
-void write_entry_points(std::ostream &out, const Assessment &assessment, const Palette &palette,
-                        std::size_t rows) {
+void write_entry_points(std::ostream &out, const ScanResult &result, const Assessment &assessment,
+                        const Palette &palette, std::size_t rows) {
   std::size_t hidden = 0;
   const auto shown = shown_entry_points(assessment, rows, hidden);
   if (shown.empty())
@@ -242,7 +242,7 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
   out << palette.paint("Entry points", "1") << " (" << assessment.entry_points.size() << ")\n";
   std::size_t path_width = 5, purpose_width = 7, mac_width = 4;
   for (const EntryAssessment *entry : shown) {
-    path_width = std::max(path_width, terminal_safe(entry->entry.path).size());
+    path_width = std::max(path_width, terminal_safe(path_for_display(result, entry->entry.path)).size());
     purpose_width = std::max(purpose_width, to_string(entry->entry.purpose).size());
     mac_width = std::max(mac_width, entry_mac_text(*entry).size());
   }
@@ -272,9 +272,9 @@ void write_entry_points(std::ostream &out, const Assessment &assessment, const P
   out << palette.cut() << "  " << pad("entry", path_width) << "  " << pad("purpose", purpose_width) << "  "
       << pad("Mac?", mac_width) << "  " << pad("effort", 12) << "  blocked by\n";
   for (const EntryAssessment *entry : shown) {
-    const std::string blockers = entry_blockers_text(*entry);
-    out << palette.cut() << "  " << pad(shown_path(entry->entry.path), path_width) << "  "
-        << pad(std::string(to_string(entry->entry.purpose)), purpose_width) << "  "
+    const std::string blockers = entry_blockers_text(result, *entry);
+    out << palette.cut() << "  " << pad(shown_path(path_for_display(result, entry->entry.path)), path_width)
+        << "  " << pad(std::string(to_string(entry->entry.purpose)), purpose_width) << "  "
         << pad(entry_mac_text(*entry), mac_width) << "  " << pad(format_hours(entry->hours), 12) << "  "
         << (blockers.empty() ? "-" : terminal_safe(blockers)) << "\n";
   }
@@ -345,9 +345,9 @@ void write_directory_counts(std::ostream &out, const ScanResult &result, const P
   out << "\n" << palette.paint("Findings by directory", "1") << "\n";
   std::size_t width = 9;
   for (std::size_t i = 0; i < rows.size() && i < kSummaryDirectories; ++i)
-    width = std::max(width, terminal_safe(rows[i].first).size());
+    width = std::max(width, terminal_safe(directory_for_display(result, rows[i].first)).size());
   for (std::size_t i = 0; i < rows.size() && i < kSummaryDirectories; ++i) {
-    const std::string name = terminal_safe(rows[i].first);
+    const std::string name = terminal_safe(directory_for_display(result, rows[i].first));
     out << "  " << name << std::string(width - name.size(), ' ') << "  " << rows[i].second << "\n";
   }
   if (rows.size() > kSummaryDirectories) {
@@ -426,12 +426,12 @@ std::vector<const EntryAssessment *> shown_entry_points(const Assessment &assess
   return shown;
 }
 
-std::string entry_blockers_text(const EntryAssessment &entry) {
+std::string entry_blockers_text(const ScanResult &result, const EntryAssessment &entry) {
   std::string text;
   for (const EntryBlocker &blocker : entry.blockers)
     text += (text.empty() ? "" : ", ") + blocker.rule_id +
-            (blocker.count > 1 ? " x" + std::to_string(blocker.count) : std::string()) + " (" + blocker.path +
-            ":" + std::to_string(blocker.line) + ")";
+            (blocker.count > 1 ? " x" + std::to_string(blocker.count) : std::string()) + " (" +
+            path_for_display(result, blocker.path) + ":" + std::to_string(blocker.line) + ")";
   return text;
 }
 
@@ -465,7 +465,7 @@ void write_text_lines(std::ostream &out, const ScanResult &result, const ReportC
     out << "\n";
   }
   if (assessment) {
-    write_entry_points(out, *assessment, palette, concise ? kConciseEntryRows : kEntryRows);
+    write_entry_points(out, result, *assessment, palette, concise ? kConciseEntryRows : kEntryRows);
     if (concise)
       write_top_reasons(out, assessment->decision, palette);
     else

@@ -37,7 +37,15 @@ bool argument_matches(const Argument &argument, const std::vector<std::string> &
   return any_glob(patterns, trim(argument.text));
 }
 
-std::string render_message(const Rule &rule, const Fact &fact) {
+// A placeholder whose attribute ends in "_at" is a place in the tree
+// ("pkg/ops.py:3", from the root): it is shown through `shown_location`, so
+// that it opens from the current directory as the finding's own path does.
+bool names_a_location(std::string_view key) {
+  return key.size() > 3 && key.substr(key.size() - 3) == "_at";
+}
+
+std::string render_message(const Rule &rule, const Fact &fact,
+                           const RuleEngine::LocationText &shown_location) {
   std::string out;
   const std::string_view message = rule.message;
   for (std::size_t i = 0; i < message.size(); ++i) {
@@ -51,7 +59,7 @@ std::string render_message(const Rule &rule, const Fact &fact) {
           continue;
         }
         if (const std::string *value = fact.attribute(key)) {
-          out += *value;
+          out += names_a_location(key) && shown_location && !value->empty() ? shown_location(*value) : *value;
           i = close;
           continue;
         }
@@ -199,7 +207,8 @@ void RuleEngine::candidates(const FactKindIndex &index, const Fact &fact, std::v
 }
 
 std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
-                                          const LineLookup &line_text) const {
+                                          const LineLookup &line_text,
+                                          const LocationText &shown_location) const {
   std::vector<Finding> findings;
   const auto &by_fact_kind = index_[static_cast<std::size_t>(kind)];
   if (by_fact_kind.empty())
@@ -231,7 +240,7 @@ std::vector<Finding> RuleEngine::evaluate(const std::string &path, FileKind kind
       finding.cell = fact.cell;
       finding.cell_line = fact.cell_line;
       finding.name = fact.name;
-      finding.message = render_message(*rule, fact);
+      finding.message = render_message(*rule, fact, shown_location);
       // Notebook facts carry their cell's line; others take the file's.
       const std::string *own_snippet = fact.attribute("snippet");
       finding.snippet = sanitize_utf8(own_snippet ? *own_snippet : line_text(fact.span.line));

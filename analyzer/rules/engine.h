@@ -31,9 +31,14 @@ public:
   explicit RuleEngine(const RuleCatalog &catalog);
   // The text of a 1-based line of the file being evaluated (for snippets).
   using LineLookup = std::function<std::string(std::uint32_t line)>;
-  // All findings for one file.
+  // A place in the tree ("pkg/ops.py:3") as a message shows it.
+  using LocationText = std::function<std::string(const std::string &location)>;
+  // All findings for one file. A message's `{..._at}` placeholders are
+  // places in the tree, shown through `shown_location` (path_for_display) so
+  // that they open from the current directory; only the project passes make
+  // such facts, and their findings are never cached.
   std::vector<Finding> evaluate(const std::string &path, FileKind kind, const FileFacts &facts,
-                                const LineLookup &line_text) const;
+                                const LineLookup &line_text, const LocationText &shown_location = {}) const;
 
 private:
   // The rules that can match facts of one fact kind in one file kind: those

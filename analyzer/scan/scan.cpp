@@ -540,7 +540,17 @@ std::string directory_of_root(const std::string &root) {
 }
 
 std::string path_for_display(const ScanResult &result, const std::string &path) {
+  for (const std::string &prefix : result.other_root_prefixes)
+    if (starts_with(path, prefix) || path + "/" == prefix) // a path of that root, or the root itself
+      return path;
   return result.display_prefix + path;
+}
+
+std::string directory_for_display(const ScanResult &result, const std::string &directory) {
+  if (directory != "." && directory != "./")
+    return path_for_display(result, directory);
+  return result.display_prefix.empty() ? "."
+                                       : result.display_prefix.substr(0, result.display_prefix.size() - 1);
 }
 
 namespace {
@@ -577,10 +587,10 @@ void keep_only_safety(std::vector<Finding> &findings, FileFacts &facts) {
   decltype(facts.facts)().swap(facts.facts);
 }
 
-// The prefix that makes a root-relative path read from the current
-// directory: none for ".", "./" or several roots.
-std::string display_prefix_of(const std::vector<std::string> &paths, const std::string &root_directory) {
-  if (paths.size() != 1 || root_directory == "." || root_directory == "./")
+// The prefix that makes a path of the first root read from the current
+// directory: none for "." or "./".
+std::string display_prefix_of(const std::string &root_directory) {
+  if (root_directory == "." || root_directory == "./")
     return {};
   return as_path_prefix(root_directory);
 }
@@ -612,7 +622,7 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
   ScanResult result;
   result.root = options.paths.empty() ? "." : options.paths.front();
   result.root_directory = directory_of_root(result.root);
-  result.display_prefix = display_prefix_of(options.paths, result.root_directory);
+  result.display_prefix = display_prefix_of(result.root_directory);
   result.workflow.partial_scan = options.partial_scan;
   const unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   // Phase timer for ScanProfile: each call records the time since the last.
@@ -635,6 +645,8 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     // With several roots, keep paths distinct by prefixing all but the first
     // with their root; a file root's own path is its name under its directory.
     const std::string prefix = &path != &options.paths.front() ? root_prefix(path) : std::string();
+    if (!prefix.empty())
+      result.other_root_prefixes.push_back(prefix);
     const auto for_safety = [&options](const std::string &relative, FileKind kind) {
       return options.keep_for_safety && options.keep_for_safety(relative, kind);
     };
@@ -759,11 +771,13 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
       if (k >= facts_before_passes[i] || stage.deferred.count(facts[k].kind))
         late.facts.push_back(facts[k]);
     const auto &lines = work[i].fact_lines;
-    std::vector<Finding> findings =
-        engine.evaluate(project[i].path, project[i].kind, late, [&lines](std::uint32_t line) {
+    std::vector<Finding> findings = engine.evaluate(
+        project[i].path, project[i].kind, late,
+        [&lines](std::uint32_t line) {
           const auto it = lines.find(line);
           return it == lines.end() ? std::string() : it->second;
-        });
+        },
+        [&result](const std::string &location) { return path_for_display(result, location); });
     std::vector<Finding> &all = work[i].findings;
     all.insert(all.end(), std::make_move_iterator(findings.begin()), std::make_move_iterator(findings.end()));
     drop_redundant_findings(all);

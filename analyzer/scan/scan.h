@@ -133,8 +133,11 @@ struct ScanResult {
   std::string root_directory;
   // What a report puts before a relative path so that it reads from the
   // current directory, as ripgrep prints it: "pkg/" for `scan pkg`, "" for
-  // `scan .`. Empty with several roots, whose paths keep their own prefixes.
+  // `scan .`. With several roots, the first root's (path_for_display).
   std::string display_prefix;
+  // With several roots, the prefixes the second and later roots' paths
+  // carry already (their roots as given): such paths are shown as they are.
+  std::vector<std::string> other_root_prefixes;
   std::vector<FileRecord> files;
   // Entries found but not read, with why (scan/discover.h): with `files`
   // and `not_selected`, every entry of the tree that git does not ignore.
@@ -168,7 +171,10 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog);
 // a directory, else the named file's directory ("." when it has none).
 std::string directory_of_root(const std::string &root);
 // `prefix + path` for a report shown to the user: a path the current
-// directory can open (ScanResult::display_prefix).
+// directory can open (ScanResult::display_prefix); a later root's path as it
+// is. Also for "path:line".
 std::string path_for_display(const ScanResult &result, const std::string &path);
+// A directory of the tree ("." for its top) read from the current directory.
+std::string directory_for_display(const ScanResult &result, const std::string &directory);
 
 } // namespace mpsaudit

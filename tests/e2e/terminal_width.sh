@@ -33,13 +33,13 @@ assert not wide, f"lines wider than {columns}: {wide[:3]}"
 assert any(len(line) > columns for line in piped.splitlines()), "the piped report should be as written"
 cut = [line for line in lines if line.endswith("\u2026")]
 assert any(re.match(r"\s+\d+ \| x = torch", line) for line in cut), "the long code line is not cut"
-assert any(line.startswith("  train.py") for line in cut) or all(
-    len(line) <= columns for line in piped.splitlines() if line.startswith("  train.py")), "entry row"
+assert any(line.startswith("  tree/train.py") for line in cut) or all(
+    len(line) <= columns for line in piped.splitlines() if line.startswith("  tree/train.py")), "entry row"
 # Wrapped, not cut: the reasons and the decision read word for word as piped.
 def prose(text):
     keep = []
     for line in text.splitlines():
-        if line.endswith("\u2026") or re.match(r"\s+(\d+ )?\|", line) or line.startswith("  train.py"):
+        if line.endswith("\u2026") or re.match(r"\s+(\d+ )?\|", line) or line.startswith("  tree/train.py"):
             continue
         keep.append(line.strip())
     return " ".join(" ".join(keep).split())

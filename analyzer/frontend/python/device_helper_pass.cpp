@@ -40,7 +40,7 @@ void find_mps_by_name_callers(std::vector<ProjectFile> &files) {
         continue;
       Fact caller = fact;
       caller.kind = std::string(kMpsByNameCallerFact);
-      caller.set_attribute("selector", selector->second);
+      caller.set_attribute("selector_at", selector->second);
       added.push_back(std::move(caller));
     }
     for (Fact &fact : added)

@@ -287,3 +287,27 @@ TEST_CASE("kept facts: whole, once per name and scope, once per file, or dropped
   // NameOnly: once per scope (and guard), each at its first place.
   CHECK(step == std::vector<std::pair<std::string, std::uint32_t>>{{"first", 4}, {"second", 8}, {"", 9}});
 }
+
+TEST_CASE("paths read from the current directory, for one root and for several", "[scan][paths]") {
+  ScanResult one;
+  one.display_prefix = "repo/";
+  CHECK(path_for_display(one, "ops/fused.py") == "repo/ops/fused.py");
+  CHECK(path_for_display(one, "ops/fused.py:3") == "repo/ops/fused.py:3");
+  CHECK(directory_for_display(one, ".") == "repo");
+  CHECK(directory_for_display(one, "ops") == "repo/ops");
+
+  ScanResult top; // `scan .`
+  CHECK(path_for_display(top, "train.py") == "train.py");
+  CHECK(directory_for_display(top, ".") == ".");
+
+  // `scan first second`: the second root's paths carry their root already;
+  // the first root's get its prefix, also a folder whose name only starts
+  // like the second root's.
+  ScanResult several;
+  several.display_prefix = "first/";
+  several.other_root_prefixes = {"second/"};
+  CHECK(path_for_display(several, "train.py") == "first/train.py");
+  CHECK(path_for_display(several, "second/train.py") == "second/train.py");
+  CHECK(directory_for_display(several, "second") == "second");
+  CHECK(directory_for_display(several, "seconds") == "first/seconds");
+}
