@@ -462,16 +462,16 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     DecisionFactor factor;
     factor.kind = "effort-keep";
     factor.pushes_to = Outcome::KeepLinuxGpu;
-    factor.summary = "even the low estimate (" + format_hours(deciding_total) + ") exceeds " +
-                     format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
+    factor.summary = "Even the low estimate (" + format_hours({deciding_total.low, deciding_total.low}) +
+                     ") exceeds " + format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
                      ", beyond what a port is worth";
     verdict.factors.push_back(std::move(factor));
   } else if (deciding_total.high > thresholds.adapt_max_hours) {
     DecisionFactor factor;
     factor.kind = "effort-dual";
     factor.pushes_to = Outcome::Dual;
-    factor.summary = "the high estimate (" + format_hours(deciding_total) + ") exceeds " +
-                     format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
+    factor.summary = "The high estimate (" + format_hours({deciding_total.high, deciding_total.high}) +
+                     ") exceeds " + format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
                      ", too much to make the Mac the native platform at once";
     verdict.factors.push_back(std::move(factor));
   }
@@ -481,7 +481,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       factor.kind = "memory-inference";
       factor.pushes_to = Outcome::KeepLinuxGpu;
       factor.path = memory.basis.path;
-      factor.summary = "the model needs " + format_gib(memory.inference_bytes) +
+      factor.summary = "The model needs " + format_gib(memory.inference_bytes) +
                        " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary +
                        ")";
       verdict.factors.push_back(std::move(factor));
@@ -490,7 +490,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       factor.kind = "memory-training";
       factor.pushes_to = Outcome::Dual;
       factor.path = memory.basis.path;
-      factor.summary = "training needs at least " + format_gib(memory.training_bytes) +
+      factor.summary = "Training needs at least " + format_gib(memory.training_bytes) +
                        ", more than any Mac offers; inference fits (" + memory.summary + ")";
       verdict.factors.push_back(std::move(factor));
     }

@@ -599,7 +599,7 @@ void append_groups(std::vector<std::string> &lines, const std::vector<ReasonGrou
   if (groups.size() > limit)
     lines.push_back((secondary ? "Also " : "And ") + std::to_string(groups.size() - limit) +
                     (groups.size() - limit == 1 ? " more cause (" : " more causes (") +
-                    std::to_string(hidden_factors) + " reasons) in the full list.");
+                    counted(hidden_factors, "reason") + ") in the full list.");
 }
 
 } // namespace

@@ -51,5 +51,6 @@ TEST_CASE("an _at placeholder is shown from the current directory; others as wri
 
 TEST_CASE("without a way to show places, an _at placeholder is written as the fact holds it",
           "[rules][message]") {
-  CHECK(message_for(call_with_places(), {}) == "`fused` needs triton (see ops/fused.py:3; quoted ops/fused.py)");
+  CHECK(message_for(call_with_places(), {}) ==
+        "`fused` needs triton (see ops/fused.py:3; quoted ops/fused.py)");
 }
