@@ -61,11 +61,11 @@ bool repository_wide_fix(const Finding &finding) {
   return declares_dependencies(finding.file_kind) && !rule_names_cuda(finding.rule);
 }
 
-DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::string kind, Outcome pushes_to,
+DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, FactorKind kind, Outcome pushes_to,
                               Role role) {
   const Finding &finding = scan.findings[index];
   DecisionFactor factor;
-  factor.kind = std::move(kind);
+  factor.kind = kind;
   factor.pushes_to = pushes_to;
   factor.finding_index = static_cast<long>(index);
   factor.rule_id = finding.rule_id;
@@ -76,26 +76,26 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, std::st
   factor.replacement = finding.rule ? finding.rule->replacement : "";
   const std::string where = quoted_name(factor) + " (" + finding.rule_id + ") in " + location(scan, factor);
   if (!rule_names_cuda(finding.rule) &&
-      (factor.kind == "critical-blocker" || factor.kind == "training-blocker"))
+      (factor.kind == FactorKind::CriticalBlocker || factor.kind == FactorKind::TrainingBlocker))
     factor.summary =
         where + " stops a Mac run (" + finding.message + ")" +
-        (factor.kind == "critical-blocker"
+        (factor.kind == FactorKind::CriticalBlocker
              ? " on the model's critical path (" +
                    (finding.in_forward ? "inside forward()" : std::string(role_title(role)) + " code") + ")"
              : ", confined to " + std::string(role_title(role)) + " code");
-  else if (factor.kind == "critical-blocker")
+  else if (factor.kind == FactorKind::CriticalBlocker)
     factor.summary = where + " is CUDA-only and sits on the model's critical path (" +
                      (finding.in_forward ? "inside forward()" : std::string(role_title(role)) + " code") +
                      ") with no fallback";
-  else if (factor.kind == "training-blocker" && declares_dependencies(finding.file_kind))
+  else if (factor.kind == FactorKind::TrainingBlocker && declares_dependencies(finding.file_kind))
     factor.summary = where + " is a CUDA-only dependency that the Mac install must leave out";
-  else if (factor.kind == "training-blocker")
+  else if (factor.kind == FactorKind::TrainingBlocker)
     factor.summary = where + " is CUDA-only, confined to " + std::string(role_title(role)) + " code";
-  else if (factor.kind == "entry-blocker") // decide() names the Mac-capable entry
+  else if (factor.kind == FactorKind::EntryBlocker) // decide() names the Mac-capable entry
     factor.summary = where + " is CUDA-only in an entry point that Linux keeps: ";
-  else if (factor.kind == "training-scale")
+  else if (factor.kind == FactorKind::TrainingScale)
     factor.summary = where + " is training-at-scale machinery (multi-GPU or a CUDA-only speed library)";
-  else if (factor.kind == "fallback-item")
+  else if (factor.kind == FactorKind::FallbackItem)
     factor.summary = where + " is a large CUDA-only item that has a fallback (" +
                      std::string(to_string(finding.guard)) + "): the Mac runs the slower fallback";
   return factor;
@@ -378,7 +378,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     const auto it = role_of.find(path);
     return it == role_of.end() ? Role::Tooling : it->second;
   };
-  const auto add_finding_factor = [&](std::size_t index, const char *kind, Outcome pushes_to, Role role) {
+  const auto add_finding_factor = [&](std::size_t index, FactorKind kind, Outcome pushes_to, Role role) {
     if (detail == VerdictDetail::OutcomeOnly)
       verdict.outcome = std::max(verdict.outcome, pushes_to);
     else
@@ -410,7 +410,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       if (finding.guard != Guard::OptionalPath &&
           rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
           !kernel_files.count(finding.path))
-        add_finding_factor(index, "fallback-item", fallback_outcome(role), role);
+        add_finding_factor(index, FactorKind::FallbackItem, fallback_outcome(role), role);
       continue;
     }
     if (!is_open_finding(finding) || repository_wide_fix(finding))
@@ -420,24 +420,24 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     if (is_blocker(finding, thresholds)) {
       const auto sibling = kept_on_linux.find(finding.path);
       if (critical && sibling != kept_on_linux.end()) {
-        add_finding_factor(index, "entry-blocker", Outcome::Dual, role);
+        add_finding_factor(index, FactorKind::EntryBlocker, Outcome::Dual, role);
         if (detail == VerdictDetail::Factors)
           verdict.factors.back().summary += sibling->second + " does the same job on a Mac";
       } else if (critical)
-        add_finding_factor(index, "critical-blocker", Outcome::KeepLinuxGpu, role);
+        add_finding_factor(index, FactorKind::CriticalBlocker, Outcome::KeepLinuxGpu, role);
       else
-        add_finding_factor(index, "training-blocker", Outcome::Dual, role);
+        add_finding_factor(index, FactorKind::TrainingBlocker, Outcome::Dual, role);
     } else if ((contains(thresholds.training_scale_families, family) ||
                 contains(thresholds.training_scale_rules, finding.rule_id)) &&
                rank(effort_class) >= rank(thresholds.training_scale_min_effort)) {
-      add_finding_factor(index, "training-scale", Outcome::Dual, role);
+      add_finding_factor(index, FactorKind::TrainingScale, Outcome::Dual, role);
     }
   }
   for (const EffortItem &item : effort.items)
     if (item.kind == "kernel" && item.deferred.high > 0 &&
         !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
       DecisionFactor factor;
-      factor.kind = "fallback-item";
+      factor.kind = FactorKind::FallbackItem;
       factor.path = item.files.empty() ? "" : item.files.front().path;
       factor.pushes_to = fallback_outcome(role_for(factor.path));
       factor.name = item.key.substr(item.key.rfind(':') + 1);
@@ -460,7 +460,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
   verdict.deciding_effort = deciding_total;
   if (deciding_total.low > thresholds.keep_min_hours) {
     DecisionFactor factor;
-    factor.kind = "effort-keep";
+    factor.kind = FactorKind::EffortKeep;
     factor.pushes_to = Outcome::KeepLinuxGpu;
     factor.summary = "Even the low estimate (" + format_hours({deciding_total.low, deciding_total.low}) +
                      ") exceeds " + format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
@@ -468,7 +468,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     verdict.factors.push_back(std::move(factor));
   } else if (deciding_total.high > thresholds.adapt_max_hours) {
     DecisionFactor factor;
-    factor.kind = "effort-dual";
+    factor.kind = FactorKind::EffortDual;
     factor.pushes_to = Outcome::Dual;
     factor.summary = "The high estimate (" + format_hours({deciding_total.high, deciding_total.high}) +
                      ") exceeds " + format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
@@ -478,7 +478,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
   if (thresholds.memory_decides && memory.has_model_size) {
     if (memory.inference_fits_no_mac()) {
       DecisionFactor factor;
-      factor.kind = "memory-inference";
+      factor.kind = FactorKind::MemoryInference;
       factor.pushes_to = Outcome::KeepLinuxGpu;
       factor.path = memory.basis.path;
       factor.summary = "The model needs " + format_gib(memory.inference_bytes) +
@@ -487,7 +487,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
       verdict.factors.push_back(std::move(factor));
     } else if (memory.training_fits_no_mac()) {
       DecisionFactor factor;
-      factor.kind = "memory-training";
+      factor.kind = FactorKind::MemoryTraining;
       factor.pushes_to = Outcome::Dual;
       factor.path = memory.basis.path;
       factor.summary = "Training needs at least " + format_gib(memory.training_bytes) +
@@ -512,11 +512,11 @@ std::string join_limited(const std::vector<std::string> &parts, std::size_t limi
 
 // "replace flash_attn in model/attn.py:41 with scaled_dot_product_attention"
 std::string fix_phrase(const ScanResult &scan, const DecisionFactor &factor) {
-  std::string verb = factor.kind == "training-scale"
+  std::string verb = factor.kind == FactorKind::TrainingScale
                          ? "make " + quoted_name(factor) + " in " + location(scan, factor) +
                                " optional (single device on the Mac)"
                          : "replace " + quoted_name(factor) + " in " + location(scan, factor);
-  if (factor.kind != "training-scale" && !factor.replacement.empty()) {
+  if (factor.kind != FactorKind::TrainingScale && !factor.replacement.empty()) {
     // "with scaled_dot_product_attention" reads well for an API; a
     // sentence-like replacement goes in parentheses.
     const char first = factor.replacement.front();
@@ -743,6 +743,30 @@ std::string_view to_string(Outcome outcome) {
   return "ADAPT";
 }
 
+std::string_view to_string(FactorKind kind) {
+  switch (kind) {
+  case FactorKind::CriticalBlocker:
+    return "critical-blocker";
+  case FactorKind::TrainingBlocker:
+    return "training-blocker";
+  case FactorKind::EntryBlocker:
+    return "entry-blocker";
+  case FactorKind::TrainingScale:
+    return "training-scale";
+  case FactorKind::FallbackItem:
+    return "fallback-item";
+  case FactorKind::EffortKeep:
+    return "effort-keep";
+  case FactorKind::EffortDual:
+    return "effort-dual";
+  case FactorKind::MemoryInference:
+    return "memory-inference";
+  case FactorKind::MemoryTraining:
+    return "memory-training";
+  }
+  return "critical-blocker";
+}
+
 std::string_view outcome_meaning(Outcome outcome) {
   switch (outcome) {
   case Outcome::Adapt:
@@ -764,10 +788,10 @@ std::tuple<bool, int, int> reason_strength(const DecisionFactor &factor, const S
   const Finding *finding =
       factor.finding_index < 0 ? nullptr : &scan.findings[static_cast<std::size_t>(factor.finding_index)];
   const bool code = !finding || !declares_dependencies(finding->file_kind);
-  const int kind = factor.kind == "critical-blocker" ? 3
-                   : factor.kind == "training-scale" ? 2
-                   : factor.kind == "fallback-item"  ? 0
-                                                     : 1;
+  const int kind = factor.kind == FactorKind::CriticalBlocker ? 3
+                   : factor.kind == FactorKind::TrainingScale ? 2
+                   : factor.kind == FactorKind::FallbackItem  ? 0
+                                                              : 1;
   const int effort = finding && finding->rule ? static_cast<int>(finding->rule->effort) : 0;
   return {code, kind, effort};
 }
@@ -908,26 +932,26 @@ Assessment assess(const AssessmentInput &input) {
   return_free_memory();
   roll_up_by_place(assessment.effort, role_of);
   for (const auto &factor : decision.deciding) {
-    if (factor.kind == "effort-keep" || factor.kind == "effort-dual")
+    if (factor.kind == FactorKind::EffortKeep || factor.kind == FactorKind::EffortDual)
       decision.what_would_change.push_back(
           "Bring the estimate under " +
-          format_hours(factor.kind == "effort-keep"
+          format_hours(factor.kind == FactorKind::EffortKeep
                            ? HourRange{input.thresholds.keep_min_hours, input.thresholds.keep_min_hours}
                            : HourRange{input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours}) +
           " (the largest items are first in the plan's later steps), or raise the threshold in the config.");
-    else if (factor.kind == "memory-training")
+    else if (factor.kind == FactorKind::MemoryTraining)
       decision.what_would_change.push_back(
           "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts "
           "training "
           "memory under " +
           format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) +
           "; inference already fits.");
-    else if (factor.kind == "memory-inference")
+    else if (factor.kind == FactorKind::MemoryInference)
       decision.what_would_change.push_back(
           "Inference on a Mac needs a smaller or quantized model (fewer than " +
           format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) +
           " of weights and activations).");
-    else if (factor.kind == "fallback-item" && factor.finding_index < 0)
+    else if (factor.kind == FactorKind::FallbackItem && factor.finding_index < 0)
       decision.what_would_change.push_back("Port " + factor.summary.substr(0, factor.summary.find(" has a")) +
                                            " to Metal, and the Mac no longer needs the slow fallback.");
   }

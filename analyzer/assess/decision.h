@@ -64,13 +64,31 @@ struct DecisionThresholds {
   std::vector<RoleOverride> role_overrides;
 };
 
+// What kind of reason a factor is (docs/decision.md, "Criteria").
+enum class FactorKind : std::uint8_t {
+  CriticalBlocker, // a CUDA-only item on the model's critical path, no fallback: KEEP_LINUX_GPU
+  TrainingBlocker, // the same, confined to training or tooling code: DUAL
+  EntryBlocker,    // CUDA-only in an entry Linux keeps beside a Mac-capable one: DUAL
+  TrainingScale,   // multi-GPU machinery or a CUDA-only speed library: DUAL
+  FallbackItem,    // a large CUDA-only item with a fallback the Mac runs
+  EffortKeep,      // even the low estimate is past the KEEP threshold
+  EffortDual,      // the high estimate is past the ADAPT threshold
+  MemoryInference, // inference fits no Mac
+  MemoryTraining,  // training fits no Mac
+};
+// Every kind, in the order above: the reports' and the JSON schema's list.
+inline constexpr FactorKind kAllFactorKinds[] = {
+    FactorKind::CriticalBlocker, FactorKind::TrainingBlocker, FactorKind::EntryBlocker,
+    FactorKind::TrainingScale,   FactorKind::FallbackItem,    FactorKind::EffortKeep,
+    FactorKind::EffortDual,      FactorKind::MemoryInference, FactorKind::MemoryTraining};
+// "critical-blocker", ..., as JSON writes them.
+std::string_view to_string(FactorKind kind);
+
 // One reason the outcome is what it is.
 // Its texts but the summary are interned: a large tree has tens of thousands
 // of factors, most of them naming the same rules, files and replacements.
 struct DecisionFactor {
-  // critical-blocker | training-blocker | entry-blocker | training-scale | fallback-item |
-  // effort-keep | effort-dual | memory-inference | memory-training
-  InternedString kind;
+  FactorKind kind = FactorKind::CriticalBlocker;
   Outcome pushes_to = Outcome::Adapt;
   std::string summary; // one sentence
   // The finding behind it, when there is one.
@@ -87,8 +105,8 @@ struct DecisionFactor {
 // group_by_cause (assess/reason_groups.h); the reports show a few of these
 // instead of every factor.
 struct ReasonGroup {
-  std::string kind;  // the members' DecisionFactor::kind
-  std::string cause; // "cuda-code", "package:triton", "rule:MPS216" or the kind
+  FactorKind kind = FactorKind::CriticalBlocker; // the members' DecisionFactor::kind
+  std::string cause;                             // "cuda-code", "package:triton", "rule:MPS216" or the kind
   Outcome pushes_to = Outcome::Adapt;
   std::string title;   // "CUDA kernels and CUDA C++ code", "package `triton`", ...
   std::string summary; // one sentence with the count and one example location

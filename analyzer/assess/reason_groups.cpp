@@ -25,7 +25,7 @@ std::string top_level_package(std::string_view name) {
 
 std::string cause_of(const DecisionFactor &factor, const Finding *finding) {
   if (!finding || !finding->rule)
-    return factor.rule_id.empty() ? factor.kind.str() : "rule:" + factor.rule_id;
+    return factor.rule_id.empty() ? std::string(to_string(factor.kind)) : "rule:" + factor.rule_id;
   const std::string &family = finding->rule->family;
   if (family == "cxx")
     return "cuda-code";
@@ -44,28 +44,29 @@ std::string title_of(const std::string &cause, const DecisionFactor &lead, const
     return (finding && finding->rule && !finding->rule->summary.empty() ? finding->rule->summary + " "
                                                                         : std::string()) +
            "(" + lead.rule_id + ")";
-  if (lead.kind == "fallback-item")
+  if (lead.kind == FactorKind::FallbackItem)
     return "CUDA kernels with a CPU/Python fallback";
-  return lead.kind;
+  return std::string(to_string(lead.kind));
 }
 
 // What the members have in common, as the factor summaries say it.
-std::string kind_phrase(const std::string &kind, bool about_cuda) {
-  if (!about_cuda && kind == "critical-blocker")
-    return "stops a Mac run on the model's critical path";
-  if (!about_cuda && kind == "training-blocker")
-    return "stops a Mac run, confined to code off the model's critical path";
-  if (kind == "critical-blocker")
-    return "CUDA-only on the model's critical path with no fallback";
-  if (kind == "training-blocker")
-    return "CUDA-only, confined to code off the model's critical path";
-  if (kind == "entry-blocker")
+std::string kind_phrase(FactorKind kind, bool about_cuda) {
+  switch (kind) {
+  case FactorKind::CriticalBlocker:
+    return about_cuda ? "CUDA-only on the model's critical path with no fallback"
+                      : "stops a Mac run on the model's critical path";
+  case FactorKind::TrainingBlocker:
+    return about_cuda ? "CUDA-only, confined to code off the model's critical path"
+                      : "stops a Mac run, confined to code off the model's critical path";
+  case FactorKind::EntryBlocker:
     return "CUDA-only in entry points that Linux keeps, beside ones of the same purpose that run on a Mac";
-  if (kind == "training-scale")
+  case FactorKind::TrainingScale:
     return "training-at-scale machinery (multi-GPU or a CUDA-only speed library)";
-  if (kind == "fallback-item")
+  case FactorKind::FallbackItem:
     return "large CUDA-only items with a fallback: the Mac runs the slower fallback";
-  return kind;
+  default:
+    return std::string(to_string(kind));
+  }
 }
 
 std::string location_of(const DecisionFactor &factor) {
@@ -161,7 +162,8 @@ std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &facto
     const DecisionFactor &factor = factors[i];
     const Finding *finding = finding_of(factor, scan);
     const std::string cause = cause_of(factor, finding);
-    const auto [found, added] = index.emplace(factor.kind + "|" + cause, groups.size());
+    const auto [found, added] =
+        index.emplace(std::string(to_string(factor.kind)) + "|" + cause, groups.size());
     if (added) {
       ReasonGroup group;
       group.kind = factor.kind;

@@ -72,7 +72,7 @@ nlohmann::json groups_json(const std::vector<ReasonGroup> &groups) {
     std::vector<std::string> entries;
     for (const std::string &entry : group.entries)
       entries.push_back(sanitize_utf8(entry));
-    list.push_back({{"kind", group.kind},
+    list.push_back({{"kind", std::string(to_string(group.kind))},
                     {"cause", sanitize_utf8(group.cause)},
                     {"pushes_to", std::string(to_string(group.pushes_to))},
                     {"title", sanitize_utf8(group.title)},
@@ -120,7 +120,7 @@ nlohmann::json rollup_json(const std::vector<RollUp> &rows) {
 }
 
 nlohmann::json factor_json(const DecisionFactor &factor) {
-  nlohmann::json out = {{"kind", factor.kind},
+  nlohmann::json out = {{"kind", std::string(to_string(factor.kind))},
                         {"pushes_to", std::string(to_string(factor.pushes_to))},
                         {"summary", sanitize_utf8(factor.summary)}};
   if (factor.finding_index >= 0) {

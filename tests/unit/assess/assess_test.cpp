@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "../test_support.h"
 #include "assess/assessment_inputs.h"
@@ -461,7 +465,7 @@ TEST_CASE("a CUDA-only library in the model's forward path keeps Linux GPUs", "[
   const Decision &decision = assessment.decision;
   CHECK(decision.outcome == Outcome::KeepLinuxGpu);
   REQUIRE_FALSE(decision.deciding.empty());
-  CHECK(decision.deciding[0].kind == "critical-blocker");
+  CHECK(decision.deciding[0].kind == FactorKind::CriticalBlocker);
   CHECK(decision.deciding[0].rule_id == "MPS402");
   CHECK(decision.deciding[0].path == "model/attn.py");
   REQUIRE(decision.if_resolved);
@@ -483,7 +487,7 @@ TEST_CASE("the same blocker confined to training code is DUAL; in tests it does 
   const Assessment dual =
       assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", training_blocker}}));
   CHECK(dual.decision.outcome == Outcome::Dual);
-  CHECK(dual.decision.deciding[0].kind == "training-blocker");
+  CHECK(dual.decision.deciding[0].kind == FactorKind::TrainingBlocker);
 
   const Assessment peripheral =
       assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"tests/test_attn.py", kModel}}));
@@ -503,7 +507,7 @@ TEST_CASE("distributed training, and kernels with a fallback in training code, m
   const Assessment dual =
       assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"train.py", distributed}}));
   CHECK(dual.decision.outcome == Outcome::Dual);
-  CHECK(dual.decision.deciding[0].kind == "training-scale");
+  CHECK(dual.decision.deciding[0].kind == FactorKind::TrainingScale);
   CHECK(dual.decision.if_resolved == Outcome::Adapt);
 
   const std::string fallback = "try:\n    import triton\nexcept ImportError:\n    triton = None\n";
@@ -511,13 +515,13 @@ TEST_CASE("distributed training, and kernels with a fallback in training code, m
   const Assessment guarded = assess_scan(scan_of({{"model/kernels.py", fallback}}));
   CHECK(guarded.decision.outcome == Outcome::Adapt);
   REQUIRE_FALSE(guarded.decision.deciding.empty());
-  CHECK(guarded.decision.deciding[0].kind == "fallback-item");
+  CHECK(guarded.decision.deciding[0].kind == FactorKind::FallbackItem);
   // In training code, Linux keeps the fast path.
   DecisionThresholds training;
   training.role_overrides.push_back({"model/*", Role::Training});
   const Assessment in_training = assess_scan(scan_of({{"model/kernels.py", fallback}}), training);
   CHECK(in_training.decision.outcome == Outcome::Dual);
-  CHECK(in_training.decision.deciding[0].kind == "fallback-item");
+  CHECK(in_training.decision.deciding[0].kind == FactorKind::FallbackItem);
 }
 
 TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in training code, else ADAPT",
@@ -527,7 +531,7 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in tra
   const Assessment keep = assess_scan(blocked);
   CHECK(keep.decision.outcome == Outcome::KeepLinuxGpu);
   REQUIRE_FALSE(keep.decision.deciding.empty());
-  CHECK(keep.decision.deciding[0].kind == "critical-blocker");
+  CHECK(keep.decision.deciding[0].kind == FactorKind::CriticalBlocker);
 
   // What the cpu-fallback pass makes of it when the kernel's op has a CPU arm.
   ScanResult guarded = blocked;
@@ -544,7 +548,7 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in tra
   CHECK(dual.decision.outcome == Outcome::Adapt);
   // One factor for the kernel, not one more for its MPS801 finding.
   REQUIRE(dual.decision.deciding.size() == 1);
-  CHECK(dual.decision.deciding[0].kind == "fallback-item");
+  CHECK(dual.decision.deciding[0].kind == FactorKind::FallbackItem);
   CHECK(dual.decision.deciding[0].name == "scale_kernel");
   REQUIRE_FALSE(dual.decision.what_would_change.empty());
   CHECK(dual.decision.what_would_change[0].find("Port CUDA kernel `scale_kernel`") != std::string::npos);
@@ -561,7 +565,7 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in tra
   const Assessment in_training = assess_scan(guarded, training);
   CHECK(in_training.decision.outcome == Outcome::Dual);
   REQUIRE(in_training.decision.deciding.size() == 1);
-  CHECK(in_training.decision.deciding[0].kind == "fallback-item");
+  CHECK(in_training.decision.deciding[0].kind == FactorKind::FallbackItem);
 }
 
 TEST_CASE("effort thresholds decide when no finding does", "[assess][decision]") {
@@ -571,7 +575,7 @@ TEST_CASE("effort thresholds decide when no finding does", "[assess][decision]")
   tight.adapt_max_hours = 1;
   const Assessment dual = assess_scan(scan, tight);
   CHECK(dual.decision.outcome == Outcome::Dual);
-  CHECK(dual.decision.deciding[0].kind == "effort-dual");
+  CHECK(dual.decision.deciding[0].kind == FactorKind::EffortDual);
   CHECK_FALSE(dual.decision.if_resolved);
   tight.keep_min_hours = 0.5;
   CHECK(assess_scan(scan, tight).decision.outcome == Outcome::KeepLinuxGpu);
@@ -593,10 +597,10 @@ TEST_CASE("memory fit decides: training that fits no Mac is DUAL, inference that
   };
   const Assessment training = assess_scan(config_of("10000000000")); // 10B: 24 GB to run, 192 GB to train
   CHECK(training.decision.outcome == Outcome::Dual);
-  CHECK(training.decision.deciding[0].kind == "memory-training");
+  CHECK(training.decision.deciding[0].kind == FactorKind::MemoryTraining);
   const Assessment inference = assess_scan(config_of("200000000000")); // 200B
   CHECK(inference.decision.outcome == Outcome::KeepLinuxGpu);
-  CHECK(inference.decision.deciding[0].kind == "memory-inference");
+  CHECK(inference.decision.deciding[0].kind == FactorKind::MemoryInference);
   DecisionThresholds ignore_memory;
   ignore_memory.memory_decides = false;
   CHECK(assess_scan(config_of("200000000000"), ignore_memory).decision.outcome == Outcome::Adapt);
@@ -823,7 +827,7 @@ TEST_CASE("a CUDA-only entry beside a Mac-capable one of the same purpose is kep
   CHECK(beside.decision.outcome == Outcome::Dual);
   REQUIRE(beside.decision.deciding.size() == 1);
   const DecisionFactor &factor = beside.decision.deciding[0];
-  CHECK(factor.kind == "entry-blocker");
+  CHECK(factor.kind == FactorKind::EntryBlocker);
   CHECK(factor.path == "generate_multi_gpu.py");
   CHECK(factor.summary.find("generate.py (inference) does the same job on a Mac") != std::string::npos);
   // The recommended path prices the Mac-capable entry alone.
@@ -835,7 +839,7 @@ TEST_CASE("a CUDA-only entry beside a Mac-capable one of the same purpose is kep
   const Assessment alone = assess_scan(scan_of(
       {{"net.py", kSiblingModel}, {"generate_multi_gpu.py", generator("Generate samples", kRequiresCuda)}}));
   CHECK(alone.decision.outcome == Outcome::KeepLinuxGpu);
-  CHECK(alone.decision.deciding[0].kind == "critical-blocker");
+  CHECK(alone.decision.deciding[0].kind == FactorKind::CriticalBlocker);
   const Assessment both =
       assess_scan(scan_of({{"net.py", kSiblingModel},
                            {"generate.py", generator("Generate samples", kRequiresCuda)},
@@ -883,4 +887,33 @@ TEST_CASE("a plan step names its sites, and its files only when it has some", "[
   step.count = 1;
   step.files = 1;
   CHECK(step.extent() == "1 site in 1 file");
+}
+
+TEST_CASE("the JSON schema lists every factor kind, in the order of the enum", "[assess][schema]") {
+  std::ifstream in(std::string(MPSAUDIT_SOURCE_DIR) + "/docs/report.schema.json");
+  REQUIRE(in);
+  const nlohmann::json schema = nlohmann::json::parse(in);
+  std::vector<std::string> kinds;
+  for (const FactorKind kind : kAllFactorKinds)
+    kinds.emplace_back(to_string(kind));
+  // Every "kind" enum that lists critical-blocker is a factor's or a group's.
+  std::size_t lists = 0;
+  const std::function<void(const nlohmann::json &)> visit = [&](const nlohmann::json &node) {
+    if (node.is_object()) {
+      if (node.contains("kind") && node["kind"].is_object() && node["kind"].contains("enum")) {
+        const auto listed = node["kind"]["enum"].get<std::vector<std::string>>();
+        if (std::find(listed.begin(), listed.end(), "critical-blocker") != listed.end()) {
+          CHECK(listed == kinds);
+          ++lists;
+        }
+      }
+      for (const auto &[key, value] : node.items())
+        visit(value);
+    } else if (node.is_array()) {
+      for (const auto &value : node)
+        visit(value);
+    }
+  };
+  visit(schema);
+  CHECK(lists >= 3); // deciding, secondary, groups
 }

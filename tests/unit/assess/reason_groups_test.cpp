@@ -25,7 +25,7 @@ struct Factors {
   std::vector<DecisionFactor> list;
 
   void add(const Rule &rule, std::string path, std::uint32_t line, std::string name,
-           std::string kind = "critical-blocker", FileKind file_kind = FileKind::Cuda,
+           FactorKind kind = FactorKind::CriticalBlocker, FileKind file_kind = FileKind::Cuda,
            std::vector<std::string> entries = {}) {
     Finding finding;
     finding.rule = &rule;
@@ -35,7 +35,7 @@ struct Factors {
     finding.file_kind = file_kind;
     scan.findings.push_back(finding);
     DecisionFactor factor;
-    factor.kind = std::move(kind);
+    factor.kind = kind;
     factor.pushes_to = Outcome::KeepLinuxGpu;
     factor.finding_index = static_cast<long>(scan.findings.size() - 1);
     factor.rule_id = rule.id;
@@ -61,10 +61,10 @@ TEST_CASE("every CUDA C++ rule is one cause, counted by rule, with one example",
   const Rule kernel = rule_of("MPS801", "cxx", Effort::Large);
   const Rule glue = rule_of("MPS830", "cxx", Effort::Medium);
   Factors factors;
-  factors.add(kernel, "csrc/a.cu", 10, "k1", "critical-blocker", FileKind::Cuda, {"train.py"});
-  factors.add(glue, "csrc/a.cu", 20, "getCurrentCUDAStream", "critical-blocker", FileKind::Cuda,
+  factors.add(kernel, "csrc/a.cu", 10, "k1", FactorKind::CriticalBlocker, FileKind::Cuda, {"train.py"});
+  factors.add(glue, "csrc/a.cu", 20, "getCurrentCUDAStream", FactorKind::CriticalBlocker, FileKind::Cuda,
               {"train.py", "infer.py"});
-  factors.add(glue, "csrc/b.cu", 5, "getCurrentCUDAStream", "critical-blocker", FileKind::Cuda,
+  factors.add(glue, "csrc/b.cu", 5, "getCurrentCUDAStream", FactorKind::CriticalBlocker, FileKind::Cuda,
               {"serve.py", "bench.py"});
   const auto groups = group_by_cause(factors.list, factors.scan);
   REQUIRE(groups.size() == 1);
@@ -104,11 +104,11 @@ TEST_CASE("a CUDA-only library rule groups by the top-level package it names", "
   const Rule attention = rule_of("MPS402", "library", Effort::Large);
   const Rule requirement = rule_of("MPS701", "dependencies", Effort::Large);
   Factors factors;
-  factors.add(triton, "ops/a.py", 1, "triton", "critical-blocker", FileKind::Python);
-  factors.add(triton, "ops/b.py", 2, "triton.language", "critical-blocker", FileKind::Python);
-  factors.add(attention, "model/attn.py", 3, "flash_attn.flash_attn_func", "critical-blocker",
+  factors.add(triton, "ops/a.py", 1, "triton", FactorKind::CriticalBlocker, FileKind::Python);
+  factors.add(triton, "ops/b.py", 2, "triton.language", FactorKind::CriticalBlocker, FileKind::Python);
+  factors.add(attention, "model/attn.py", 3, "flash_attn.flash_attn_func", FactorKind::CriticalBlocker,
               FileKind::Python);
-  factors.add(requirement, "requirements.txt", 4, "flash-attn>=2", "training-blocker",
+  factors.add(requirement, "requirements.txt", 4, "flash-attn>=2", FactorKind::TrainingBlocker,
               FileKind::Requirements);
   const auto groups = group_by_cause(factors.list, factors.scan);
   REQUIRE(groups.size() == 3); // the manifest line has its own kind
@@ -129,15 +129,15 @@ TEST_CASE("the strongest group leads: code before manifests, then kind, then siz
   const Rule requirement = rule_of("MPS701", "dependencies", Effort::Blocker);
   Factors factors;
   // Strongest first, as lead_with_strongest leaves them.
-  factors.add(triton, "ops/a.py", 1, "triton", "critical-blocker", FileKind::Python);
+  factors.add(triton, "ops/a.py", 1, "triton", FactorKind::CriticalBlocker, FileKind::Python);
   factors.add(kernel, "csrc/a.cu", 1, "k1");
   factors.add(kernel, "csrc/b.cu", 1, "k2");
-  factors.add(seed, "model.py", 9, "torch.cuda.manual_seed", "training-scale", FileKind::Python);
+  factors.add(seed, "model.py", 9, "torch.cuda.manual_seed", FactorKind::TrainingScale, FileKind::Python);
   for (std::uint32_t line = 1; line <= 5; ++line)
-    factors.add(requirement, "requirements.txt", line, "pkg" + std::to_string(line), "critical-blocker",
-                FileKind::Requirements);
+    factors.add(requirement, "requirements.txt", line, "pkg" + std::to_string(line),
+                FactorKind::CriticalBlocker, FileKind::Requirements);
   DecisionFactor effort;
-  effort.kind = "effort-keep";
+  effort.kind = FactorKind::EffortKeep;
   effort.pushes_to = Outcome::KeepLinuxGpu;
   effort.summary = "even the low estimate exceeds the threshold";
   factors.list.push_back(effort);
@@ -162,8 +162,10 @@ TEST_CASE("a dependency rule that is not about CUDA is not called CUDA-only", "[
   CHECK_FALSE(rule_names_cuda(&old_torch));
   CHECK(rule_names_cuda(&cuda_wheel));
   Factors factors;
-  factors.add(old_torch, "a/requirements.txt", 1, "torch==1.9.0", "training-blocker", FileKind::Requirements);
-  factors.add(old_torch, "b/requirements.txt", 1, "torch==1.9.0", "training-blocker", FileKind::Requirements);
+  factors.add(old_torch, "a/requirements.txt", 1, "torch==1.9.0", FactorKind::TrainingBlocker,
+              FileKind::Requirements);
+  factors.add(old_torch, "b/requirements.txt", 1, "torch==1.9.0", FactorKind::TrainingBlocker,
+              FileKind::Requirements);
   const auto groups = group_by_cause(factors.list, factors.scan);
   const ReasonGroup *torch = group_with_cause(groups, "package:torch");
   REQUIRE(torch);
