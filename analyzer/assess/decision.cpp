@@ -223,10 +223,6 @@ std::set<std::string> non_deciding_files(const std::vector<ProjectFile> &files, 
   return paths;
 }
 
-bool runs_on_a_mac(const std::string &mac) {
-  return mac == "runs-as-is" || mac == "runs-after-fixes" || mac == "optional-cuda-path";
-}
-
 // Files that only CUDA-only main entry points run, where each of those
 // entries stands beside a main entry of the same purpose that runs on a Mac
 // (a multi-GPU sampler beside a single-process one): by path, the Mac-capable
@@ -262,7 +258,7 @@ std::map<std::string, std::string> files_of_entries_linux_keeps(const ScanResult
       any_main = true;
       const auto found = judged_by_path.find(entries[e].path);
       const auto beside = mac_capable.find(entries[e].purpose);
-      if (found == judged_by_path.end() || found->second->mac != "needs-cuda" ||
+      if (found == judged_by_path.end() || found->second->mac != MacStatus::NeedsCuda ||
           beside == mac_capable.end()) {
         only_replaceable = false;
         break;
@@ -322,17 +318,14 @@ std::string entry_points_reason(const ScanResult &scan, const std::vector<EntryA
   std::vector<std::string> parts;
   std::size_t main_entries = 0;
   for (const EntryAssessment &judged : entries) {
-    if (judged.entry.scope != EntryScope::Main || judged.mac == "not-traced")
+    if (judged.entry.scope != EntryScope::Main || judged.mac == MacStatus::NotTraced)
       continue;
     ++main_entries;
     if (parts.size() == 5)
       continue;
-    std::string mac = judged.mac;
-    std::replace(mac.begin(), mac.end(), '-', ' ');
-    if (mac == "needs cuda")
-      mac = "needs CUDA";
-    else if (mac == "optional cuda path")
-      mac = "has an optional CUDA path";
+    const std::string mac = judged.mac == MacStatus::OptionalCudaPath
+                                ? std::string("has an optional CUDA path")
+                                : std::string(table_text(judged.mac));
     std::string part = path_for_display(scan, judged.entry.path) + " (" +
                        std::string(to_string(judged.entry.purpose)) + ") " + mac;
     if (!judged.blockers.empty())
@@ -389,7 +382,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
   // once per kernel.
   std::set<std::string> kernel_files;
   for (const EffortItem &item : effort.items)
-    if (item.kind == "kernel")
+    if (item.kind == EffortItemKind::Kernel)
       for (const auto &share : item.files)
         kernel_files.insert(share.path);
   for (std::size_t index = 0; index < scan.findings.size(); ++index) {
@@ -434,7 +427,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     }
   }
   for (const EffortItem &item : effort.items)
-    if (item.kind == "kernel" && item.deferred.high > 0 &&
+    if (item.kind == EffortItemKind::Kernel && item.deferred.high > 0 &&
         !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
       DecisionFactor factor;
       factor.kind = FactorKind::FallbackItem;
@@ -542,15 +535,15 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   available.title = "MPS is available";
   available.how_to_confirm = "run mpsaudit-probe on the target Mac (torch.backends.mps.is_available())";
   if (probe.present && probe.environment.mps_available) {
-    available.status = "confirmed";
+    available.status = AcceptanceStatus::Confirmed;
     available.evidence = "probe on " + environment + ": MPS built and available";
   } else if (probe.present) {
-    available.status = "not-yet-confirmed";
+    available.status = AcceptanceStatus::NotYetConfirmed;
     available.evidence = "the probe ran on " + environment + ", where MPS is " +
                          (probe.environment.mps_built ? "built but not available" : "not built") +
                          "; run it on the Mac";
   } else {
-    available.status = "not-yet-confirmed";
+    available.status = AcceptanceStatus::NotYetConfirmed;
     available.evidence = "no probe ran";
   }
 
@@ -570,23 +563,23 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   }
   const std::string open = counted(effort.open_findings, "open finding") + " still stand in the way";
   if (!falling_back.empty()) {
-    no_fallback.status = "refuted";
+    no_fallback.status = AcceptanceStatus::Refuted;
     no_fallback.evidence =
         counted(falling_back.size(), "operator") + " the code uses have no MPS kernel (" +
         (probe.coverage_table.empty() ? "probe" : "coverage table " + probe.coverage_table) +
         "): " + join_limited(falling_back, 5);
   } else if (probe.present && probe.target == "mps" && live_ok > 0 && live_failed == 0) {
-    no_fallback.status = effort.open_findings ? "likely" : "confirmed";
+    no_fallback.status = effort.open_findings ? AcceptanceStatus::Likely : AcceptanceStatus::Confirmed;
     no_fallback.evidence = std::to_string(live_ok) + " operators ran live on MPS and matched the CPU" +
                            (effort.open_findings ? "; " + open : "");
   } else if (probe.present && !probe.operators.empty()) {
-    no_fallback.status = "likely";
+    no_fallback.status = AcceptanceStatus::Likely;
     no_fallback.evidence = "every operator the code uses has an MPS kernel in " +
                            (probe.coverage_table.empty() ? std::string("the probe's table")
                                                          : "PyTorch " + probe.coverage_table) +
                            " (static coverage, not a live run)" + (effort.open_findings ? "; " + open : "");
   } else {
-    no_fallback.status = "not-yet-confirmed";
+    no_fallback.status = AcceptanceStatus::NotYetConfirmed;
     no_fallback.evidence = "no probe ran" + (effort.open_findings ? "; " + open : "");
   }
 
@@ -626,16 +619,16 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   const std::string notes = static_notes.empty() ? "no seed, checkpoint or float64 findings"
                                                  : join_limited(static_notes, 3) + " to fix first";
   if (measured && worst > 1e-2) {
-    reproducible.status = "refuted";
+    reproducible.status = AcceptanceStatus::Refuted;
     reproducible.evidence = "float32 differs from float64 by up to " + std::to_string(worst) +
                             " (relative) in the probe's CPU reference; " + notes;
   } else if (measured) {
-    reproducible.status = "likely";
+    reproducible.status = AcceptanceStatus::Likely;
     reproducible.evidence = std::to_string(measured) +
                             " float64 operators measured in float32 on the CPU reference, " +
                             "worst relative error " + std::to_string(worst) + "; " + notes;
   } else {
-    reproducible.status = "not-yet-confirmed";
+    reproducible.status = AcceptanceStatus::NotYetConfirmed;
     reproducible.evidence =
         std::string(probe.present ? "the probe measured no float64 downcasts" : "no probe ran") + "; " +
         notes;
@@ -683,7 +676,7 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
       blockers.push_back(std::move(step));
       continue;
     }
-    if (item.kind == "one-off")
+    if (item.kind == EffortItemKind::OneOff)
       step.detail = item.basis;
     plan.push_back(step);
     if (item.deferred.high > 0) {
@@ -741,6 +734,20 @@ std::string_view to_string(Outcome outcome) {
     return "KEEP_LINUX_GPU";
   }
   return "ADAPT";
+}
+
+std::string_view to_string(AcceptanceStatus status) {
+  switch (status) {
+  case AcceptanceStatus::Confirmed:
+    return "confirmed";
+  case AcceptanceStatus::Refuted:
+    return "refuted";
+  case AcceptanceStatus::Likely:
+    return "likely";
+  case AcceptanceStatus::NotYetConfirmed:
+    return "not-yet-confirmed";
+  }
+  return "not-yet-confirmed";
 }
 
 std::string_view to_string(FactorKind kind) {

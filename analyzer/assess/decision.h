@@ -135,10 +135,17 @@ struct Decision {
   std::vector<std::string> what_would_change;
 };
 
+// How far an acceptance level is shown (docs/acceptance.md).
+enum class AcceptanceStatus : std::uint8_t { Confirmed, Refuted, Likely, NotYetConfirmed };
+inline constexpr AcceptanceStatus kAllAcceptanceStatuses[] = {
+    AcceptanceStatus::Confirmed, AcceptanceStatus::Refuted, AcceptanceStatus::Likely,
+    AcceptanceStatus::NotYetConfirmed};
+std::string_view to_string(AcceptanceStatus status); // "confirmed", ..., "not-yet-confirmed"
+
 struct AcceptanceLevel {
   int level = 1;
-  std::string title;  // "MPS is available"
-  std::string status; // confirmed | refuted | likely | not-yet-confirmed
+  std::string title; // "MPS is available"
+  AcceptanceStatus status = AcceptanceStatus::NotYetConfirmed;
   std::string evidence;
   std::string how_to_confirm;
 };

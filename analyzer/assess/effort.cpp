@@ -499,7 +499,7 @@ void price_kernel_families(const ScanResult &scan, const EffortModel &model,
         " (" + path_for_display(scan, first.file->path) + ":" + std::to_string(first.fact->span.line) + ")";
     item.family = "kernels";
     item.effort = Effort::Large;
-    item.kind = "kernel";
+    item.kind = EffortItemKind::Kernel;
     item.sites = static_cast<int>(members.size());
     item.replacement =
         "Re-express in torch ops, or Metal via torch.mps.compile_shader (2.7+) or a .mm extension";
@@ -579,7 +579,7 @@ EffortItem acceptance_item(const EffortModel &model, int entry_points) {
                "load a checkpoint";
   item.family = "one-off";
   item.effort = Effort::Trivial;
-  item.kind = "one-off";
+  item.kind = EffortItemKind::OneOff;
   item.hours = acceptance_hours(model, entry_points);
   item.basis =
       "once per repository: " + format_hours(model.acceptance_base) +
@@ -702,7 +702,7 @@ void start_item(EffortItem &item, const ItemKey &key, const Finding &finding, co
     item.title += " (" + key.subject + ")";
   item.family = family;
   item.effort = effort;
-  item.kind = "finding";
+  item.kind = EffortItemKind::Finding;
   item.replacement = rule ? rule->replacement : "";
   item.estimable = effort != Effort::Blocker;
 }
@@ -911,7 +911,7 @@ EffortItem one_off_item(const OneOffCost &cost, const OpenWork &work) {
   item.title = cost.title;
   item.family = "one-off";
   item.effort = Effort::Trivial; // first in the plan: the mechanical edits build on it
-  item.kind = "one-off";
+  item.kind = EffortItemKind::OneOff;
   item.hours = cost.hours;
   item.basis = "once per repository (" + cost.source + ")";
   if (const auto done = work.absorbed.find(cost.id); done != work.absorbed.end()) {
@@ -952,7 +952,7 @@ std::vector<EffortItem> action_plan(std::map<std::string, EffortItem> &items) {
   std::vector<EffortItem> plan;
   for (auto &entry : items)
     plan.push_back(std::move(entry.second));
-  auto kind_rank = [](const EffortItem &item) { return item.kind == "one-off" ? 0 : 1; };
+  auto kind_rank = [](const EffortItem &item) { return item.kind == EffortItemKind::OneOff ? 0 : 1; };
   std::stable_sort(plan.begin(), plan.end(), [&](const EffortItem &a, const EffortItem &b) {
     // Acceptance closes the plan: it checks what the other steps did.
     if ((a.key == kAcceptanceKey) != (b.key == kAcceptanceKey))
@@ -1017,8 +1017,8 @@ std::vector<RollUp> roll_up_shares(const std::vector<EffortItem> &items, std::st
       continue;
     }
     for (const FileShare &share : item.files)
-      add_to_roll_up(table, row_of(share.path), share.hours, item.kind == "finding" ? share.sites : 0,
-                     share.fix);
+      add_to_roll_up(table, row_of(share.path), share.hours,
+                     item.kind == EffortItemKind::Finding ? share.sites : 0, share.fix);
   }
   return sorted_rows(std::move(table));
 }
@@ -1029,7 +1029,8 @@ void roll_up_totals(EffortEstimate &estimate) {
   for (const EffortItem &item : estimate.items) {
     estimate.total += item.hours;
     estimate.fix += item.fix;
-    add_to_roll_up(by_category, item.family, item.hours, item.kind == "finding" ? item.sites : 0, item.fix);
+    add_to_roll_up(by_category, item.family, item.hours,
+                   item.kind == EffortItemKind::Finding ? item.sites : 0, item.fix);
   }
   estimate.by_category = sorted_rows(std::move(by_category));
 }
@@ -1226,8 +1227,8 @@ void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string
 void price_keep_linux(EffortEstimate &estimate, const EffortModel &model) {
   int components = 0;
   for (const EffortItem &item : estimate.items)
-    if (item.kind == "kernel" || starts_with(item.key, "package:") ||
-        (item.kind == "finding" && item.family == "library" && item.effort != Effort::Trivial))
+    if (item.kind == EffortItemKind::Kernel || starts_with(item.key, "package:") ||
+        (item.kind == EffortItemKind::Finding && item.family == "library" && item.effort != Effort::Trivial))
       ++components;
   const int guarded = std::min(components, model.keep_guard_max_components);
   estimate.recommended = model.keep_pin;
@@ -1282,6 +1283,18 @@ void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
     price_keep_linux(estimate, model);
     break;
   }
+}
+
+std::string_view to_string(EffortItemKind kind) {
+  switch (kind) {
+  case EffortItemKind::Finding:
+    return "finding";
+  case EffortItemKind::Kernel:
+    return "kernel";
+  case EffortItemKind::OneOff:
+    return "one-off";
+  }
+  return "finding";
 }
 
 std::string native_port_text(const EffortEstimate &estimate) {

@@ -137,6 +137,14 @@ struct FileShare {
   FixCredit fix;
 };
 
+// What an effort item prices: open findings of one rule (or package or
+// component), a CUDA kernel family, or a one-off cost (acceptance, the
+// environment).
+enum class EffortItemKind : std::uint8_t { Finding, Kernel, OneOff };
+inline constexpr EffortItemKind kAllEffortItemKinds[] = {EffortItemKind::Finding, EffortItemKind::Kernel,
+                                                         EffortItemKind::OneOff};
+std::string_view to_string(EffortItemKind kind); // "finding", "kernel", "one-off"
+
 // One distinct fix: the unit of work of the estimate.
 struct EffortItem {
   std::string key;     // "MPS201", "MPS405:bitsandbytes", "kernel:csrc/a.cu:roi_align"
@@ -144,7 +152,7 @@ struct EffortItem {
   std::string title;
   std::string family; // category of the roll-up
   Effort effort = Effort::Trivial;
-  std::string kind; // "finding", "kernel", "one-off"
+  EffortItemKind kind = EffortItemKind::Finding;
   int sites = 0;
   HourRange hours;
   bool estimable = true; // false for blockers

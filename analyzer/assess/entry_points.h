@@ -71,10 +71,27 @@ struct EntryBlocker {
   int count = 0; // findings of this rule in the entry's closure
 };
 
+// Whether an entry point runs on a Mac (docs/decision.md, "Entry points").
+enum class MacStatus : std::uint8_t {
+  RunsAsIs,
+  RunsAfterFixes,   // open findings in the files it runs, none of them a blocker
+  NeedsCuda,        // a blocker in the files it runs
+  OptionalCudaPath, // CUDA only behind an option the Mac need not choose
+  NotTraced,        // beyond the traced entries: nothing known of its closure
+};
+inline constexpr MacStatus kAllMacStatuses[] = {MacStatus::RunsAsIs, MacStatus::RunsAfterFixes,
+                                                MacStatus::NeedsCuda, MacStatus::OptionalCudaPath,
+                                                MacStatus::NotTraced};
+// "runs-as-is", ..., as JSON and HTML's data-mac write them.
+std::string_view to_string(MacStatus status);
+// "runs as is", "needs CUDA", ..., as the tables print them.
+std::string_view table_text(MacStatus status);
+// Runs as is, after fixes, or with its CUDA path left off.
+bool runs_on_a_mac(MacStatus status);
+
 struct EntryAssessment {
   EntryPoint entry;
-  // runs-as-is | runs-after-fixes | needs-cuda | optional-cuda-path
-  std::string mac = "runs-as-is";
+  MacStatus mac = MacStatus::RunsAsIs;
   std::vector<EntryBlocker> blockers; // top three, grouped by rule, most findings first
   HourRange hours;                    // the fixes in the files it runs
   int files = 0;                      // files it runs

@@ -82,7 +82,7 @@ std::vector<EntryAssessment> judge_entry_points(const ScanResult &scan,
     judged.entry = entries[e];
     judged.traced = e < reach.traced_entries && e < reach.runs.size() && !reach.runs[e].empty();
     if (!judged.traced) {
-      judged.mac = "not-traced";
+      judged.mac = MacStatus::NotTraced;
       result.push_back(std::move(judged));
       continue;
     }
@@ -111,13 +111,13 @@ std::vector<EntryAssessment> judge_entry_points(const ScanResult &scan,
     if (judged.blockers.size() > 3)
       judged.blockers.resize(3);
     if (!judged.blockers.empty())
-      judged.mac = "needs-cuda";
+      judged.mac = MacStatus::NeedsCuda;
     else if (judged.open_findings > 0)
-      judged.mac = "runs-after-fixes";
+      judged.mac = MacStatus::RunsAfterFixes;
     else if (optional_cuda)
-      judged.mac = "optional-cuda-path";
+      judged.mac = MacStatus::OptionalCudaPath;
     else
-      judged.mac = "runs-as-is";
+      judged.mac = MacStatus::RunsAsIs;
     result.push_back(std::move(judged));
   }
   return result;

@@ -420,11 +420,12 @@ void write_acceptance_levels(std::ostream &out, const std::vector<AcceptanceLeve
   out << "<h2>Acceptance levels</h2><div class=\"table-scroll\"><table "
          "id=\"acceptance\"><thead><tr><th>Level</th><th>Status</th>"
       << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
-  for (const auto &level : levels)
-    out << "<tr data-status=\"" << escape(level.status) << "\"><td>" << level.level << ". "
-        << escape(level.title) << "</td><td class=\"status-" << escape(level.status) << "\">"
-        << escape(level.status) << "</td><td>" << escape(level.evidence) << "</td><td>"
-        << escape(level.how_to_confirm) << "</td></tr>";
+  for (const auto &level : levels) {
+    const std::string status(to_string(level.status));
+    out << "<tr data-status=\"" << escape(status) << "\"><td>" << level.level << ". " << escape(level.title)
+        << "</td><td class=\"status-" << escape(status) << "\">" << escape(status) << "</td><td>"
+        << escape(level.evidence) << "</td><td>" << escape(level.how_to_confirm) << "</td></tr>";
+  }
   out << "</tbody></table></div>\n";
 }
 
@@ -485,7 +486,7 @@ void write_entry_points(std::ostream &out, const ScanResult &result, const Asses
          "<th>Runs on a Mac?</th><th>Blocked by</th><th>Effort</th></tr></thead><tbody>";
   for (const EntryAssessment *entry : shown) {
     const std::string blockers = entry_blockers_text(result, *entry);
-    out << "<tr data-mac=\"" << escape(entry->mac) << "\"><td><code>"
+    out << "<tr data-mac=\"" << escape(std::string(to_string(entry->mac))) << "\"><td><code>"
         << escape(path_for_display(result, entry->entry.path)) << "</code></td><td>"
         << escape(std::string(to_string(entry->entry.purpose))) << "<br><span class=\"muted\">"
         << escape(entry->entry.purpose_source) << "</span></td><td>" << escape(entry_mac_text(*entry))

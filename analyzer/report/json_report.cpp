@@ -228,7 +228,7 @@ void write_effort_item_json(JsonStreamWriter &json, const EffortItem &item) {
   json.member("fix", fix_credit_json(item.fix));
   json.member("hours", hours_json(item.hours));
   json.member("key", sanitize_utf8(item.key));
-  json.member("kind", item.kind);
+  json.member("kind", std::string(to_string(item.kind)));
   json.member("replacement", item.replacement);
   if (!item.rule_id.empty())
     json.member("rule", item.rule_id);
@@ -298,7 +298,7 @@ nlohmann::json entry_points_json(const std::vector<EntryAssessment> &entries) {
                     {"purpose_source", sanitize_utf8(judged.entry.purpose_source)},
                     {"scope", std::string(to_string(judged.entry.scope))},
                     {"found_by", judged.entry.found_by},
-                    {"mac", judged.mac},
+                    {"mac", std::string(to_string(judged.mac))},
                     {"blockers", blockers},
                     {"hours", hours_json(judged.hours)},
                     {"files", judged.files},
@@ -342,7 +342,7 @@ void write_assessment_json(JsonStreamWriter &json, const Assessment &assessment)
   for (const auto &level : assessment.acceptance)
     acceptance.push_back({{"level", level.level},
                           {"title", level.title},
-                          {"status", level.status},
+                          {"status", std::string(to_string(level.status))},
                           {"evidence", sanitize_utf8(level.evidence)},
                           {"how_to_confirm", level.how_to_confirm}});
 

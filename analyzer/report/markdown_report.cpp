@@ -34,13 +34,17 @@ void rollup_table(std::ostream &out, const char *heading, const std::vector<Roll
   out << "\n";
 }
 
-const char *status_mark(const std::string &status) {
-  if (status == "confirmed")
+const char *status_mark(AcceptanceStatus status) {
+  switch (status) {
+  case AcceptanceStatus::Confirmed:
     return "✅ confirmed";
-  if (status == "refuted")
+  case AcceptanceStatus::Refuted:
     return "❌ refuted";
-  if (status == "likely")
+  case AcceptanceStatus::Likely:
     return "🟡 likely";
+  case AcceptanceStatus::NotYetConfirmed:
+    break;
+  }
   return "⚪ not yet confirmed";
 }
 

@@ -436,9 +436,7 @@ std::string entry_blockers_text(const ScanResult &result, const EntryAssessment 
 }
 
 std::string entry_mac_text(const EntryAssessment &entry) {
-  std::string text = entry.mac;
-  std::replace(text.begin(), text.end(), '-', ' ');
-  return text == "needs cuda" ? "needs CUDA" : text == "optional cuda path" ? "optional CUDA path" : text;
+  return std::string(table_text(entry.mac));
 }
 
 std::string suppression_hint(const ScanResult &result) {

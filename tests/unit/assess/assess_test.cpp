@@ -455,7 +455,7 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   const EffortEstimate by_binding =
       estimate_effort(bindings, classify_roles(bindings.project_files, {}), model);
   REQUIRE(by_binding.items.size() == 2);
-  CHECK(by_binding.items[0].kind == "kernel");
+  CHECK(by_binding.items[0].kind == EffortItemKind::Kernel);
   CHECK(by_binding.items[0].deferred.high == 0);
 }
 
@@ -554,7 +554,7 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in tra
   CHECK(dual.decision.what_would_change[0].find("Port CUDA kernel `scale_kernel`") != std::string::npos);
   // The port is deferred: only the routing is costed now.
   const auto item = std::find_if(dual.effort.items.begin(), dual.effort.items.end(),
-                                 [](const EffortItem &i) { return i.kind == "kernel"; });
+                                 [](const EffortItem &i) { return i.kind == EffortItemKind::Kernel; });
   REQUIRE(item != dual.effort.items.end());
   CHECK(item->deferred.high > 0);
   CHECK(item->hours.high == Approx(repository_model().kernel_with_fallback.high));
@@ -612,7 +612,7 @@ TEST_CASE("acceptance levels: not yet confirmed without a probe, from the verdic
   const Assessment without = assess_scan(scan);
   REQUIRE(without.acceptance.size() == 3);
   for (const auto &level : without.acceptance)
-    CHECK(level.status == "not-yet-confirmed");
+    CHECK(level.status == AcceptanceStatus::NotYetConfirmed);
 
   const auto verdict_json = nlohmann::json::parse(R"({
     "schema_version": 1, "tool": "mpsaudit-probe", "target": "mps", "coverage_table": "2.6.0",
@@ -638,11 +638,11 @@ TEST_CASE("acceptance levels: not yet confirmed without a probe, from the verdic
   CHECK(input.probe.operators[0].path == "train.py");
   CHECK(input.probe.findings_confirmed == 1);
   const Assessment with = assess(input);
-  CHECK(with.acceptance[0].status == "confirmed");
+  CHECK(with.acceptance[0].status == AcceptanceStatus::Confirmed);
   CHECK(with.acceptance[0].evidence.find("macOS 15.1 arm64") != std::string::npos);
-  CHECK(with.acceptance[1].status == "refuted");
+  CHECK(with.acceptance[1].status == AcceptanceStatus::Refuted);
   CHECK(with.acceptance[1].evidence.find("grid_sample") != std::string::npos);
-  CHECK(with.acceptance[2].status == "refuted");
+  CHECK(with.acceptance[2].status == AcceptanceStatus::Refuted);
 
   diagnostics.clear();
   const ProbeVerdicts wrong =
@@ -889,23 +889,20 @@ TEST_CASE("a plan step names its sites, and its files only when it has some", "[
   CHECK(step.extent() == "1 site in 1 file");
 }
 
-TEST_CASE("the JSON schema lists every factor kind, in the order of the enum", "[assess][schema]") {
+namespace {
+
+// Every enum of docs/report.schema.json under a property named `property`
+// that lists `marker`: the schema's copies of one C++ enum.
+std::vector<std::vector<std::string>> schema_enums(const std::string &property, const std::string &marker) {
   std::ifstream in(std::string(MPSAUDIT_SOURCE_DIR) + "/docs/report.schema.json");
-  REQUIRE(in);
   const nlohmann::json schema = nlohmann::json::parse(in);
-  std::vector<std::string> kinds;
-  for (const FactorKind kind : kAllFactorKinds)
-    kinds.emplace_back(to_string(kind));
-  // Every "kind" enum that lists critical-blocker is a factor's or a group's.
-  std::size_t lists = 0;
+  std::vector<std::vector<std::string>> found;
   const std::function<void(const nlohmann::json &)> visit = [&](const nlohmann::json &node) {
     if (node.is_object()) {
-      if (node.contains("kind") && node["kind"].is_object() && node["kind"].contains("enum")) {
-        const auto listed = node["kind"]["enum"].get<std::vector<std::string>>();
-        if (std::find(listed.begin(), listed.end(), "critical-blocker") != listed.end()) {
-          CHECK(listed == kinds);
-          ++lists;
-        }
+      if (node.contains(property) && node[property].is_object() && node[property].contains("enum")) {
+        const auto listed = node[property]["enum"].get<std::vector<std::string>>();
+        if (std::find(listed.begin(), listed.end(), marker) != listed.end())
+          found.push_back(listed);
       }
       for (const auto &[key, value] : node.items())
         visit(value);
@@ -915,5 +912,33 @@ TEST_CASE("the JSON schema lists every factor kind, in the order of the enum", "
     }
   };
   visit(schema);
-  CHECK(lists >= 3); // deciding, secondary, groups
+  return found;
+}
+
+template <typename Enum, std::size_t N> std::vector<std::string> names_of(const Enum (&all)[N]) {
+  std::vector<std::string> names;
+  for (const Enum value : all)
+    names.emplace_back(to_string(value));
+  return names;
+}
+
+} // namespace
+
+TEST_CASE("the JSON schema's enums are the C++ enums, in their order", "[assess][schema]") {
+  const auto factor_kinds = schema_enums("kind", "critical-blocker");
+  CHECK(factor_kinds.size() >= 3); // deciding, secondary, groups
+  for (const auto &listed : factor_kinds)
+    CHECK(listed == names_of(kAllFactorKinds));
+  const auto mac_statuses = schema_enums("mac", "runs-as-is");
+  CHECK(mac_statuses.size() >= 1);
+  for (const auto &listed : mac_statuses)
+    CHECK(listed == names_of(kAllMacStatuses));
+  const auto item_kinds = schema_enums("kind", "one-off");
+  CHECK(item_kinds.size() >= 1);
+  for (const auto &listed : item_kinds)
+    CHECK(listed == names_of(kAllEffortItemKinds));
+  const auto acceptance = schema_enums("status", "not-yet-confirmed");
+  CHECK(acceptance.size() >= 1);
+  for (const auto &listed : acceptance)
+    CHECK(listed == names_of(kAllAcceptanceStatuses));
 }

@@ -98,7 +98,7 @@ TEST_CASE("C++ findings beside priced kernels are part of the families' ports",
   scan.project_files = {host_file, kernel_file};
   const EffortEstimate effort = estimate_effort(scan, {}, repository_model());
   for (const EffortItem &item : effort.items)
-    CHECK((item.kind != "finding")); // no separate item for the host glue
+    CHECK((item.kind != EffortItemKind::Finding)); // no separate item for the host glue
   const EffortItem *family = item_with_key(effort, "kernel:scale_kernel");
   REQUIRE(family != nullptr);
   CHECK(family->finding_indices.size() == scan.findings.size());
@@ -114,7 +114,7 @@ TEST_CASE("a package is priced once however many files name it", "[assess][effor
   CHECK(package->sites == 3);
   CHECK(package->files.size() == 3);
   CHECK(std::count_if(effort.items.begin(), effort.items.end(),
-                      [](const EffortItem &item) { return item.kind == "finding"; }) == 1);
+                      [](const EffortItem &item) { return item.kind == EffortItemKind::Finding; }) == 1);
 }
 
 TEST_CASE("a package's hours sit in the code that uses it, not in the manifests",

@@ -278,7 +278,7 @@ TEST_CASE("per-entry Mac status: blockers in what it runs, fixes, optional CUDA 
   const auto mac_of = [&](const std::string &path) {
     for (const EntryAssessment &entry : judged)
       if (entry.entry.path == path)
-        return entry.mac;
+        return std::string(to_string(entry.mac));
     return std::string("missing");
   };
   CHECK(mac_of("infer.py") == "runs-as-is");
