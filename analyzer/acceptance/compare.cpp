@@ -17,12 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string lower(std::string text) {
-  for (char &c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 std::string number_text(double value) {
   if (std::isnan(value))
     return "NaN";
@@ -337,7 +331,7 @@ bool key_matches(const std::vector<std::string> &patterns, const std::string &ke
 
 bool is_seed_key(const std::string &key) {
   const std::size_t dot = key.rfind('.');
-  return lower(dot == std::string::npos ? key : key.substr(dot + 1)).find("seed") != std::string::npos;
+  return to_lower(dot == std::string::npos ? key : key.substr(dot + 1)).find("seed") != std::string::npos;
 }
 
 using Config = std::map<std::string, std::string>;
@@ -562,7 +556,7 @@ MetricLists compare_each_metric(const RunDirectory &reference, const RunDirector
                                 const CompareOptions &options, CheckResult &check) {
   MetricLists lists;
   for (const auto &[name, series] : reference.metrics) {
-    if (key_matches(options.ignored_metrics, lower(name))) {
+    if (key_matches(options.ignored_metrics, to_lower(name))) {
       lists.ignored.push_back(name);
       continue;
     }
@@ -591,7 +585,7 @@ void report_uncompared_metrics(const MetricLists &lists, const RunDirectory &ref
                                CheckResult &check) {
   std::vector<std::string> only_candidate;
   for (const auto &[name, series] : candidate.metrics)
-    if (!reference.metrics.count(name) && !key_matches(options.ignored_metrics, lower(name)))
+    if (!reference.metrics.count(name) && !key_matches(options.ignored_metrics, to_lower(name)))
       only_candidate.push_back(name);
   if (!lists.only_reference.empty())
     check.evidence.push_back("logged by the reference only: " + limited_list(lists.only_reference));
@@ -786,7 +780,7 @@ std::vector<std::string> CompareOptions::default_platform_config_keys() {
 }
 
 bool glob_match(const std::string &pattern, const std::string &text) {
-  return ::fnmatch(lower(pattern).c_str(), lower(text).c_str(), 0) == 0;
+  return ::fnmatch(to_lower(pattern).c_str(), to_lower(text).c_str(), 0) == 0;
 }
 
 std::string_view to_string(CheckStatus status) {

@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/confined_file.h"
+#include "core/text.h"
 #include "frontend/checkpoint/byte_source.h"
 
 namespace mpsaudit::acceptance {
@@ -29,12 +30,6 @@ constexpr int kMaxDepth = 8;
 // Step keys in order of preference: the first one a log has is its step.
 const std::vector<std::string> kStepKeys{"step", "global_step", "_step", "iteration",
                                          "iter", "it",          "epoch", "batch"};
-
-std::string lower(std::string text) {
-  for (char &c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 std::string trim(const std::string &text) {
   const std::size_t begin = text.find_first_not_of(" \t\r\n");
@@ -57,7 +52,7 @@ bool parse_number(std::string text, double &value) {
     text = text.substr(1, text.size() - 2);
   if (text.empty())
     return false;
-  const std::string low = lower(text);
+  const std::string low = to_lower(text);
   if (low == "true" || low == "false")
     return false;
   char *end = nullptr;
@@ -202,7 +197,7 @@ void add_metrics_object(const json &object, const std::string &name, std::size_t
     if (parse_number(text, value)) {
       add_metric(run, key, name, step, value);
       any = true;
-    } else if (lower(text) == "nan" || lower(text) == "\"nan\"") {
+    } else if (to_lower(text) == "nan" || to_lower(text) == "\"nan\"") {
       add_metric(run, key, name, step, std::nan(""));
       any = true;
     }
@@ -212,8 +207,8 @@ void add_metrics_object(const json &object, const std::string &name, std::size_t
 enum class FileRole { Checkpoint, MaybeCheckpoint, Json, JsonLines, Table, Yaml, Seed, Log, Other };
 
 FileRole role_of(const fs::path &file) {
-  const std::string name = lower(file.filename().string());
-  const std::string extension = lower(file.extension().string());
+  const std::string name = to_lower(file.filename().string());
+  const std::string extension = to_lower(file.extension().string());
   if (name == "seed" || name == "seed.txt")
     return FileRole::Seed;
   if (extension == ".pt" || extension == ".pth" || extension == ".ckpt" || extension == ".safetensors" ||
@@ -272,7 +267,7 @@ bool parse_metrics_csv(const std::string &text, const std::string &name, RunDire
   std::size_t step_index = header.size();
   for (const std::string &key : kStepKeys) {
     for (std::size_t i = 0; i < header.size() && step_index == header.size(); ++i)
-      if (lower(header[i]) == key)
+      if (to_lower(header[i]) == key)
         step_index = i;
     if (step_index != header.size())
       break;
@@ -283,7 +278,7 @@ bool parse_metrics_csv(const std::string &text, const std::string &name, RunDire
     return false;
   }
   if (run.step_column.empty())
-    run.step_column = lower(header[step_index]);
+    run.step_column = to_lower(header[step_index]);
   bool any = false;
   std::string line;
   while (std::getline(lines, line)) {
@@ -393,7 +388,7 @@ std::vector<FallbackEvidence> scan_log_for_fallbacks(const std::string &text, co
 }
 
 void flatten_config(const std::string &text, const std::string &name, RunDirectory &run) {
-  const std::string extension = lower(fs::path(name).extension().string());
+  const std::string extension = to_lower(fs::path(name).extension().string());
   std::map<std::string, std::string> flat;
   if (extension == ".json") {
     json parsed = json::parse(text, nullptr, false);

@@ -736,44 +736,6 @@ std::string_view to_string(Outcome outcome) {
   return "ADAPT";
 }
 
-std::string_view to_string(AcceptanceStatus status) {
-  switch (status) {
-  case AcceptanceStatus::Confirmed:
-    return "confirmed";
-  case AcceptanceStatus::Refuted:
-    return "refuted";
-  case AcceptanceStatus::Likely:
-    return "likely";
-  case AcceptanceStatus::NotYetConfirmed:
-    return "not-yet-confirmed";
-  }
-  return "not-yet-confirmed";
-}
-
-std::string_view to_string(FactorKind kind) {
-  switch (kind) {
-  case FactorKind::CriticalBlocker:
-    return "critical-blocker";
-  case FactorKind::TrainingBlocker:
-    return "training-blocker";
-  case FactorKind::EntryBlocker:
-    return "entry-blocker";
-  case FactorKind::TrainingScale:
-    return "training-scale";
-  case FactorKind::FallbackItem:
-    return "fallback-item";
-  case FactorKind::EffortKeep:
-    return "effort-keep";
-  case FactorKind::EffortDual:
-    return "effort-dual";
-  case FactorKind::MemoryInference:
-    return "memory-inference";
-  case FactorKind::MemoryTraining:
-    return "memory-training";
-  }
-  return "critical-blocker";
-}
-
 std::string_view outcome_meaning(Outcome outcome) {
   switch (outcome) {
   case Outcome::Adapt:

@@ -20,6 +20,7 @@
 // mechanical edit. Blockers in tests and docs/examples never decide.
 #pragma once
 
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -76,13 +77,15 @@ enum class FactorKind : std::uint8_t {
   MemoryInference, // inference fits no Mac
   MemoryTraining,  // training fits no Mac
 };
-// Every kind, in the order above: the reports' and the JSON schema's list.
-inline constexpr FactorKind kAllFactorKinds[] = {
-    FactorKind::CriticalBlocker, FactorKind::TrainingBlocker, FactorKind::EntryBlocker,
-    FactorKind::TrainingScale,   FactorKind::FallbackItem,    FactorKind::EffortKeep,
-    FactorKind::EffortDual,      FactorKind::MemoryInference, FactorKind::MemoryTraining};
-// "critical-blocker", ..., as JSON writes them.
-std::string_view to_string(FactorKind kind);
+// Each kind's name as JSON writes it, in the order above: also the JSON
+// schema's list (a unit test holds docs/report.schema.json to it).
+inline constexpr std::string_view kFactorKindNames[] = {
+    "critical-blocker", "training-blocker", "entry-blocker",    "training-scale", "fallback-item",
+    "effort-keep",      "effort-dual",      "memory-inference", "memory-training"};
+static_assert(std::size(kFactorKindNames) == static_cast<std::size_t>(FactorKind::MemoryTraining) + 1);
+inline std::string_view to_string(FactorKind kind) {
+  return kFactorKindNames[static_cast<std::size_t>(kind)];
+}
 
 // One reason the outcome is what it is.
 // Its texts but the summary are interned: a large tree has tens of thousands
@@ -137,10 +140,13 @@ struct Decision {
 
 // How far an acceptance level is shown (docs/acceptance.md).
 enum class AcceptanceStatus : std::uint8_t { Confirmed, Refuted, Likely, NotYetConfirmed };
-inline constexpr AcceptanceStatus kAllAcceptanceStatuses[] = {
-    AcceptanceStatus::Confirmed, AcceptanceStatus::Refuted, AcceptanceStatus::Likely,
-    AcceptanceStatus::NotYetConfirmed};
-std::string_view to_string(AcceptanceStatus status); // "confirmed", ..., "not-yet-confirmed"
+inline constexpr std::string_view kAcceptanceStatusNames[] = {"confirmed", "refuted", "likely",
+                                                              "not-yet-confirmed"};
+static_assert(std::size(kAcceptanceStatusNames) ==
+              static_cast<std::size_t>(AcceptanceStatus::NotYetConfirmed) + 1);
+inline std::string_view to_string(AcceptanceStatus status) {
+  return kAcceptanceStatusNames[static_cast<std::size_t>(status)];
+}
 
 struct AcceptanceLevel {
   int level = 1;

@@ -34,11 +34,6 @@ std::string number_text(double value) {
   return buffer;
 }
 
-std::string directory_of(const std::string &path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 // The library or extension a medium/large finding is about: the first
 // component of its name ("bitsandbytes.nn.Linear4bit" -> "bitsandbytes").
 std::string component_of(const std::string &name) {
@@ -175,7 +170,7 @@ std::string large_item_subject(const std::string &path) {
   static const std::set<std::string> cxx_extensions{".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp"};
   if (!cxx_extensions.count(extension))
     return path;
-  const std::string directory = directory_of(path);
+  const std::string directory = parent_directory(path);
   return (directory == "." ? "" : directory + "/") + kernel_family_name(name.substr(0, dot)) + "*" +
          extension;
 }
@@ -524,7 +519,7 @@ void price_kernel_families(const ScanResult &scan, const EffortModel &model,
                                     covered->second.end());
         covered_by_kernels.erase(covered);
       }
-      family_of_directory.emplace(directory_of(path), item.key);
+      family_of_directory.emplace(parent_directory(path), item.key);
     }
     estimate.kernel_families.push_back(
         {name, static_cast<int>(members.size()),
@@ -539,7 +534,7 @@ void price_kernel_families(const ScanResult &scan, const EffortModel &model,
   std::stable_sort(estimate.kernel_families.begin(), estimate.kernel_families.end(),
                    [](const KernelFamily &a, const KernelFamily &b) { return a.hours.high > b.hours.high; });
   for (auto &[path, indices] : covered_by_kernels) {
-    const auto by_directory = family_of_directory.find(directory_of(path));
+    const auto by_directory = family_of_directory.find(parent_directory(path));
     const std::string key = by_directory != family_of_directory.end() ? by_directory->second
                             : estimate.kernel_families.empty()
                                 ? std::string()
@@ -1041,8 +1036,9 @@ void roll_up_totals(EffortEstimate &estimate) {
 void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role> &role_of) {
   estimate.by_file = roll_up_shares(estimate.items, "(repository)",
                                     [](const InternedString &path) -> std::string_view { return path; });
-  estimate.by_directory = roll_up_shares(estimate.items, "(repository)",
-                                         [](const InternedString &path) { return directory_of(path.str()); });
+  estimate.by_directory = roll_up_shares(estimate.items, "(repository)", [](const InternedString &path) {
+    return parent_directory(path.str());
+  });
   estimate.by_role = roll_up_shares(estimate.items, "tooling", [&](const InternedString &path) {
     const auto role = role_of.find(path);
     return to_string(role == role_of.end() ? Role::Tooling : role->second);
@@ -1283,18 +1279,6 @@ void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
     price_keep_linux(estimate, model);
     break;
   }
-}
-
-std::string_view to_string(EffortItemKind kind) {
-  switch (kind) {
-  case EffortItemKind::Finding:
-    return "finding";
-  case EffortItemKind::Kernel:
-    return "kernel";
-  case EffortItemKind::OneOff:
-    return "one-off";
-  }
-  return "finding";
 }
 
 std::string native_port_text(const EffortEstimate &estimate) {

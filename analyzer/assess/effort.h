@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -141,9 +142,11 @@ struct FileShare {
 // component), a CUDA kernel family, or a one-off cost (acceptance, the
 // environment).
 enum class EffortItemKind : std::uint8_t { Finding, Kernel, OneOff };
-inline constexpr EffortItemKind kAllEffortItemKinds[] = {EffortItemKind::Finding, EffortItemKind::Kernel,
-                                                         EffortItemKind::OneOff};
-std::string_view to_string(EffortItemKind kind); // "finding", "kernel", "one-off"
+inline constexpr std::string_view kEffortItemKindNames[] = {"finding", "kernel", "one-off"};
+static_assert(std::size(kEffortItemKindNames) == static_cast<std::size_t>(EffortItemKind::OneOff) + 1);
+inline std::string_view to_string(EffortItemKind kind) {
+  return kEffortItemKindNames[static_cast<std::size_t>(kind)];
+}
 
 // One distinct fix: the unit of work of the estimate.
 struct EffortItem {

@@ -111,38 +111,6 @@ std::string_view to_string(EntryPurpose purpose) {
   return kPurposeNames[static_cast<std::size_t>(purpose)].name;
 }
 
-std::string_view to_string(MacStatus status) {
-  switch (status) {
-  case MacStatus::RunsAsIs:
-    return "runs-as-is";
-  case MacStatus::RunsAfterFixes:
-    return "runs-after-fixes";
-  case MacStatus::NeedsCuda:
-    return "needs-cuda";
-  case MacStatus::OptionalCudaPath:
-    return "optional-cuda-path";
-  case MacStatus::NotTraced:
-    return "not-traced";
-  }
-  return "runs-as-is";
-}
-
-std::string_view table_text(MacStatus status) {
-  switch (status) {
-  case MacStatus::RunsAsIs:
-    return "runs as is";
-  case MacStatus::RunsAfterFixes:
-    return "runs after fixes";
-  case MacStatus::NeedsCuda:
-    return "needs CUDA";
-  case MacStatus::OptionalCudaPath:
-    return "optional CUDA path";
-  case MacStatus::NotTraced:
-    return "not traced";
-  }
-  return "runs as is";
-}
-
 bool runs_on_a_mac(MacStatus status) {
   return status == MacStatus::RunsAsIs || status == MacStatus::RunsAfterFixes ||
          status == MacStatus::OptionalCudaPath;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,13 +80,20 @@ enum class MacStatus : std::uint8_t {
   OptionalCudaPath, // CUDA only behind an option the Mac need not choose
   NotTraced,        // beyond the traced entries: nothing known of its closure
 };
-inline constexpr MacStatus kAllMacStatuses[] = {MacStatus::RunsAsIs, MacStatus::RunsAfterFixes,
-                                                MacStatus::NeedsCuda, MacStatus::OptionalCudaPath,
-                                                MacStatus::NotTraced};
-// "runs-as-is", ..., as JSON and HTML's data-mac write them.
-std::string_view to_string(MacStatus status);
-// "runs as is", "needs CUDA", ..., as the tables print them.
-std::string_view table_text(MacStatus status);
+// Each status as JSON and HTML's data-mac write it, in the order above (the
+// JSON schema's list), and as the tables print it.
+inline constexpr std::string_view kMacStatusNames[] = {"runs-as-is", "runs-after-fixes", "needs-cuda",
+                                                       "optional-cuda-path", "not-traced"};
+inline constexpr std::string_view kMacStatusTableTexts[] = {"runs as is", "runs after fixes", "needs CUDA",
+                                                            "optional CUDA path", "not traced"};
+static_assert(std::size(kMacStatusNames) == static_cast<std::size_t>(MacStatus::NotTraced) + 1);
+static_assert(std::size(kMacStatusTableTexts) == std::size(kMacStatusNames));
+inline std::string_view to_string(MacStatus status) {
+  return kMacStatusNames[static_cast<std::size_t>(status)];
+}
+inline std::string_view table_text(MacStatus status) {
+  return kMacStatusTableTexts[static_cast<std::size_t>(status)];
+}
 // Runs as is, after fixes, or with its CUDA path left off.
 bool runs_on_a_mac(MacStatus status);
 

@@ -103,12 +103,6 @@ std::string directories_text(const ScanResult &scan,
   return text;
 }
 
-// The directory a path is in; "." for a file at the root.
-std::string directory_of(const std::string &path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 void add_count(std::vector<std::pair<std::string, std::size_t>> &counts, const std::string &key) {
   auto found =
       std::find_if(counts.begin(), counts.end(), [&](const auto &count) { return count.first == key; });
@@ -142,7 +136,7 @@ void count_member(ReasonGroup &group, const DecisionFactor &factor, std::set<std
   ++group.count;
   if (!factor.path.empty()) {
     paths.insert(factor.path);
-    add_count(group.directories, directory_of(factor.path.str()));
+    add_count(group.directories, parent_directory(factor.path.str()));
   }
   if (!factor.rule_id.empty())
     add_count(group.rules, factor.rule_id);

@@ -149,10 +149,6 @@ struct Evidence {
   }
 };
 
-std::string plural(int count, std::string_view one, std::string_view many) {
-  return std::to_string(count) + " " + std::string(count == 1 ? one : many);
-}
-
 } // namespace
 
 std::optional<RoleSignal> role_signal(const Fact &fact) {
@@ -207,7 +203,8 @@ void content_evidence(const ProjectFile &file, Evidence &evidence) {
   // (a probe head in an evaluation script), so they do not make it the model.
   const bool script = main_guard > 0;
   if (modules && !script)
-    evidence.add(Role::Model, 3, plural(modules, "nn.Module class", "nn.Module classes"));
+    evidence.add(Role::Model, 3,
+                 counted(static_cast<std::size_t>(modules), "nn.Module class", "nn.Module classes"));
   if (forwards && modules && !script)
     evidence.add(Role::Model, 1, "defines forward()");
   if (optimizers)

@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "core/text.h"
+
 namespace mpsaudit {
 namespace {
 
@@ -27,19 +29,6 @@ constexpr std::array<std::pair<FileKind, std::string_view>, 18> kKindNames{{
     {FileKind::GitModules, "gitmodules"},
     {FileKind::Unknown, "unknown"},
 }};
-
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); });
-  return out;
-}
 
 } // namespace
 
@@ -74,8 +63,8 @@ FileKind classify_path(std::string_view relative_path) {
   const std::string_view directory =
       slash == std::string_view::npos ? std::string_view{} : relative_path.substr(0, slash);
   const std::string name =
-      lower(slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1));
-  const std::string dir = lower(directory);
+      to_lower(slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1));
+  const std::string dir = to_lower(directory);
 
   if (name == "setup.py")
     return FileKind::SetupPy;
@@ -133,7 +122,7 @@ FileKind classify_path(std::string_view relative_path) {
 bool has_checkpoint_candidate_name(std::string_view relative_path) {
   const auto slash = relative_path.rfind('/');
   const std::string name =
-      lower(slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1));
+      to_lower(slash == std::string_view::npos ? relative_path : relative_path.substr(slash + 1));
   return ends_with(name, ".pkl") || ends_with(name, ".pickle") || ends_with(name, ".model");
 }
 

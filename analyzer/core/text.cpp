@@ -117,6 +117,11 @@ std::string to_lower(std::string_view text) {
   return out;
 }
 
+std::string parent_directory(std::string_view path, std::string_view at_top) {
+  const std::size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? at_top : path.substr(0, slash));
+}
+
 std::string normalize_package_name(std::string_view name) {
   std::string out;
   out.reserve(name.size());

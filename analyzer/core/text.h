@@ -17,6 +17,9 @@ std::string_view trim(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
 bool ends_with(std::string_view text, std::string_view suffix);
 std::string to_lower(std::string_view text);
+// The directory part of a relative path ("a/b" for "a/b/c.py"); `at_top` for
+// a path with no directory.
+std::string parent_directory(std::string_view path, std::string_view at_top = ".");
 // PEP 503 name normalisation: lower case, runs of -_. become one '-'.
 std::string normalize_package_name(std::string_view name);
 // An ASCII identifier: a letter or '_', then letters, digits and '_' (a

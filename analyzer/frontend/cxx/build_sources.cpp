@@ -12,11 +12,6 @@ namespace {
 
 using cxx::attribute_or;
 
-std::string directory_of(const std::string &path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
 std::string base_name(const std::string &path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -43,11 +38,11 @@ bool names_file(const std::string &pattern, const std::string &relative) {
   if (normal.find_first_of("*?[") != std::string::npos) {
     // A glob: its last component against the file name; a plain directory
     // part must appear in the path ("csrc/*.cu"), a wildcard one matches any.
-    const std::string directory = directory_of(normal);
+    const std::string directory = parent_directory(normal, "");
     if (!glob_match(base_name(normal), base_name(relative)))
       return false;
     return directory.empty() || directory.find_first_of("*?[") != std::string::npos ||
-           ("/" + directory_of(relative) + "/").find("/" + directory + "/") != std::string::npos;
+           ("/" + parent_directory(relative, "") + "/").find("/" + directory + "/") != std::string::npos;
   }
   if (relative == normal)
     return true;
@@ -64,7 +59,7 @@ BuildSources::BuildSources(const std::vector<ProjectFile> &files) {
     for (const Fact &fact : file.facts.facts)
       if (fact.kind == fact_kind::BuildSource) {
         BuildFile &build = by_path[file.path];
-        build.directory = directory_of(file.path);
+        build.directory = parent_directory(file.path, "");
         build.sources.push_back({fact.name, attribute_or(fact, "optional") == "true",
                                  attribute_or(fact, "runs_without") == "true",
                                  attribute_or(fact, "extension")});

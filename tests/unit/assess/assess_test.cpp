@@ -915,30 +915,27 @@ std::vector<std::vector<std::string>> schema_enums(const std::string &property, 
   return found;
 }
 
-template <typename Enum, std::size_t N> std::vector<std::string> names_of(const Enum (&all)[N]) {
-  std::vector<std::string> names;
-  for (const Enum value : all)
-    names.emplace_back(to_string(value));
-  return names;
+template <std::size_t N> std::vector<std::string> names_of(const std::string_view (&names)[N]) {
+  return std::vector<std::string>(std::begin(names), std::end(names));
 }
 
 } // namespace
 
+// The schema's lists under `property` that name `marker` are `names`, and
+// there are at least `copies` of them.
+template <std::size_t N>
+void check_schema_lists(const std::string &property, const std::string &marker,
+                        const std::string_view (&names)[N], std::size_t copies) {
+  INFO(property << " lists with " << marker);
+  const auto lists = schema_enums(property, marker);
+  CHECK(lists.size() >= copies);
+  for (const auto &listed : lists)
+    CHECK(listed == names_of(names));
+}
+
 TEST_CASE("the JSON schema's enums are the C++ enums, in their order", "[assess][schema]") {
-  const auto factor_kinds = schema_enums("kind", "critical-blocker");
-  CHECK(factor_kinds.size() >= 3); // deciding, secondary, groups
-  for (const auto &listed : factor_kinds)
-    CHECK(listed == names_of(kAllFactorKinds));
-  const auto mac_statuses = schema_enums("mac", "runs-as-is");
-  CHECK(mac_statuses.size() >= 1);
-  for (const auto &listed : mac_statuses)
-    CHECK(listed == names_of(kAllMacStatuses));
-  const auto item_kinds = schema_enums("kind", "one-off");
-  CHECK(item_kinds.size() >= 1);
-  for (const auto &listed : item_kinds)
-    CHECK(listed == names_of(kAllEffortItemKinds));
-  const auto acceptance = schema_enums("status", "not-yet-confirmed");
-  CHECK(acceptance.size() >= 1);
-  for (const auto &listed : acceptance)
-    CHECK(listed == names_of(kAllAcceptanceStatuses));
+  check_schema_lists("kind", "critical-blocker", kFactorKindNames, 3); // deciding, secondary, groups
+  check_schema_lists("mac", "runs-as-is", kMacStatusNames, 1);
+  check_schema_lists("kind", "one-off", kEffortItemKindNames, 1);
+  check_schema_lists("status", "not-yet-confirmed", kAcceptanceStatusNames, 1);
 }
