@@ -362,7 +362,6 @@ EffortModel load_effort_model(const std::string &path, std::vector<Diagnostic> &
   double guard_max = model.keep_guard_max_components;
   section_number("keep_linux", "guard_max_components", guard_max);
   model.keep_guard_max_components = static_cast<int>(guard_max);
-  section_number("model", "hours_per_day", model.hours_per_day);
   for (const char *section : {"trivial", "small", "medium", "large", "kernel", "acceptance", "keep_linux"})
     if (const auto *table = document.get_as<toml::table>(section))
       if (auto source = table->get_as<std::string>("source"))

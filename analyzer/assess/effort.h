@@ -51,7 +51,8 @@ struct HourRange {
 
 // "2–8 h", "3–6 d" (8 h days from 16 h up), "1.5–4 wk" (40 h weeks from 160 h),
 // "4–9 person-months" (160 h months, whole, from 480 h: a range that long
-// is not known to the week).
+// is not known to the week). The units are fixed display units, the ones
+// the dev-set labels use (effort_days × 8 h), not part of the effort model.
 std::string format_hours(const HourRange &range);
 
 struct OneOffCost {
@@ -96,7 +97,6 @@ struct EffortModel {
   HourRange keep_pin{4, 12};
   HourRange keep_guard_per_component{0.5, 1};
   int keep_guard_max_components = 4;
-  double hours_per_day = 8;
   std::vector<OneOffCost> one_offs;
   // Where each number comes from: "trivial" -> citation, and so on.
   std::vector<std::pair<std::string, std::string>> sources;
