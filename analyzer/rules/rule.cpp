@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/confined_file.h"
+#include "core/edit_distance.h"
 #include "core/fact_kinds.h"
 #include "rules/toml_reader.h"
 
@@ -148,6 +149,23 @@ Matcher read_matcher(RuleFileReader &reader, const toml::table &table, const std
 
 } // namespace
 
+namespace {
+
+// A top-level key within two edits of "family" or "rule" ("familly",
+// "rules", "[[rulle]]"): the file meant to define rules and defines none.
+void report_misspelt_rules_file(const toml::table &document, RuleFileReader &reader) {
+  for (const auto &[key, node] : document)
+    for (const std::string_view meant : {"family", "rule"})
+      if (edit_distance(key.str(), meant) <= 2) {
+        const std::string table = meant == "rule" ? "[[rule]]" : "[family]";
+        reader.error(&node, "'" + std::string(key.str()) + "' at the top level: did you mean " + table +
+                                "? This file defines no [family] and no [[rule]], so it adds no rule");
+        return;
+      }
+}
+
+} // namespace
+
 void RuleCatalog::load_text(std::string_view toml_text, const std::string &origin,
                             std::vector<Diagnostic> &diagnostics) {
   RuleFileReader reader(origin, diagnostics);
@@ -156,9 +174,13 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
     return;
   const toml::table &document = *parsed;
   // Knowledge tables that rules draw on (packages.toml) share the folder;
-  // a file with neither a family nor rules is such a data file.
-  if (!document.contains("family") && !document.contains("rule"))
+  // a file with neither a family nor rules is such a data file, unless a
+  // top-level key is a near miss of one: then it is a rules file that would
+  // define nothing.
+  if (!document.contains("family") && !document.contains("rule")) {
+    report_misspelt_rules_file(document, reader);
     return;
+  }
   reader.check_keys(document, {"family", "rule"}, "the top level");
 
   std::string family_name;
