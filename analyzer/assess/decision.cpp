@@ -30,6 +30,12 @@ int rank(Effort effort) {
   return static_cast<int>(effort);
 }
 
+// What MPS may use by default on the largest Mac (memory_fit.h).
+std::uint64_t largest_mac_usable_bytes() {
+  return static_cast<std::uint64_t>(static_cast<double>(kLargestMacGB) * (1ull << 30) *
+                                    usable_fraction(kLargestMacGB));
+}
+
 bool contains(const std::vector<std::string> &list, const std::string &value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -913,13 +919,11 @@ Assessment assess(const AssessmentInput &input) {
           "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts "
           "training "
           "memory under " +
-          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) +
-          "; inference already fits.");
+          format_gib(largest_mac_usable_bytes()) + "; inference already fits.");
     else if (factor.kind == FactorKind::MemoryInference)
       decision.what_would_change.push_back(
           "Inference on a Mac needs a smaller or quantized model (fewer than " +
-          format_gib(static_cast<std::uint64_t>(192.0 * (1ull << 30) * usable_fraction(192))) +
-          " of weights and activations).");
+          format_gib(largest_mac_usable_bytes()) + " of weights and activations).");
     else if (factor.kind == FactorKind::FallbackItem && factor.finding_index < 0)
       decision.what_would_change.push_back("Port " + factor.summary.substr(0, factor.summary.find(" has a")) +
                                            " to Metal, and the Mac no longer needs the slow fallback.");

@@ -196,7 +196,8 @@ MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
     fit.training_min_tier_gb = min_tier(fit.tiers, &MemoryTier::training_fits);
     const std::string what = fit.has_model_size ? "training with Adam" : "the documented GPU memory";
     if (fit.training_min_tier_gb < 0)
-      training = what + " (" + format_gib(fit.training_bytes) + ") fits no Mac, not even 192 GB";
+      training = what + " (" + format_gib(fit.training_bytes) + ") fits no Mac, not even " +
+                 std::to_string(kLargestMacGB) + " GB";
     else if (fit.training_min_tier_gb == kAppleMemoryTiersGB.front())
       training = what + " fits from " + std::to_string(fit.training_min_tier_gb) + " GB";
     else

@@ -30,8 +30,11 @@
 namespace mpsaudit {
 
 // Apple-Silicon unified-memory configurations, in GB as Apple sells them
-// (binary gigabytes: a "16 GB" Mac has 16 GiB).
-inline constexpr std::array<int, 7> kAppleMemoryTiersGB{16, 24, 32, 64, 96, 128, 192};
+// (binary gigabytes: a "16 GB" Mac has 16 GiB), up to the largest: 192 GB
+// for M2 Ultra (2023), 256 and 512 GB for M3 Ultra (Mac Studio, 2025).
+inline constexpr std::array<int, 9> kAppleMemoryTiersGB{16, 24, 32, 64, 96, 128, 192, 256, 512};
+// The largest Mac's memory, for "fits no Mac, not even N GB".
+inline constexpr int kLargestMacGB = kAppleMemoryTiersGB.back();
 
 // The share of a tier Metal recommends for one process's GPU working set
 // (MTLDevice.recommendedMaxWorkingSetSize): 2/3 up to 32 GB, 3/4 above.

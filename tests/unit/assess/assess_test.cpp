@@ -595,10 +595,12 @@ TEST_CASE("memory fit decides: training that fits no Mac is DUAL, inference that
     scan.project_files.push_back(config);
     return scan;
   };
-  const Assessment training = assess_scan(config_of("10000000000")); // 10B: 24 GB to run, 192 GB to train
+  // 30B in float16: 67 GiB to run (a 96 GB Mac), 536 GiB to train (more than a
+  // 512 GB Mac offers MPS); 200B: 447 GiB to run, more than any Mac.
+  const Assessment training = assess_scan(config_of("30000000000"));
   CHECK(training.decision.outcome == Outcome::Dual);
   CHECK(training.decision.deciding[0].kind == FactorKind::MemoryTraining);
-  const Assessment inference = assess_scan(config_of("200000000000")); // 200B
+  const Assessment inference = assess_scan(config_of("200000000000"));
   CHECK(inference.decision.outcome == Outcome::KeepLinuxGpu);
   CHECK(inference.decision.deciding[0].kind == FactorKind::MemoryInference);
   DecisionThresholds ignore_memory;

@@ -25,7 +25,8 @@ TEST_CASE("a rules file with [familly] and [[rulle]] is an error naming the near
   CHECK(diagnostics[0].level == DiagnosticLevel::Error);
   CHECK(diagnostics[0].path == "rules/extra.toml");
   CHECK(diagnostics[0].line == 1);
-  CHECK(diagnostics[0].message.find("'familly' at the top level: did you mean [family]?") != std::string::npos);
+  CHECK(diagnostics[0].message.find("'familly' at the top level: did you mean [family]?") !=
+        std::string::npos);
 }
 
 TEST_CASE("[[rules]] alone is caught too", "[rules][catalog]") {
