@@ -415,7 +415,6 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
     if (!is_open_finding(finding) || repository_wide_fix(finding))
       continue;
     const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
-    const std::string family = finding.rule ? finding.rule->family : "";
     if (is_blocker(finding, thresholds)) {
       const auto sibling = kept_on_linux.find(finding.path);
       if (critical && sibling != kept_on_linux.end()) {
@@ -426,9 +425,7 @@ Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_o
         add_finding_factor(index, FactorKind::CriticalBlocker, Outcome::KeepLinuxGpu, role);
       else
         add_finding_factor(index, FactorKind::TrainingBlocker, Outcome::Dual, role);
-    } else if ((contains(thresholds.training_scale_families, family) ||
-                contains(thresholds.training_scale_rules, finding.rule_id)) &&
-               rank(effort_class) >= rank(thresholds.training_scale_min_effort)) {
+    } else if (is_training_scale(finding, thresholds)) {
       add_finding_factor(index, FactorKind::TrainingScale, Outcome::Dual, role);
     }
   }
@@ -769,6 +766,13 @@ std::tuple<bool, int, int> reason_strength(const DecisionFactor &factor, const S
                                                               : 1;
   const int effort = finding && finding->rule ? static_cast<int>(finding->rule->effort) : 0;
   return {code, kind, effort};
+}
+
+bool is_training_scale(const Finding &finding, const DecisionThresholds &thresholds) {
+  if (!finding.rule || rank(finding.rule->effort) < rank(thresholds.training_scale_min_effort))
+    return false;
+  return contains(thresholds.training_scale_families, finding.rule->family) ||
+         contains(thresholds.training_scale_rules, finding.rule_id);
 }
 
 bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds) {

@@ -232,5 +232,10 @@ std::tuple<bool, int, int> reason_strength(const DecisionFactor &factor, const S
 
 // Whether a finding is a blocker under `thresholds` (see the header comment).
 bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds);
+// Whether a finding is training-at-scale machinery (multi-GPU, a CUDA-only
+// speed library): a rule of the thresholds' families or IDs, at least as
+// large as their minimum effort. The one predicate the verdict and the
+// entry table share.
+bool is_training_scale(const Finding &finding, const DecisionThresholds &thresholds);
 
 } // namespace mpsaudit

@@ -15,15 +15,6 @@ struct FileSummary {
   std::vector<EntryBlocker> blockers; // one per rule, in the file
 };
 
-bool is_training_scale(const Finding &finding, const DecisionThresholds &thresholds) {
-  if (!finding.rule || finding.rule->effort < thresholds.training_scale_min_effort)
-    return false;
-  const auto &families = thresholds.training_scale_families;
-  const auto &rules = thresholds.training_scale_rules;
-  return std::find(families.begin(), families.end(), finding.rule->family) != families.end() ||
-         std::find(rules.begin(), rules.end(), finding.rule_id) != rules.end();
-}
-
 std::vector<FileSummary> summarise_files(const ScanResult &scan, const DecisionThresholds &thresholds) {
   std::unordered_map<std::string, std::size_t> file_index;
   for (std::size_t i = 0; i < scan.project_files.size(); ++i)
