@@ -110,7 +110,7 @@ TEST_CASE("footprint arithmetic: 1B parameters in fp16", "[memory-fit]") {
   CHECK(fit.training_min_tier_gb == 32);
   CHECK(fit.summary == "inference fits from 16 GB; training with Adam needs 32 GB or more");
   CHECK_FALSE(fit.training_fits_no_mac());
-  REQUIRE(fit.tiers.size() == 7);
+  REQUIRE(fit.tiers.size() == kAppleMemoryTiersGB.size());
   CHECK(fit.tiers[0].usable_bytes == 16ull * kGiB * 2 / 3);
   CHECK(fit.tiers[3].usable_bytes == 64ull * kGiB * 3 / 4);
 }
@@ -121,15 +121,22 @@ TEST_CASE("the decision input flips when training no longer fits any Mac", "[mem
       estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(7'000'000'000, 14'000'000'000)});
   CHECK(fits.training_min_tier_gb == 192);
   CHECK_FALSE(fits.training_fits_no_mac());
-  // 10e9 fp16: training 192e9 bytes = 178.8 GiB > 144 GiB: no Mac trains it.
-  // inference 1.2 * 10e9 * 2 = 24e9 bytes = 22.35 GiB: 32 GB gives 21.33 (no), 64 GB gives 48.
-  const MemoryFit too_big =
+  // 10e9 fp16: training 192e9 bytes = 178.8 GiB > 144 GiB: past M2 Ultra's
+  // 192 GB, within an M3 Ultra's 256 GB (192 GiB usable).
+  const MemoryFit ultra =
       estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(10'000'000'000, 20'000'000'000)});
+  CHECK(ultra.training_min_tier_gb == 256);
+  CHECK_FALSE(ultra.training_fits_no_mac());
+  // 25e9 fp16: training 480e9 bytes = 447.03 GiB (shown rounded up, 448 GB) >
+  // 384 GiB (512 GB): no Mac trains it.
+  // inference 1.2 * 25e9 * 2 = 60e9 bytes = 55.9 GiB: 64 GB gives 48 (no), 96 GB gives 72.
+  const MemoryFit too_big =
+      estimate_memory_fit(std::vector<MemoryEvidence>{checkpoint_evidence(25'000'000'000, 50'000'000'000)});
   CHECK(too_big.training_fits_no_mac());
   CHECK(too_big.training_min_tier_gb == -1);
-  CHECK(too_big.inference_min_tier_gb == 64);
+  CHECK(too_big.inference_min_tier_gb == 96);
   CHECK(too_big.summary ==
-        "inference fits from 64 GB; training with Adam (179 GB) fits no Mac, not even 192 GB");
+        "inference fits from 96 GB; training with Adam (448 GB) fits no Mac, not even 512 GB");
 }
 
 TEST_CASE("float64 weights count as float32 on MPS", "[memory-fit]") {
