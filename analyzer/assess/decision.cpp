@@ -348,152 +348,12 @@ std::string entry_points_reason(const ScanResult &scan, const std::vector<EntryA
   return text + ".";
 }
 
-struct Verdict {
-  Outcome outcome = Outcome::Adapt;
-  std::vector<DecisionFactor> factors;
-  HourRange deciding_effort; // the estimate the effort criteria weighed
-};
-
-// The what-if question needs the outcome alone: without a factor for each
-// finding, it holds no second copy of the reasons (a large tree has tens of
-// thousands).
-enum class VerdictDetail : std::uint8_t { Factors, OutcomeOnly };
-
 // What a large CUDA-only item with a working fallback asks for. In training
 // code, Linux GPUs keep the fast path for training at scale (DUAL); anywhere
 // else the Mac runs the fallback and the port may wait (ADAPT): a Triton
 // speed-up or a fused kernel with a reference path is no reason for Linux.
 Outcome fallback_outcome(Role role) {
   return role == Role::Training ? Outcome::Dual : Outcome::Adapt;
-}
-
-Verdict decide(const ScanResult &scan, const std::map<std::string, Role> &role_of,
-               const std::set<std::string> &non_deciding,
-               const std::map<std::string, std::string> &kept_on_linux, const EffortEstimate &effort,
-               const MemoryFit &memory, const DecisionThresholds &thresholds,
-               const std::vector<bool> &excluded, VerdictDetail detail) {
-  Verdict verdict;
-  auto role_for = [&](const std::string &path) {
-    const auto it = role_of.find(path);
-    return it == role_of.end() ? Role::Tooling : it->second;
-  };
-  const auto add_finding_factor = [&](std::size_t index, FactorKind kind, Outcome pushes_to, Role role) {
-    if (detail == VerdictDetail::OutcomeOnly)
-      verdict.outcome = std::max(verdict.outcome, pushes_to);
-    else
-      verdict.factors.push_back(finding_factor(scan, index, kind, pushes_to, role));
-  };
-  // Files whose kernels the effort model prices: a guarded finding there is
-  // part of a kernel's port, and the kernel's own fallback item below says so
-  // once per kernel.
-  std::set<std::string> kernel_files;
-  for (const EffortItem &item : effort.items)
-    if (item.kind == EffortItemKind::Kernel)
-      for (const auto &share : item.files)
-        kernel_files.insert(share.path);
-  for (std::size_t index = 0; index < scan.findings.size(); ++index) {
-    if (index < excluded.size() && excluded[index])
-      continue;
-    const Finding &finding = scan.findings[index];
-    if (finding.suppressed)
-      continue;
-    const Role role = role_for(finding.path);
-    // Peripheral roles, and files only tests, examples, a container or an
-    // optional sub-project run (assess/reachability.h), never decide.
-    if (contains(thresholds.peripheral_roles, role) || non_deciding.count(finding.path))
-      continue;
-    const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
-    if (finding.guard != Guard::None) {
-      // An option the Mac need not choose (`--engine trt`) has nothing to
-      // fall back from: it is no reason for Linux GPUs.
-      if (finding.guard != Guard::OptionalPath &&
-          rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
-          !kernel_files.count(finding.path))
-        add_finding_factor(index, FactorKind::FallbackItem, fallback_outcome(role), role);
-      continue;
-    }
-    if (!is_open_finding(finding) || repository_wide_fix(finding))
-      continue;
-    const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
-    if (is_blocker(finding, thresholds)) {
-      const auto sibling = kept_on_linux.find(finding.path);
-      if (critical && sibling != kept_on_linux.end()) {
-        add_finding_factor(index, FactorKind::EntryBlocker, Outcome::Dual, role);
-        if (detail == VerdictDetail::Factors)
-          verdict.factors.back().summary += sibling->second + " does the same job on a Mac";
-      } else if (critical)
-        add_finding_factor(index, FactorKind::CriticalBlocker, Outcome::KeepLinuxGpu, role);
-      else
-        add_finding_factor(index, FactorKind::TrainingBlocker, Outcome::Dual, role);
-    } else if (is_training_scale(finding, thresholds)) {
-      add_finding_factor(index, FactorKind::TrainingScale, Outcome::Dual, role);
-    }
-  }
-  for (const EffortItem &item : effort.items)
-    if (item.kind == EffortItemKind::Kernel && item.deferred.high > 0 &&
-        !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
-      DecisionFactor factor;
-      factor.kind = FactorKind::FallbackItem;
-      factor.path = item.files.empty() ? "" : item.files.front().path;
-      factor.pushes_to = fallback_outcome(role_for(factor.path));
-      factor.name = item.key.substr(item.key.rfind(':') + 1);
-      factor.summary = "CUDA kernel `" + factor.name + "` in " + path_for_display(scan, factor.path) +
-                       " has a CPU/Python fallback: the Mac runs the fallback, " +
-                       (factor.pushes_to == Outcome::Dual ? "Linux keeps the fast kernel for training"
-                                                          : "its Metal port can wait");
-      verdict.factors.push_back(std::move(factor));
-    }
-  // The effort criteria weigh what may decide: the shares of files only
-  // tests, examples, a container or an optional sub-project run are left
-  // out (the reported estimate still counts them).
-  HourRange deciding_total = effort.total;
-  for (const EffortItem &item : effort.items)
-    for (const FileShare &share : item.files)
-      if (non_deciding.count(share.path)) {
-        deciding_total.low -= std::min(deciding_total.low, share.hours.low);
-        deciding_total.high -= std::min(deciding_total.high, share.hours.high);
-      }
-  verdict.deciding_effort = deciding_total;
-  if (deciding_total.low > thresholds.keep_min_hours) {
-    DecisionFactor factor;
-    factor.kind = FactorKind::EffortKeep;
-    factor.pushes_to = Outcome::KeepLinuxGpu;
-    factor.summary = "Even the low estimate (" + format_hours({deciding_total.low, deciding_total.low}) +
-                     ") exceeds " + format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
-                     ", beyond what a port is worth";
-    verdict.factors.push_back(std::move(factor));
-  } else if (deciding_total.high > thresholds.adapt_max_hours) {
-    DecisionFactor factor;
-    factor.kind = FactorKind::EffortDual;
-    factor.pushes_to = Outcome::Dual;
-    factor.summary = "The high estimate (" + format_hours({deciding_total.high, deciding_total.high}) +
-                     ") exceeds " + format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
-                     ", too much to make the Mac the native platform at once";
-    verdict.factors.push_back(std::move(factor));
-  }
-  if (thresholds.memory_decides && memory.has_model_size) {
-    if (memory.inference_fits_no_mac()) {
-      DecisionFactor factor;
-      factor.kind = FactorKind::MemoryInference;
-      factor.pushes_to = Outcome::KeepLinuxGpu;
-      factor.path = memory.basis.path;
-      factor.summary = "The model needs " + format_gib(memory.inference_bytes) +
-                       " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary +
-                       ")";
-      verdict.factors.push_back(std::move(factor));
-    } else if (memory.training_fits_no_mac()) {
-      DecisionFactor factor;
-      factor.kind = FactorKind::MemoryTraining;
-      factor.pushes_to = Outcome::Dual;
-      factor.path = memory.basis.path;
-      factor.summary = "Training needs at least " + format_gib(memory.training_bytes) +
-                       ", more than any Mac offers; inference fits (" + memory.summary + ")";
-      verdict.factors.push_back(std::move(factor));
-    }
-  }
-  for (const auto &factor : verdict.factors)
-    verdict.outcome = std::max(verdict.outcome, factor.pushes_to);
-  return verdict;
 }
 
 std::string join_limited(const std::vector<std::string> &parts, std::size_t limit) {
@@ -720,6 +580,139 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
 
 } // namespace
 
+Verdict decide(const VerdictInput &input, VerdictDetail detail) {
+  const ScanResult &scan = input.scan;
+  const std::map<std::string, Role> &role_of = input.role_of;
+  const std::set<std::string> &non_deciding = input.non_deciding;
+  const std::map<std::string, std::string> &kept_on_linux = input.kept_on_linux;
+  const EffortEstimate &effort = input.effort;
+  const MemoryFit &memory = input.memory;
+  const DecisionThresholds &thresholds = input.thresholds;
+  const std::vector<bool> &excluded = input.excluded;
+  Verdict verdict;
+  auto role_for = [&](const std::string &path) {
+    const auto it = role_of.find(path);
+    return it == role_of.end() ? Role::Tooling : it->second;
+  };
+  const auto add_finding_factor = [&](std::size_t index, FactorKind kind, Outcome pushes_to, Role role) {
+    if (detail == VerdictDetail::OutcomeOnly)
+      verdict.outcome = std::max(verdict.outcome, pushes_to);
+    else
+      verdict.factors.push_back(finding_factor(scan, index, kind, pushes_to, role));
+  };
+  // Files whose kernels the effort model prices: a guarded finding there is
+  // part of a kernel's port, and the kernel's own fallback item below says so
+  // once per kernel.
+  std::set<std::string> kernel_files;
+  for (const EffortItem &item : effort.items)
+    if (item.kind == EffortItemKind::Kernel)
+      for (const auto &share : item.files)
+        kernel_files.insert(share.path);
+  for (std::size_t index = 0; index < scan.findings.size(); ++index) {
+    if (index < excluded.size() && excluded[index])
+      continue;
+    const Finding &finding = scan.findings[index];
+    if (finding.suppressed)
+      continue;
+    const Role role = role_for(finding.path);
+    // Peripheral roles, and files only tests, examples, a container or an
+    // optional sub-project run (assess/reachability.h), never decide.
+    if (contains(thresholds.peripheral_roles, role) || non_deciding.count(finding.path))
+      continue;
+    const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
+    if (finding.guard != Guard::None) {
+      // An option the Mac need not choose (`--engine trt`) has nothing to
+      // fall back from: it is no reason for Linux GPUs.
+      if (finding.guard != Guard::OptionalPath &&
+          rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
+          !kernel_files.count(finding.path))
+        add_finding_factor(index, FactorKind::FallbackItem, fallback_outcome(role), role);
+      continue;
+    }
+    if (!is_open_finding(finding) || repository_wide_fix(finding))
+      continue;
+    const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
+    if (is_blocker(finding, thresholds)) {
+      const auto sibling = kept_on_linux.find(finding.path);
+      if (critical && sibling != kept_on_linux.end()) {
+        add_finding_factor(index, FactorKind::EntryBlocker, Outcome::Dual, role);
+        if (detail == VerdictDetail::Factors)
+          verdict.factors.back().summary += sibling->second + " does the same job on a Mac";
+      } else if (critical)
+        add_finding_factor(index, FactorKind::CriticalBlocker, Outcome::KeepLinuxGpu, role);
+      else
+        add_finding_factor(index, FactorKind::TrainingBlocker, Outcome::Dual, role);
+    } else if (is_training_scale(finding, thresholds)) {
+      add_finding_factor(index, FactorKind::TrainingScale, Outcome::Dual, role);
+    }
+  }
+  for (const EffortItem &item : effort.items)
+    if (item.kind == EffortItemKind::Kernel && item.deferred.high > 0 &&
+        !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
+      DecisionFactor factor;
+      factor.kind = FactorKind::FallbackItem;
+      factor.path = item.files.empty() ? "" : item.files.front().path;
+      factor.pushes_to = fallback_outcome(role_for(factor.path));
+      factor.name = item.key.substr(item.key.rfind(':') + 1);
+      factor.summary = "CUDA kernel `" + factor.name + "` in " + path_for_display(scan, factor.path) +
+                       " has a CPU/Python fallback: the Mac runs the fallback, " +
+                       (factor.pushes_to == Outcome::Dual ? "Linux keeps the fast kernel for training"
+                                                          : "its Metal port can wait");
+      verdict.factors.push_back(std::move(factor));
+    }
+  // The effort criteria weigh what may decide: the shares of files only
+  // tests, examples, a container or an optional sub-project run are left
+  // out (the reported estimate still counts them).
+  HourRange deciding_total = effort.total;
+  for (const EffortItem &item : effort.items)
+    for (const FileShare &share : item.files)
+      if (non_deciding.count(share.path)) {
+        deciding_total.low -= std::min(deciding_total.low, share.hours.low);
+        deciding_total.high -= std::min(deciding_total.high, share.hours.high);
+      }
+  verdict.deciding_effort = deciding_total;
+  if (deciding_total.low > thresholds.keep_min_hours) {
+    DecisionFactor factor;
+    factor.kind = FactorKind::EffortKeep;
+    factor.pushes_to = Outcome::KeepLinuxGpu;
+    factor.summary = "Even the low estimate (" + format_hours({deciding_total.low, deciding_total.low}) +
+                     ") exceeds " + format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
+                     ", beyond what a port is worth";
+    verdict.factors.push_back(std::move(factor));
+  } else if (deciding_total.high > thresholds.adapt_max_hours) {
+    DecisionFactor factor;
+    factor.kind = FactorKind::EffortDual;
+    factor.pushes_to = Outcome::Dual;
+    factor.summary = "The high estimate (" + format_hours({deciding_total.high, deciding_total.high}) +
+                     ") exceeds " + format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
+                     ", too much to make the Mac the native platform at once";
+    verdict.factors.push_back(std::move(factor));
+  }
+  if (thresholds.memory_decides && memory.has_model_size) {
+    if (memory.inference_fits_no_mac()) {
+      DecisionFactor factor;
+      factor.kind = FactorKind::MemoryInference;
+      factor.pushes_to = Outcome::KeepLinuxGpu;
+      factor.path = memory.basis.path;
+      factor.summary = "The model needs " + format_gib(memory.inference_bytes) +
+                       " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary +
+                       ")";
+      verdict.factors.push_back(std::move(factor));
+    } else if (memory.training_fits_no_mac()) {
+      DecisionFactor factor;
+      factor.kind = FactorKind::MemoryTraining;
+      factor.pushes_to = Outcome::Dual;
+      factor.path = memory.basis.path;
+      factor.summary = "Training needs at least " + format_gib(memory.training_bytes) +
+                       ", more than any Mac offers; inference fits (" + memory.summary + ")";
+      verdict.factors.push_back(std::move(factor));
+    }
+  }
+  for (const auto &factor : verdict.factors)
+    verdict.outcome = std::max(verdict.outcome, factor.pushes_to);
+  return verdict;
+}
+
 std::string ActionStep::extent() const {
   if (count <= 0)
     return {};
@@ -859,8 +852,10 @@ Assessment assess(const AssessmentInput &input) {
   assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
   const std::map<std::string, std::string> kept_on_linux =
       files_of_entries_linux_keeps(scan, entries, reach, assessment.entry_points);
-  Verdict verdict = decide(scan, role_of, non_deciding, kept_on_linux, assessment.effort, assessment.memory,
-                           input.thresholds, {}, VerdictDetail::Factors);
+  const std::vector<bool> nothing_excluded;
+  Verdict verdict = decide({scan, role_of, non_deciding, kept_on_linux, assessment.effort, assessment.memory,
+                            input.thresholds, nothing_excluded},
+                           VerdictDetail::Factors);
   Decision &decision = assessment.decision;
   decision.outcome = verdict.outcome;
   // The first effort figure prices the path the verdict recommends.
@@ -890,8 +885,9 @@ Assessment assess(const AssessmentInput &input) {
     const EffortEstimate effort_after =
         estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch, input.fixes,
                         EstimateDetail::WithoutPlaces);
-    const Verdict after = decide(scan, role_of, non_deciding, kept_on_linux, effort_after, assessment.memory,
-                                 input.thresholds, excluded, VerdictDetail::OutcomeOnly);
+    const Verdict after = decide({scan, role_of, non_deciding, kept_on_linux, effort_after, assessment.memory,
+                                  input.thresholds, excluded},
+                                 VerdictDetail::OutcomeOnly);
     decision.if_resolved = after.outcome;
     std::vector<std::string> fixes;
     std::set<std::string> seen;

@@ -23,6 +23,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -202,6 +203,42 @@ struct Assessment {
   DecisionThresholds thresholds;
   std::string effort_model_origin;
 };
+
+// What decide() weighs, built by assess() (tests build it directly): the
+// scan's findings and what each file is.
+struct VerdictInput {
+  const ScanResult &scan;
+  // Each file's role by path; a file not listed is Tooling.
+  const std::map<std::string, Role> &role_of;
+  // Files no main entry point runs (only tests, examples, a container or an
+  // optional sub-project): they never decide.
+  const std::set<std::string> &non_deciding;
+  // Files only entries that Linux keeps run, each beside a Mac-capable entry
+  // of the same purpose: by path, that entry ("sample.py (inference)").
+  const std::map<std::string, std::string> &kept_on_linux;
+  const EffortEstimate &effort;
+  const MemoryFit &memory;
+  const DecisionThresholds &thresholds;
+  // Findings taken as resolved (by index; may be empty): the what-if.
+  const std::vector<bool> &excluded;
+};
+
+struct Verdict {
+  Outcome outcome = Outcome::Adapt;
+  std::vector<DecisionFactor> factors; // empty with VerdictDetail::OutcomeOnly
+  HourRange deciding_effort;           // the estimate the effort criteria weighed
+};
+
+// The what-if question needs the outcome alone: without a factor for each
+// finding, it holds no second copy of the reasons (a large tree has tens of
+// thousands).
+enum class VerdictDetail : std::uint8_t { Factors, OutcomeOnly };
+
+// The verdict's rule (docs/decision.md, "Criteria"): every open finding,
+// guarded item, kernel with a fallback, the estimate and the memory fit
+// become factors, and the strongest outcome any factor pushes to is the
+// verdict. A pure function of its input.
+Verdict decide(const VerdictInput &input, VerdictDetail detail = VerdictDetail::Factors);
 
 struct AssessmentInput {
   const ScanResult *scan = nullptr;
