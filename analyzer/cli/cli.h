@@ -38,6 +38,7 @@ int command_compare(const Invocation &invocation);  // cli/compare_command.cpp
 int command_baseline(const Invocation &invocation); // cli/baseline_command.cpp
 int command_config(const Invocation &invocation);   // cli/config_command.cpp
 int command_fix(const Invocation &invocation);      // cli/fix_command.cpp
+int command_facts(const Invocation &invocation);    // cli/facts_command.cpp
 
 // Shared helpers for commands.
 std::string tool_version();

@@ -295,6 +295,7 @@ const std::vector<Command> &commands() {
       {"fix", "rewrite CUDA-only code for MPS: a diff, or --apply", command_fix},
       {"rules", "list the rule catalog (--markdown for docs/rules.md)", command_rules},
       {"explain", "print one rule's documentation", command_explain},
+      {"facts", "print the facts files yield, as rules see them (JSON): facts FILE...", command_facts},
       {"version", "print the version", command_version},
       {"help", "print this help (--markdown: the option table of docs/cli.md)", command_help},
   };

@@ -111,7 +111,8 @@ TEST_CASE("decide: a blocker in an entry Linux keeps beside a Mac-capable one is
   const Verdict verdict = sibling.verdict();
   CHECK(verdict.outcome == Outcome::Dual);
   REQUIRE(kinds_of(verdict) == std::vector<FactorKind>{FactorKind::EntryBlocker});
-  CHECK(verdict.factors[0].summary.find("sample.py (inference) does the same job on a Mac") != std::string::npos);
+  CHECK(verdict.factors[0].summary.find("sample.py (inference) does the same job on a Mac") !=
+        std::string::npos);
 }
 
 TEST_CASE("decide: a guarded large item is a fallback: ADAPT in model code, DUAL in training code",
