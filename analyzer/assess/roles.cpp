@@ -9,22 +9,6 @@
 namespace mpsaudit {
 namespace {
 
-struct RoleName {
-  Role role;
-  std::string_view name;
-  std::string_view title;
-};
-constexpr std::array<RoleName, kRoleCount> kRoleNames{{
-    {Role::Model, "model", "Model"},
-    {Role::Training, "training", "Training loop"},
-    {Role::Data, "data", "Data pipeline"},
-    {Role::Inference, "inference", "Inference / demos"},
-    {Role::Evaluation, "evaluation", "Evaluation / benchmarks"},
-    {Role::Tooling, "tooling", "Tooling / scripts"},
-    {Role::Tests, "tests", "Tests"},
-    {Role::Docs, "docs", "Docs / examples"},
-}};
-
 // Path words that hint at a role. A directory or file-name component equal
 // to one of these (or, for file names, starting with it: train_gan.py).
 struct PathHint {
@@ -255,20 +239,6 @@ Role kind_default(FileKind kind) {
 }
 
 } // namespace
-
-std::string_view to_string(Role role) {
-  return kRoleNames[static_cast<int>(role)].name;
-}
-std::string_view role_title(Role role) {
-  return kRoleNames[static_cast<int>(role)].title;
-}
-
-std::optional<Role> role_from_string(std::string_view text) {
-  for (const auto &entry : kRoleNames)
-    if (entry.name == text)
-      return entry.role;
-  return std::nullopt;
-}
 
 bool is_test_file(std::string_view path) {
   return is_test_path(split_path(path));

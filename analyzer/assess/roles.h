@@ -18,24 +18,9 @@
 
 #include "core/interned_string.h"
 #include "core/project_pass.h"
+#include "core/role.h"
 
 namespace mpsaudit {
-
-enum class Role : std::uint8_t {
-  Model,      // nn.Module definitions, kernels the model calls
-  Training,   // training loops: optimizers, backward, launchers
-  Data,       // datasets, loaders, preprocessing
-  Inference,  // inference, prediction, demos
-  Evaluation, // evaluation on benchmarks, validation and speed benchmarks
-  Tooling,    // scripts, utilities, export, build and environment files
-  Tests,
-  Docs, // documentation and examples
-};
-inline constexpr int kRoleCount = 8;
-
-std::string_view to_string(Role role);  // "model", "training", ...
-std::string_view role_title(Role role); // "Model", "Training loop", ...
-std::optional<Role> role_from_string(std::string_view text);
 
 // A user override: files whose path matches `glob` get `role`.
 struct RoleOverride {

@@ -41,8 +41,8 @@ int command_facts(const Invocation &invocation) {
       out.push_back(facts_to_json(result, project_file));
     if (result.project_files.empty())
       for (const Diagnostic &diagnostic : result.diagnostics)
-        std::cerr << "mpsaudit: " << terminal_safe(diagnostic.path) << ": " << terminal_safe(diagnostic.message)
-                  << "\n";
+        std::cerr << "mpsaudit: " << terminal_safe(diagnostic.path) << ": "
+                  << terminal_safe(diagnostic.message) << "\n";
   }
   std::cout << out.dump(2) << "\n";
   return problems ? kScanErrors : kClean;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/confined_file.h"
+#include "core/role.h"
 #include "core/text.h"
 #include "workflow/git_repository.h"
 #include "workflow/path_glob.h"
@@ -161,12 +162,9 @@ private:
       }
       if (roles) {
         const auto *role = value.as_string();
-        const bool known = role && std::find(std::begin(kComponentRoles), std::end(kComponentRoles),
-                                             role->get()) != std::end(kComponentRoles);
+        const bool known = role && role_from_string(role->get()).has_value();
         if (!known) {
-          error(value, "`" + key_name(full) +
-                           "` must be one of model, training, data, inference, tooling, "
-                           "tests, docs");
+          error(value, "`" + key_name(full) + "` must be one of " + known_roles_text());
           continue;
         }
         setting.values.push_back(role->get());
@@ -221,10 +219,9 @@ private:
         const bool roles = name == "critical-roles" || name == "peripheral-roles";
         bool ok = true;
         for (const auto &item : list) {
-          if (roles && std::find(std::begin(kComponentRoles), std::end(kComponentRoles), item) ==
-                           std::end(kComponentRoles)) {
-            error(value, "`" + key_name(full) + "`: unknown role \"" + item +
-                             "\" (model, training, data, inference, tooling, tests, docs)");
+          if (roles && !role_from_string(item)) {
+            error(value,
+                  "`" + key_name(full) + "`: unknown role \"" + item + "\" (" + known_roles_text() + ")");
             ok = false;
           }
           if (name == "training-scale-rules" && !starts_with(item, "MPS")) {

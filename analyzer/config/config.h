@@ -53,10 +53,6 @@ template <typename T> struct Setting {
   ValueSource source;
 };
 
-// Component roles: what a part of the repository is for.
-inline constexpr std::string_view kComponentRoles[] = {"model",      "training", "data",  "inference",
-                                                       "evaluation", "tooling",  "tests", "docs"};
-
 // The [assess] table: the effort model and the decision's knobs
 // (DecisionThresholds in assess/decision.h, docs/decision.md). Values are
 // validated here and copied into the assessment by the CLI.

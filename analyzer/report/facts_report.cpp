@@ -6,7 +6,10 @@ namespace mpsaudit {
 namespace {
 
 nlohmann::ordered_json span_to_json(const Span &span) {
-  return {{"line", span.line}, {"column", span.column}, {"end_line", span.end_line}, {"end_column", span.end_column}};
+  return {{"line", span.line},
+          {"column", span.column},
+          {"end_line", span.end_line},
+          {"end_column", span.end_column}};
 }
 
 nlohmann::ordered_json argument_to_json(const Argument &argument) {
