@@ -24,6 +24,9 @@ inline constexpr std::string_view MainGuard = "main-guard";     // name: "__main
 inline constexpr std::string_view RequiredImport = "required-import";
 // An explicit CUDA requirement (assert, raise or exit without CUDA); attribute form.
 inline constexpr std::string_view CudaRequirement = "cuda-requirement";
+// name: the `raise` in the else-branch of a test that a tensor is on CUDA
+// (`if x.is_cuda:` / `if x.device.type == "cuda":`); attribute test.
+inline constexpr std::string_view TensorDeviceRaise = "tensor-device-raise";
 inline constexpr std::string_view NumpyFloat64ToDevice = "numpy-float64-to-device"; // name: the sink
 // A call of a module-level helper that picks a device (read by the
 // mps-by-name-callers pass).
@@ -153,6 +156,7 @@ inline constexpr std::array kAllFactKinds{
     fact_kind::MainGuard,
     fact_kind::RequiredImport,
     fact_kind::CudaRequirement,
+    fact_kind::TensorDeviceRaise,
     fact_kind::NumpyFloat64ToDevice,
     fact_kind::DeviceHelperCall,
     fact_kind::ConfigValue,

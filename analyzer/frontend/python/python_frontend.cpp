@@ -810,13 +810,23 @@ private:
     });
   }
 
+  // A block's last statement, past trailing comments; null when it has none.
+  TSNode last_statement(TSNode body) const {
+    const uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+    for (uint32_t i = count; i > 0; --i) {
+      const TSNode child = ts_node_named_child(body, i - 1);
+      if (!is(child, g_.comment))
+        return child;
+    }
+    return TSNode{};
+  }
+
   // Whether a block's last statement raises or ends the program: the code
   // refuses to go on, rather than skipping one step.
   bool ends_in_raise_or_exit(TSNode body) const {
-    const uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
-    if (count == 0)
+    const TSNode last = last_statement(body);
+    if (ts_node_is_null(last))
       return false;
-    const TSNode last = ts_node_named_child(body, count - 1);
     return is(last, g_.raise_statement) || text(last).find("exit(") != std::string_view::npos;
   }
 
@@ -1040,6 +1050,28 @@ private:
     });
   }
 
+  // `x.is_cuda` or `x.device.type == "cuda"`: a test that one tensor is on
+  // CUDA (not whether CUDA exists).
+  bool tests_tensor_on_cuda(TSNode condition) const {
+    const std::string_view test = trim(text(condition));
+    if (is(condition, g_.attribute))
+      return ends_with(test, ".is_cuda");
+    return is(condition, g_.comparison_operator) && test.find(".device.type") != std::string_view::npos &&
+           test.find("==") != std::string_view::npos &&
+           (test.find("\"cuda\"") != std::string_view::npos || test.find("'cuda'") != std::string_view::npos);
+  }
+
+  // `if x.is_cuda: <kernel> else: raise ...`: the op exists for CUDA tensors
+  // alone, and an MPS tensor reaches the raise.
+  void record_tensor_device_raise(TSNode condition, TSNode else_body) {
+    const TSNode last = last_statement(else_body);
+    if (ts_node_is_null(last) || guard_ != Guard::None || !is(last, g_.raise_statement))
+      return;
+    Fact fact = make_fact(fact_kind::TensorDeviceRaise, std::string(trim(text(last))), last);
+    fact.set_attribute("test", std::string(trim(text(condition))));
+    out_.facts.push_back(std::move(fact));
+  }
+
   // Whether a condition is `not <cuda test>`: then the else-branch is the
   // CUDA-only one.
   bool negated_cuda_test(TSNode condition) const {
@@ -1070,6 +1102,8 @@ private:
       if (is(child, g_.else_clause) && !negated && calls_cuda_availability(condition) &&
           ends_in_raise_or_exit(field(child, g_.f_body)))
         record_cuda_requirement(condition, "else-raise");
+      if (is(child, g_.else_clause) && tests_tensor_on_cuda(condition))
+        record_tensor_device_raise(condition, field(child, g_.f_body));
       ContextSave save(*this);
       const bool consequence = field_id == g_.f_consequence;
       if (cuda_test && guard_ == Guard::None && (consequence != negated) &&
@@ -2355,6 +2389,8 @@ std::optional<PythonKindTriggers> python_kind_triggers(std::string_view kind) {
       {fact_kind::DeviceSelection, {false, {"cuda"}}},
       // record_cuda_requirement: a CUDA test or CUDA device query.
       {"cuda-requirement", {false, {"cuda"}}},
+      // record_tensor_device_raise: `.is_cuda` or `.device.type == "cuda"`.
+      {fact_kind::TensorDeviceRaise, {false, {"cuda"}}},
       // note_mixed_precision: is_grad_scaler.
       {"cuda-only-grad-scaler", {false, {"gradscaler", "nativescaler"}}},
       // torch.from_numpy / torch.tensor / torch.as_tensor moved to a device.
