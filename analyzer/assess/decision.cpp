@@ -348,6 +348,18 @@ std::string entry_points_reason(const ScanResult &scan, const std::vector<EntryA
   return text + ".";
 }
 
+// "Even the low estimate (15 person-months) exceeds 3 person-months, beyond
+// what a port is worth": one figure of the estimate against its threshold.
+DecisionFactor effort_factor(FactorKind kind, Outcome pushes_to, std::string_view figure, double hours,
+                             double threshold, std::string_view consequence) {
+  DecisionFactor factor;
+  factor.kind = kind;
+  factor.pushes_to = pushes_to;
+  factor.summary = std::string(figure) + " (" + format_hours({hours, hours}) + ") exceeds " +
+                   format_hours({threshold, threshold}) + ", " + std::string(consequence);
+  return factor;
+}
+
 // What a large CUDA-only item with a working fallback asks for. In training
 // code, Linux GPUs keep the fast path for training at scale (DUAL); anywhere
 // else the Mac runs the fallback and the port may wait (ADAPT): a Triton
@@ -671,23 +683,14 @@ Verdict decide(const VerdictInput &input, VerdictDetail detail) {
         deciding_total.high -= std::min(deciding_total.high, share.hours.high);
       }
   verdict.deciding_effort = deciding_total;
-  if (deciding_total.low > thresholds.keep_min_hours) {
-    DecisionFactor factor;
-    factor.kind = FactorKind::EffortKeep;
-    factor.pushes_to = Outcome::KeepLinuxGpu;
-    factor.summary = "Even the low estimate (" + format_hours({deciding_total.low, deciding_total.low}) +
-                     ") exceeds " + format_hours({thresholds.keep_min_hours, thresholds.keep_min_hours}) +
-                     ", beyond what a port is worth";
-    verdict.factors.push_back(std::move(factor));
-  } else if (deciding_total.high > thresholds.adapt_max_hours) {
-    DecisionFactor factor;
-    factor.kind = FactorKind::EffortDual;
-    factor.pushes_to = Outcome::Dual;
-    factor.summary = "The high estimate (" + format_hours({deciding_total.high, deciding_total.high}) +
-                     ") exceeds " + format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
-                     ", too much to make the Mac the native platform at once";
-    verdict.factors.push_back(std::move(factor));
-  }
+  if (deciding_total.low > thresholds.keep_min_hours)
+    verdict.factors.push_back(effort_factor(FactorKind::EffortKeep, Outcome::KeepLinuxGpu,
+                                            "Even the low estimate", deciding_total.low,
+                                            thresholds.keep_min_hours, "beyond what a port is worth"));
+  else if (deciding_total.high > thresholds.adapt_max_hours)
+    verdict.factors.push_back(effort_factor(FactorKind::EffortDual, Outcome::Dual, "The high estimate",
+                                            deciding_total.high, thresholds.adapt_max_hours,
+                                            "too much to make the Mac the native platform at once"));
   if (thresholds.memory_decides && memory.has_model_size) {
     if (memory.inference_fits_no_mac()) {
       DecisionFactor factor;

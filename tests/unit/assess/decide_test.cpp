@@ -8,26 +8,24 @@ using namespace mpsaudit;
 
 namespace {
 
+Rule rule_of(std::string id, std::string family, std::string summary, Effort effort, Severity severity) {
+  Rule rule;
+  rule.id = std::move(id);
+  rule.family = std::move(family);
+  rule.summary = std::move(summary);
+  rule.effort = effort;
+  rule.severity = severity;
+  return rule;
+}
+
 // A CUDA-only library rule, as the catalog has them: large, an error.
 Rule cuda_library_rule() {
-  Rule rule;
-  rule.id = "MPS401";
-  rule.family = "library";
-  rule.summary = "CUDA-only libraries";
-  rule.effort = Effort::Large;
-  rule.severity = Severity::Error;
-  return rule;
+  return rule_of("MPS401", "library", "CUDA-only libraries", Effort::Large, Severity::Error);
 }
 
 // Multi-GPU machinery: the distributed family, a warning.
 Rule distributed_rule() {
-  Rule rule;
-  rule.id = "MPS501";
-  rule.family = "distributed";
-  rule.summary = "NCCL process groups";
-  rule.effort = Effort::Small;
-  rule.severity = Severity::Warning;
-  return rule;
+  return rule_of("MPS501", "distributed", "NCCL process groups", Effort::Small, Severity::Warning);
 }
 
 // Everything decide() reads, with nothing in it until a test adds it.
