@@ -540,9 +540,12 @@ std::string directory_of_root(const std::string &root) {
 }
 
 std::string path_for_display(const ScanResult &result, const std::string &path) {
-  for (const std::string &prefix : result.other_root_prefixes)
-    if (starts_with(path, prefix) || path + "/" == prefix) // a path of that root, or the root itself
+  for (const std::string &root : result.other_root_prefixes) {
+    const bool directory = !root.empty() && root.back() == '/';
+    if (directory ? starts_with(path, root) || path + "/" == root  // a path of that root, or the root itself
+                  : path == root || starts_with(path, root + ":")) // that file root, or a place in it
       return path;
+  }
   return result.display_prefix + path;
 }
 
@@ -645,8 +648,12 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog) {
     // With several roots, keep paths distinct by prefixing all but the first
     // with their root; a file root's own path is its name under its directory.
     const std::string prefix = &path != &options.paths.front() ? root_prefix(path) : std::string();
-    if (!prefix.empty())
+    const bool later_root = &path != &options.paths.front();
+    if (later_root && !prefix.empty())
       result.other_root_prefixes.push_back(prefix);
+    else if (later_root) // a file in the current directory: its own name
+      for (const auto &file : discovery.files)
+        result.other_root_prefixes.push_back(file.path);
     const auto for_safety = [&options](const std::string &relative, FileKind kind) {
       return options.keep_for_safety && options.keep_for_safety(relative, kind);
     };

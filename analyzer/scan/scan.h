@@ -136,7 +136,9 @@ struct ScanResult {
   // `scan .`. With several roots, the first root's (path_for_display).
   std::string display_prefix;
   // With several roots, the prefixes the second and later roots' paths
-  // carry already (their roots as given): such paths are shown as they are.
+  // carry already (their roots as given, ending in '/'), or a later file
+  // root's own name when it sits in the current directory: such paths are
+  // shown as they are.
   std::vector<std::string> other_root_prefixes;
   std::vector<FileRecord> files;
   // Entries found but not read, with why (scan/discover.h): with `files`

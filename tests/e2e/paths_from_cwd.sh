@@ -3,7 +3,8 @@
 # directory: findings, the entry table, the reasons, the decision, the
 # effort and what would change, in text (piped, --full, and concise on a
 # terminal), summary, Markdown and GitHub annotations; for a subfolder
-# scanned from its parent, and for two folders in one scan. A path that is
+# scanned from its parent, for two folders in one scan, and for a folder and
+# a file of the current directory. A path that is
 # one of mpsaudit's own docs or rules files (docs/effort-model.md) is the
 # tool's, not the tree's, and is allowed; so is text quoted from the tree in
 # backticks or double quotes (a CMake file's source list, a documented
@@ -36,6 +37,9 @@ run_formats() { # NAME ROOT...
 }
 for sample in "${samples[@]}"; do run_formats "$sample" "$sample"; done
 run_formats two-roots outcome-keep-linux outcome-dual
+# A directory and a file of the current directory.
+printf 'import torch\nx = torch.zeros(3).cuda()\n' >loose.py
+run_formats dir-and-file outcome-keep-linux loose.py
 python3 - "$work" "$work/parent" "$source_dir" <<'PY' || fail "paths that do not open from the current directory"
 import os, pathlib, re, sys
 work, cwd, source = sys.argv[1:]

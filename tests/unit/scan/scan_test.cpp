@@ -310,4 +310,12 @@ TEST_CASE("paths read from the current directory, for one root and for several",
   CHECK(path_for_display(several, "second/train.py") == "second/train.py");
   CHECK(directory_for_display(several, "second") == "second");
   CHECK(directory_for_display(several, "seconds") == "first/seconds");
+
+  // `scan first b.py`: a later file root in the current directory is its name.
+  ScanResult with_file;
+  with_file.display_prefix = "first/";
+  with_file.other_root_prefixes = {"b.py"};
+  CHECK(path_for_display(with_file, "b.py") == "b.py");
+  CHECK(path_for_display(with_file, "b.py:12") == "b.py:12");
+  CHECK(path_for_display(with_file, "b.pyc") == "first/b.pyc");
 }
