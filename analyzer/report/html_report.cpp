@@ -353,10 +353,12 @@ void write_effort_totals(std::ostream &out, const Assessment &assessment) {
   tile(!keep && total != recommended && total != native);
   out << "<b id=\"effort-total\" data-low=\"" << number(effort.total.low) << "\" data-high=\""
       << number(effort.total.high) << "\">" << escape(total) << "</b>port of what the Mac needs now</div>";
-  tile(!keep && effort.fix.safe_sites > 0);
-  out << "<b id=\"fix-credit\" data-low=\"" << number(effort.fix.safe.low) << "\" data-high=\""
-      << number(effort.fix.safe.high) << "\" data-findings=\"" << effort.fix.safe_sites << "\">"
-      << escape(format_hours(effort.fix.safe)) << "</b>removed by <code>mpsaudit fix</code></div>";
+  // What `fix` removes of the recommended path, as the text's `Fix:` line.
+  const FixCredit &fix = effort.recommended_fix;
+  tile(!keep && fix.safe_sites > 0);
+  out << "<b id=\"fix-credit\" data-low=\"" << number(fix.safe.low) << "\" data-high=\""
+      << number(fix.safe.high) << "\" data-findings=\"" << fix.safe_sites << "\">"
+      << escape(format_hours(fix.safe)) << "</b>removed by <code>mpsaudit fix</code></div>";
 }
 
 void write_counts(std::ostream &out, const ScanResult &result, const SeverityCounts &counts,
@@ -412,7 +414,7 @@ void write_effort_note(std::ostream &out, const Assessment &assessment) {
   // KEEP_LINUX_GPU's path edits no code: `fix` would only shorten a port
   // that is not recommended.
   if (effort.path != RecommendedPath::KeepLinux && effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
-    out << " " << escape(fix_credit_sentence(effort.fix));
+    out << " " << escape(fix_credit_sentence(effort.fix, "all the open work"));
   out << "</p>\n";
 }
 

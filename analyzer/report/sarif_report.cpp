@@ -157,8 +157,8 @@ void write_sarif_report(std::ostream &out, const ScanResult &result, const Repor
         {"effortHours", hours(effort.total)},
     };
     if (effort.path != RecommendedPath::KeepLinux) {
-      properties["fixRemovesHours"] = hours(effort.fix.safe);
-      properties["fixRemovesHours"]["findings"] = effort.fix.safe_sites;
+      properties["fixRemovesHours"] = hours(effort.recommended_fix.safe);
+      properties["fixRemovesHours"]["findings"] = effort.recommended_fix.safe_sites;
     }
     json.member("properties", properties);
   }

@@ -69,9 +69,9 @@ assert dom.by_id["decision"]["data-outcome"] == a["decision"]["outcome"]
 effort = dom.by_id["effort-total"]
 assert abs(float(effort["data-low"]) - a["effort"]["total"]["low"]) < 0.01
 assert abs(float(effort["data-high"]) - a["effort"]["total"]["high"]) < 0.01
-credit = dom.by_id["fix-credit"]  # what `mpsaudit fix` removes, as in the JSON
-assert abs(float(credit["data-high"]) - a["effort"]["fix"]["safe_hours"]["high"]) < 0.01
-assert int(credit["data-findings"]) == a["effort"]["fix"]["safe_findings"]
+credit = dom.by_id["fix-credit"]  # what `mpsaudit fix` removes of the recommended path, as in the JSON
+assert abs(float(credit["data-high"]) - a["effort"]["recommended"]["fix"]["safe_hours"]["high"]) < 0.01
+assert int(credit["data-findings"]) == a["effort"]["recommended"]["fix"]["safe_findings"]
 for chart in ("chart-category", "chart-directory", "chart-severity", "chart-role"):
     assert chart in dom.by_id, chart
 assert dom.by_id["probe"]["data-ran"] == ("true" if a["probe"]["ran"] else "false")

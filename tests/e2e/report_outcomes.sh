@@ -94,7 +94,8 @@ assert 'id="effort-recommended"' in html and 'id="effort-native-port"' in html, 
 assert ('<details id="port-anyway">' in html) == keep, "html plan fold"
 assert not keep or "mpsaudit fix --apply removes" not in html, "html fix credit under KEEP"
 fix_tile = re.search(r'<div( hidden)?><b id="fix-credit"', html)
-assert fix_tile and (fix_tile.group(1) is not None) == (keep or a["effort"]["fix"]["safe_findings"] == 0), "html fix tile"
+assert fix_tile and (fix_tile.group(1) is not None) == (
+    keep or a["effort"]["recommended"]["fix"]["safe_findings"] == 0), "html fix tile"
 assert f'data-outcome="{outcome}"' in html and "http://" not in html.replace("http://www.w3.org/2000/svg", ""), "html"
 assert "<script src" not in html and "<link" not in html, "html must be self-contained"
 sarif = json.load(open(os.path.join(out, "r.sarif")))
