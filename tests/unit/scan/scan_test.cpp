@@ -300,22 +300,20 @@ TEST_CASE("paths read from the current directory, for one root and for several",
   CHECK(path_for_display(top, "train.py") == "train.py");
   CHECK(directory_for_display(top, ".") == ".");
 
-  // `scan first second`: the second root's paths carry their root already;
-  // the first root's get its prefix, also a folder whose name only starts
-  // like the second root's.
+  // `scan first second b.py`: a later root's paths carry their root already,
+  // and a later file root in the current directory is its own name; the first
+  // root's paths get its prefix, also a folder whose name only starts like a
+  // later root's.
   ScanResult several;
   several.display_prefix = "first/";
-  several.other_root_prefixes = {"second/"};
-  CHECK(path_for_display(several, "train.py") == "first/train.py");
-  CHECK(path_for_display(several, "second/train.py") == "second/train.py");
+  several.other_root_prefixes = {"second/", "b.py"};
+  const std::vector<std::pair<std::string, std::string>> shown{{"train.py", "first/train.py"},
+                                                               {"second/train.py", "second/train.py"},
+                                                               {"b.py", "b.py"},
+                                                               {"b.py:12", "b.py:12"},
+                                                               {"b.pyc", "first/b.pyc"}};
+  for (const auto &[path, expected] : shown)
+    CHECK(path_for_display(several, path) == expected);
   CHECK(directory_for_display(several, "second") == "second");
   CHECK(directory_for_display(several, "seconds") == "first/seconds");
-
-  // `scan first b.py`: a later file root in the current directory is its name.
-  ScanResult with_file;
-  with_file.display_prefix = "first/";
-  with_file.other_root_prefixes = {"b.py"};
-  CHECK(path_for_display(with_file, "b.py") == "b.py");
-  CHECK(path_for_display(with_file, "b.py:12") == "b.py:12");
-  CHECK(path_for_display(with_file, "b.pyc") == "first/b.pyc");
 }
