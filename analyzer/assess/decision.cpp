@@ -30,12 +30,6 @@ int rank(Effort effort) {
   return static_cast<int>(effort);
 }
 
-// What MPS may use by default on the largest Mac (memory_fit.h).
-std::uint64_t largest_mac_usable_bytes() {
-  return static_cast<std::uint64_t>(static_cast<double>(kLargestMacGB) * (1ull << 30) *
-                                    usable_fraction(kLargestMacGB));
-}
-
 bool contains(const std::vector<std::string> &list, const std::string &value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -46,7 +40,7 @@ bool contains(const std::vector<Role> &list, Role value) {
 
 // Where a factor is, as a sentence names it: from the current directory.
 std::string location(const ScanResult &scan, const DecisionFactor &factor) {
-  return path_for_display(scan, factor.path) + (factor.line ? ":" + std::to_string(factor.line) : "");
+  return path_for_display(scan, factor_location(factor));
 }
 
 std::string quoted_name(const DecisionFactor &factor) {
@@ -735,6 +729,10 @@ std::string_view to_string(Outcome outcome) {
   return "ADAPT";
 }
 
+std::string factor_location(const DecisionFactor &factor) {
+  return factor.path + (factor.line ? ":" + std::to_string(factor.line) : "");
+}
+
 std::string_view outcome_meaning(Outcome outcome) {
   switch (outcome) {
   case Outcome::Adapt:
@@ -922,11 +920,11 @@ Assessment assess(const AssessmentInput &input) {
           "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts "
           "training "
           "memory under " +
-          format_gib(largest_mac_usable_bytes()) + "; inference already fits.");
+          format_gib(usable_bytes(kLargestMacGB)) + "; inference already fits.");
     else if (factor.kind == FactorKind::MemoryInference)
       decision.what_would_change.push_back(
           "Inference on a Mac needs a smaller or quantized model (fewer than " +
-          format_gib(largest_mac_usable_bytes()) + " of weights and activations).");
+          format_gib(usable_bytes(kLargestMacGB)) + " of weights and activations).");
     else if (factor.kind == FactorKind::FallbackItem && factor.finding_index < 0)
       decision.what_would_change.push_back("Port " + factor.summary.substr(0, factor.summary.find(" has a")) +
                                            " to Metal, and the Mac no longer needs the slow fallback.");

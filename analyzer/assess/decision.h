@@ -267,6 +267,9 @@ void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessm
 // its porting work.
 std::tuple<bool, int, int> reason_strength(const DecisionFactor &factor, const ScanResult &scan);
 
+// "path:line" of a factor (the path alone without a line), from the root.
+std::string factor_location(const DecisionFactor &factor);
+
 // Whether a finding is a blocker under `thresholds` (see the header comment).
 bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds);
 // Whether a finding is training-at-scale machinery (multi-GPU, a CUDA-only

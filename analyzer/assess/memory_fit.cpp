@@ -56,6 +56,10 @@ double usable_fraction(int tier_gb) {
   return tier_gb <= 32 ? 2.0 / 3.0 : 3.0 / 4.0;
 }
 
+std::uint64_t usable_bytes(int tier_gb) {
+  return static_cast<std::uint64_t>(usable_fraction(tier_gb) * static_cast<double>(tier_gb) * kGiB);
+}
+
 std::string usable_fraction_source() {
   return "Metal's MTLDevice.recommendedMaxWorkingSetSize, which PyTorch's MPS allocator uses as its "
          "budget (PYTORCH_MPS_HIGH_WATERMARK_RATIO, default 1.7 x that size as a hard cap in 2.0+, "
@@ -174,8 +178,7 @@ MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
     MemoryTier tier;
     tier.gigabytes = gigabytes;
     tier.usable_fraction = usable_fraction(gigabytes);
-    tier.usable_bytes =
-        static_cast<std::uint64_t>(tier.usable_fraction * static_cast<double>(gigabytes) * kGiB);
+    tier.usable_bytes = usable_bytes(gigabytes);
     tier.inference_fits = fit.has_model_size && fit.inference_bytes <= tier.usable_bytes;
     tier.training_fits = fit.training_bytes > 0 && fit.training_bytes <= tier.usable_bytes;
     fit.tiers.push_back(tier);

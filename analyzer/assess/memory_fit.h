@@ -39,6 +39,8 @@ inline constexpr int kLargestMacGB = kAppleMemoryTiersGB.back();
 // The share of a tier Metal recommends for one process's GPU working set
 // (MTLDevice.recommendedMaxWorkingSetSize): 2/3 up to 32 GB, 3/4 above.
 double usable_fraction(int tier_gb);
+// That share of a tier, in bytes: what MPS may use by default.
+std::uint64_t usable_bytes(int tier_gb);
 // Where usable_fraction comes from, for reports.
 std::string usable_fraction_source();
 

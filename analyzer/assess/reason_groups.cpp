@@ -69,10 +69,6 @@ std::string kind_phrase(FactorKind kind, bool about_cuda) {
   }
 }
 
-std::string location_of(const DecisionFactor &factor) {
-  return factor.path + (factor.line ? ":" + std::to_string(factor.line) : "");
-}
-
 // A member's path or directory in the group's sentence: from the current
 // directory (the group's fields keep the tree's own paths).
 std::string shown(const ScanResult &scan, const std::string &path) {
@@ -164,7 +160,7 @@ std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &facto
       group.cause = cause;
       group.pushes_to = factor.pushes_to;
       group.title = title_of(cause, factor, finding);
-      group.example = location_of(factor);
+      group.example = factor_location(factor);
       groups.push_back(std::move(group));
       paths.emplace_back();
     }

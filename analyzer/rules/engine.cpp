@@ -41,7 +41,7 @@ bool argument_matches(const Argument &argument, const std::vector<std::string> &
 // ("pkg/ops.py:3", from the root): it is shown through `shown_location`, so
 // that it opens from the current directory as the finding's own path does.
 bool names_a_location(std::string_view key) {
-  return key.size() > 3 && key.substr(key.size() - 3) == "_at";
+  return key.size() > 3 && ends_with(key, "_at");
 }
 
 std::string render_message(const Rule &rule, const Fact &fact,
