@@ -1,14 +1,37 @@
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
 #include "core/text.h"
 #include "report/json_stream.h"
 #include "report/report.h"
+#include "workflow/git_repository.h"
 
 namespace mpsaudit {
 
 namespace {
+
+// Which repository the report is about, for `mpsaudit portfolio`: the
+// scanned directory's own name, and the commit HEAD names when that
+// directory is the top of a git work tree (not for a folder inside one,
+// whose commit is the enclosing project's).
+nlohmann::json repository_json(const ScanResult &result) {
+  std::error_code error;
+  const std::string directory =
+      result.root_directory.empty() ? directory_of_root(result.root) : result.root_directory;
+  std::filesystem::path top = std::filesystem::weakly_canonical(directory, error);
+  if (top.has_parent_path() && top.filename().empty()) // "repo/" names the folder "repo"
+    top = top.parent_path();
+  nlohmann::json commit = nullptr;
+  if (!error)
+    if (const std::optional<GitRepository> repository = find_git_repository(top);
+        repository && repository->prefix.empty())
+      if (const std::optional<std::string> head = head_commit(*repository))
+        commit = *head;
+  const std::string name = error ? directory : top.filename().string();
+  return {{"commit", commit}, {"name", sanitize_utf8(name)}};
+}
 
 // Where the entry points reach a file from, as dump(2) prints it.
 std::string reachability_text(const FileReachability &reach) {
@@ -473,6 +496,7 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
 
   if (!context.no_decision_reason.empty())
     json.member("no_decision_reason", context.no_decision_reason);
+  json.member("repository", repository_json(result));
   json.member("root", result.root_directory.empty() ? result.root : result.root_directory);
   json.member("schema_version", kReportSchemaVersion);
   // What was found but not read, and why: with `files`, every entry of the

@@ -102,6 +102,32 @@ std::optional<GitRepository> repository_at(const fs::path &directory, bool &foun
   return repository;
 }
 
+// Whether `text` is an object id in hex: 40 digits, or 64 in SHA-256.
+bool is_hex_object_id(std::string_view text) {
+  return (text.size() == 40 || text.size() == 64) && std::all_of(text.begin(), text.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c));
+         });
+}
+
+// The object id a ref names in `packed-refs` ("<id> <ref>" lines; `#` and
+// `^` lines are headers and peeled tags).
+std::optional<std::string> packed_ref(const fs::path &common_dir, std::string_view ref) {
+  std::string content, error;
+  if (!read_regular_file(common_dir / "packed-refs", kMaxIndexBytes, true, content, error))
+    return std::nullopt;
+  std::string_view text(content);
+  while (!text.empty()) {
+    const std::size_t newline = text.find('\n');
+    const std::string_view line = trim(text.substr(0, newline));
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    const std::size_t space = line.find(' ');
+    if (space != std::string_view::npos && line.substr(space + 1) == ref &&
+        is_hex_object_id(line.substr(0, space)))
+      return std::string(line.substr(0, space));
+  }
+  return std::nullopt;
+}
+
 std::uint32_t read32(std::string_view data, std::size_t offset) {
   const auto *bytes = reinterpret_cast<const unsigned char *>(data.data() + offset);
   return (std::uint32_t{bytes[0]} << 24) | (std::uint32_t{bytes[1]} << 16) | (std::uint32_t{bytes[2]} << 8) |
@@ -515,6 +541,26 @@ bool read_git_index(const GitRepository &repository, GitIndex &index, std::strin
   index.entries.insert(index.entries.end(), shared.entries.begin(), shared.entries.end());
   index.storage.adopt(std::move(shared.storage));
   return true;
+}
+
+std::optional<std::string> head_commit(const GitRepository &repository) {
+  const std::optional<std::string> head = first_line(repository.git_dir / "HEAD");
+  if (!head)
+    return std::nullopt;
+  if (is_hex_object_id(*head)) // a detached HEAD
+    return to_lower(*head);
+  if (head->rfind("ref:", 0) != 0)
+    return std::nullopt;
+  const std::string ref(trim(std::string_view(*head).substr(4)));
+  // A ref is a path below the metadata: nothing that climbs out of it.
+  if (ref.rfind("refs/", 0) != 0 || ref.find("..") != std::string::npos)
+    return std::nullopt;
+  if (const std::optional<std::string> loose = first_line(repository.common_dir / ref);
+      loose && is_hex_object_id(*loose))
+    return to_lower(*loose);
+  if (const std::optional<std::string> packed = packed_ref(repository.common_dir, ref))
+    return to_lower(*packed);
+  return std::nullopt; // an unborn branch, or a ref store git reads and we do not
 }
 
 } // namespace mpsaudit

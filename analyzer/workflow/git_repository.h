@@ -27,6 +27,11 @@ struct GitRepository {
 // naming one. No repository: nullopt.
 std::optional<GitRepository> find_git_repository(const std::filesystem::path &directory);
 
+// The commit HEAD names, in lower-case hex: a detached HEAD's id, or the
+// branch's from its loose ref or packed-refs. nullopt for an unborn branch or
+// anything else (a reftable store, a malformed file). Reads files only.
+std::optional<std::string> head_commit(const GitRepository &repository);
+
 struct GitIndexEntry {
   std::string_view path;      // relative to the top of the work tree; in its GitIndex's storage
   std::string_view object_id; // raw bytes, in the same storage
