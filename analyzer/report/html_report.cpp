@@ -17,51 +17,15 @@
 #include <map>
 
 #include "core/text.h"
+#include "report/html_parts.h"
 #include "report/report.h"
 
 namespace mpsaudit {
 namespace {
 
-// HTML-escapes text from the scanned tree; control characters and bidi
-// overrides, which a browser would hide or act on, become visible escapes
-// first (core/text.h).
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : terminal_safe(text, KeepLayout::TabAndNewline)) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  return buffer;
-}
-
-constexpr const char *kStyle = R"CSS(
-:root{--ok:#1a7f37;--dual:#9a6700;--keep:#cf222e;--ink:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#f6f8fa}
-*{box-sizing:border-box}body{font:14px/1.45 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--ink);margin:0 auto;padding:24px;max-width:1680px;overflow-wrap:break-word}
-h1{font-size:22px;margin:0 0 12px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
-.banner{border-radius:8px;padding:16px 20px;color:#fff;margin-bottom:16px}.banner .outcome{font-size:26px;font-weight:700;letter-spacing:.5px}
+// What this page adds to kHtmlBaseStyle.
+constexpr const char *kStyle =
+    R"CSS(.banner{border-radius:8px;padding:16px 20px;color:#fff;margin-bottom:16px}.banner .outcome{font-size:26px;font-weight:700;letter-spacing:.5px}
 .banner.ADAPT{background:var(--ok)}.banner.DUAL{background:var(--dual)}.banner.KEEP_LINUX_GPU{background:var(--keep)}
 .counts{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}.counts div{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 14px}
 .counts b{font-size:20px;display:block}
@@ -105,47 +69,6 @@ constexpr const char *kScript = R"JS(
 })();
 )JS";
 
-struct Bar {
-  std::string label;
-  double low = 0;
-  double high = 0;
-  std::string value_text;
-  std::string colour = "#0969da";
-};
-
-// A horizontal bar chart as inline SVG; a range bar shows low solid, high pale.
-std::string bar_chart(const std::string &id, const std::vector<Bar> &bars) {
-  const int row = 22, label_width = 150, bar_width = 170,
-            height = std::max<int>(1, static_cast<int>(bars.size())) * row + 4;
-  double maximum = 0;
-  for (const auto &bar : bars)
-    maximum = std::max(maximum, bar.high);
-  std::string svg = "<svg id=\"" + id + "\" role=\"img\" width=\"100%\" viewBox=\"0 0 " +
-                    std::to_string(label_width + bar_width + 130) + " " + std::to_string(height) +
-                    "\" xmlns=\"http://www.w3.org/2000/svg\">";
-  if (bars.empty())
-    svg += "<text x=\"0\" y=\"16\" font-size=\"12\" fill=\"#656d76\">nothing to show</text>";
-  for (std::size_t i = 0; i < bars.size(); ++i) {
-    const Bar &bar = bars[i];
-    const int y = static_cast<int>(i) * row + 2;
-    const double high_w = maximum > 0 ? bar.high / maximum * bar_width : 0;
-    const double low_w = maximum > 0 ? bar.low / maximum * bar_width : 0;
-    std::string label = bar.label.size() > 24 ? "…" + bar.label.substr(bar.label.size() - 23) : bar.label;
-    svg +=
-        "<g class=\"bar\" data-label=\"" + escape(bar.label) + "\" data-value=\"" + number(bar.high) + "\">";
-    svg += "<title>" + escape(bar.label + ": " + bar.value_text) + "</title>";
-    svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 14) +
-           "\" font-size=\"11\" text-anchor=\"end\" fill=\"#1f2328\">" + escape(label) + "</text>";
-    svg += "<rect x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" +
-           number(high_w) + "\" height=\"14\" fill=\"" + bar.colour + "\" fill-opacity=\"0.35\"/>";
-    svg += "<rect x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" +
-           number(low_w) + "\" height=\"14\" fill=\"" + bar.colour + "\"/>";
-    svg += "<text x=\"" + number(label_width + high_w + 6) + "\" y=\"" + std::to_string(y + 14) +
-           "\" font-size=\"11\" fill=\"#656d76\">" + escape(bar.value_text) + "</text></g>";
-  }
-  return svg + "</svg>";
-}
-
 std::vector<Bar> rollup_bars(const std::vector<RollUp> &rows, std::size_t limit) {
   std::vector<Bar> bars;
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i)
@@ -162,24 +85,24 @@ std::string count_box(const char *id, int count, const char *label) {
 void write_why(std::ostream &out, const Decision &decision) {
   out << "<h2>Why</h2><ul id=\"reasons\" class=\"groups\">";
   for (const std::string &line : why_lines(decision))
-    out << "<li>" << escape(line) << "</li>";
+    out << "<li>" << html_escape(line) << "</li>";
   out << "</ul>\n";
   out << "<details id=\"all-reasons\"><summary>All " << decision.reasons.size() << " reasons</summary><ul>";
   for (const auto &reason : decision.reasons)
-    out << "<li>" << escape(reason) << "</li>";
+    out << "<li>" << html_escape(reason) << "</li>";
   out << "</ul></details>\n";
 }
 
 void write_plan_step(std::ostream &out, const ActionStep &step) {
-  out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << escape(step.title)
+  out << "<li" << (step.deferred ? " class=\"muted\"" : "") << "><strong>" << html_escape(step.title)
       << "</strong>";
   if (step.count)
     out << " — " << step.extent();
-  out << " — " << escape(step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
+  out << " — " << html_escape(step.hours.high > 0 ? format_hours(step.hours) : std::string("not estimated"));
   if (step.fix.safe_sites)
     out << " — <code>mpsaudit fix</code> edits " << step.fix.safe_sites << " of them";
   if (!step.detail.empty())
-    out << "<br><span class=\"muted\">" << escape(step.detail) << "</span>";
+    out << "<br><span class=\"muted\">" << html_escape(step.detail) << "</span>";
   out << "</li>";
 }
 
@@ -200,7 +123,8 @@ void write_action_plan(std::ostream &out, const Assessment &assessment) {
   if (shown == plan.size())
     return;
   if (open_steps < plan.size())
-    out << "<details id=\"port-anyway\"><summary>" << escape(port_anyway_title(assessment)) << "</summary>";
+    out << "<details id=\"port-anyway\"><summary>" << html_escape(port_anyway_title(assessment))
+        << "</summary>";
   else
     out << "<details id=\"more-steps\"><summary>" << plan.size() - shown << " more steps</summary>";
   out << "<ol start=\"" << shown + 1 << "\">";
@@ -215,16 +139,17 @@ void write_finding_row(std::ostream &out, const Finding &finding) {
   std::string where = "line " + std::to_string(finding.span.line);
   if (finding.cell >= 0)
     where = "cell " + std::to_string(finding.cell + 1) + ", " + where;
-  out << "<tr class=\"finding\" data-severity=\"" << severity << "\" data-rule=\"" << escape(finding.rule_id)
-      << "\" data-path=\"" << escape(finding.path) << "\" data-line=\"" << finding.span.line << "\">"
-      << "<td data-key=\"" << finding.span.line << "\" title=\"" << escape(finding.path) << ":"
-      << finding.span.line << "\"><code>" << escape(where) << "</code><br><span class=\"sev-" << severity
+  out << "<tr class=\"finding\" data-severity=\"" << severity << "\" data-rule=\""
+      << html_escape(finding.rule_id) << "\" data-path=\"" << html_escape(finding.path) << "\" data-line=\""
+      << finding.span.line << "\">"
+      << "<td data-key=\"" << finding.span.line << "\" title=\"" << html_escape(finding.path) << ":"
+      << finding.span.line << "\"><code>" << html_escape(where) << "</code><br><span class=\"sev-" << severity
       << "\">" << severity << "</span></td>"
-      << "<td>" << escape(finding.rule_id) << "</td><td>" << escape(finding.message);
+      << "<td>" << html_escape(finding.rule_id) << "</td><td>" << html_escape(finding.message);
   if (finding.guard != Guard::None)
-    out << " <span class=\"muted\">[guarded: " << escape(to_string(finding.guard)) << "]</span>";
-  out << "</td><td><pre>" << escape(finding.snippet) << "</pre></td><td>"
-      << escape(finding.rule ? finding.rule->replacement : "") << "</td></tr>\n";
+    out << " <span class=\"muted\">[guarded: " << html_escape(to_string(finding.guard)) << "]</span>";
+  out << "</td><td><pre>" << html_escape(finding.snippet) << "</pre></td><td>"
+      << html_escape(finding.rule ? finding.rule->replacement : "") << "</td></tr>\n";
 }
 
 struct FileFindings {
@@ -267,8 +192,8 @@ void write_findings_by_file(std::ostream &out, const ScanResult &result) {
         << " (most errors first) are open, the rest collapsed.</p>";
   for (std::size_t i = 0; i < files.size(); ++i) {
     const FileFindings &file = files[i];
-    out << "<details class=\"file\" data-path=\"" << escape(file.path) << "\""
-        << (i < kOpenFiles ? " open" : "") << "><summary><code>" << escape(file.path)
+    out << "<details class=\"file\" data-path=\"" << html_escape(file.path) << "\""
+        << (i < kOpenFiles ? " open" : "") << "><summary><code>" << html_escape(file.path)
         << "</code><span class=\"count\">" << file.findings.size()
         << (file.findings.size() == 1 ? " finding" : " findings");
     if (file.errors)
@@ -310,22 +235,23 @@ void write_head(std::ostream &out, const ScanResult &result) {
          "'unsafe-inline'; "
          "script-src 'unsafe-inline'; img-src data:\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>mpsaudit: " << escape(result.root) << "</title>\n<style>" << kStyle
+      << "<title>mpsaudit: " << html_escape(result.root) << "</title>\n<style>" << kHtmlBaseStyle << kStyle
       << "</style></head>\n<body>\n";
-  out << "<h1>mpsaudit: can <code>" << escape(scanned_name(result))
+  out << "<h1>mpsaudit: can <code>" << html_escape(scanned_name(result))
       << "</code> run on an Apple-Silicon Mac?</h1>\n";
 }
 
 void write_decision_banner(std::ostream &out, const ReportContext &context) {
   if (!context.no_decision_reason.empty())
     out << "<section id=\"decision\" class=\"banner\"><div class=\"outcome\">No decision</div><div>"
-        << escape(context.no_decision_reason) << "</div></section>\n";
+        << html_escape(context.no_decision_reason) << "</div></section>\n";
   if (const Assessment *assessment = context.assessment) {
     const Decision &decision = assessment->decision;
     const std::string outcome(to_string(decision.outcome));
     out << "<section id=\"decision\" class=\"banner " << outcome << "\" data-outcome=\"" << outcome << "\">"
-        << "<div class=\"outcome\">" << outcome << "</div><div>" << escape(outcome_meaning(decision.outcome))
-        << "</div><div><strong>" << escape(decision.headline) << "</strong></div></section>\n";
+        << "<div class=\"outcome\">" << outcome << "</div><div>"
+        << html_escape(outcome_meaning(decision.outcome)) << "</div><div><strong>"
+        << html_escape(decision.headline) << "</strong></div></section>\n";
   }
 }
 
@@ -343,22 +269,25 @@ void write_effort_totals(std::ostream &out, const Assessment &assessment) {
   const std::string total = format_hours(effort.total);
   const auto tile = [&out](bool shown) { out << (shown ? "<div>" : "<div hidden>"); };
   tile(true);
-  out << "<b id=\"effort-recommended\" data-low=\"" << number(effort.recommended.low) << "\" data-high=\""
-      << number(effort.recommended.high) << "\" title=\"" << escape(effort.recommended_basis) << "\">"
-      << escape(recommended) << "</b>to " << escape(effort.recommended_goal) << "</div>";
+  out << "<b id=\"effort-recommended\" data-low=\"" << html_number(effort.recommended.low)
+      << "\" data-high=\"" << html_number(effort.recommended.high) << "\" title=\""
+      << html_escape(effort.recommended_basis) << "\">" << html_escape(recommended) << "</b>to "
+      << html_escape(effort.recommended_goal) << "</div>";
   tile(native != recommended);
-  out << "<b id=\"effort-native-port\" data-low=\"" << number(effort.native_port.low) << "\" data-high=\""
-      << number(effort.native_port.high) << "\" title=\"" << escape(native_port_text(effort)) << "\">"
-      << escape(native) << "</b>" << (keep ? "if you port anyway" : "native port of everything") << "</div>";
+  out << "<b id=\"effort-native-port\" data-low=\"" << html_number(effort.native_port.low)
+      << "\" data-high=\"" << html_number(effort.native_port.high) << "\" title=\""
+      << html_escape(native_port_text(effort)) << "\">" << html_escape(native) << "</b>"
+      << (keep ? "if you port anyway" : "native port of everything") << "</div>";
   tile(!keep && total != recommended && total != native);
-  out << "<b id=\"effort-total\" data-low=\"" << number(effort.total.low) << "\" data-high=\""
-      << number(effort.total.high) << "\">" << escape(total) << "</b>port of what the Mac needs now</div>";
+  out << "<b id=\"effort-total\" data-low=\"" << html_number(effort.total.low) << "\" data-high=\""
+      << html_number(effort.total.high) << "\">" << html_escape(total)
+      << "</b>port of what the Mac needs now</div>";
   // What `fix` removes of the recommended path, as the text's `Fix:` line.
   const FixCredit &fix = effort.recommended_fix;
   tile(!keep && fix.safe_sites > 0);
-  out << "<b id=\"fix-credit\" data-low=\"" << number(fix.safe.low) << "\" data-high=\""
-      << number(fix.safe.high) << "\" data-findings=\"" << fix.safe_sites << "\">"
-      << escape(format_hours(fix.safe)) << "</b>removed by <code>mpsaudit fix</code></div>";
+  out << "<b id=\"fix-credit\" data-low=\"" << html_number(fix.safe.low) << "\" data-high=\""
+      << html_number(fix.safe.high) << "\" data-findings=\"" << fix.safe_sites << "\">"
+      << html_escape(format_hours(fix.safe)) << "</b>removed by <code>mpsaudit fix</code></div>";
 }
 
 void write_counts(std::ostream &out, const ScanResult &result, const SeverityCounts &counts,
@@ -377,7 +306,7 @@ void write_counts(std::ostream &out, const ScanResult &result, const SeverityCou
 void write_what_would_change(std::ostream &out, const Decision &decision) {
   out << "<h2>What would change the decision</h2><ul id=\"what-would-change\">";
   for (const auto &change : decision.what_would_change)
-    out << "<li>" << escape(change) << "</li>";
+    out << "<li>" << html_escape(change) << "</li>";
   out << "</ul>\n";
 }
 
@@ -409,12 +338,12 @@ void write_effort_note(std::ostream &out, const Assessment &assessment) {
   if (effort.not_estimated)
     out << "; " << counted(effort.not_estimated, "blocker") << " not estimated";
   if (effort.deferred.high > 0)
-    out << "; deferred kernel ports " << escape(format_hours(effort.deferred));
-  out << ". Effort model: <code>" << escape(assessment.effort_model_origin) << "</code>.";
+    out << "; deferred kernel ports " << html_escape(format_hours(effort.deferred));
+  out << ". Effort model: <code>" << html_escape(assessment.effort_model_origin) << "</code>.";
   // KEEP_LINUX_GPU's path edits no code: `fix` would only shorten a port
   // that is not recommended.
   if (effort.path != RecommendedPath::KeepLinux && effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
-    out << " " << escape(fix_credit_sentence(effort.fix, "all the open work"));
+    out << " " << html_escape(fix_credit_sentence(effort.fix, "all the open work"));
   out << "</p>\n";
 }
 
@@ -424,18 +353,19 @@ void write_acceptance_levels(std::ostream &out, const std::vector<AcceptanceLeve
       << "<th>Evidence</th><th>How to confirm</th></tr></thead><tbody>";
   for (const auto &level : levels) {
     const std::string status(to_string(level.status));
-    out << "<tr data-status=\"" << escape(status) << "\"><td>" << level.level << ". " << escape(level.title)
-        << "</td><td class=\"status-" << escape(status) << "\">" << escape(status) << "</td><td>"
-        << escape(level.evidence) << "</td><td>" << escape(level.how_to_confirm) << "</td></tr>";
+    out << "<tr data-status=\"" << html_escape(status) << "\"><td>" << level.level << ". "
+        << html_escape(level.title) << "</td><td class=\"status-" << html_escape(status) << "\">"
+        << html_escape(status) << "</td><td>" << html_escape(level.evidence) << "</td><td>"
+        << html_escape(level.how_to_confirm) << "</td></tr>";
   }
   out << "</tbody></table></div>\n";
 }
 
 void write_memory_fit(std::ostream &out, const MemoryFit &memory) {
   out << "<h2>Memory fit</h2><p id=\"memory-fit\">"
-      << escape(memory.has_estimate
-                    ? memory.summary
-                    : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
+      << html_escape(memory.has_estimate
+                         ? memory.summary
+                         : std::string("No checkpoint, model config or stated VRAM found: not estimated."))
       << "</p>\n";
 }
 
@@ -446,22 +376,22 @@ void write_probe(std::ostream &out, const ProbeVerdicts &probe) {
     out << "<p class=\"muted\">No probe ran: every runtime claim is not yet confirmed. Run "
            "<code>mpsaudit-probe</code> on the Mac and pass its verdicts with <code>--verdicts</code>.</p>";
   } else {
-    out << "<div class=\"table-scroll\"><table><tbody><tr><th>Target</th><td>" << escape(probe.target)
-        << "</td></tr><tr><th>OS</th><td>" << escape(probe.environment.os + " " + probe.environment.arch)
-        << "</td></tr><tr><th>LibTorch</th><td>" << escape(probe.environment.libtorch_version)
+    out << "<div class=\"table-scroll\"><table><tbody><tr><th>Target</th><td>" << html_escape(probe.target)
+        << "</td></tr><tr><th>OS</th><td>" << html_escape(probe.environment.os + " " + probe.environment.arch)
+        << "</td></tr><tr><th>LibTorch</th><td>" << html_escape(probe.environment.libtorch_version)
         << "</td></tr><tr><th>MPS built / available</th><td>" << (probe.environment.mps_built ? "yes" : "no")
         << " / " << (probe.environment.mps_available ? "yes" : "no")
-        << "</td></tr><tr><th>Coverage table</th><td>" << escape(probe.coverage_table)
+        << "</td></tr><tr><th>Coverage table</th><td>" << html_escape(probe.coverage_table)
         << "</td></tr></tbody></table></div>";
     for (const auto &warning : probe.environment.warnings)
-      out << "<p class=\"sev-warning\">" << escape(warning) << "</p>";
+      out << "<p class=\"sev-warning\">" << html_escape(warning) << "</p>";
     out << "<div class=\"table-scroll\"><table "
            "id=\"probe-operators\"><thead><tr><th>Operator</th><th>MPS</th><th>Evidence</th><th>Reason</th>"
            "<th>First use</th></tr></thead><tbody>";
     for (const auto &op : probe.operators)
-      out << "<tr><td><code>" << escape(op.name) << "</code></td><td>" << escape(op.outcome) << "</td><td>"
-          << escape(op.evidence) << "</td><td>" << escape(op.reason) << "</td><td>"
-          << escape(op.path + ":" + std::to_string(op.line)) << "</td></tr>";
+      out << "<tr><td><code>" << html_escape(op.name) << "</code></td><td>" << html_escape(op.outcome)
+          << "</td><td>" << html_escape(op.evidence) << "</td><td>" << html_escape(op.reason) << "</td><td>"
+          << html_escape(op.path + ":" + std::to_string(op.line)) << "</td></tr>";
     out << "</tbody></table></div>";
   }
   out << "</section>\n";
@@ -488,12 +418,13 @@ void write_entry_points(std::ostream &out, const ScanResult &result, const Asses
          "<th>Runs on a Mac?</th><th>Blocked by</th><th>Effort</th></tr></thead><tbody>";
   for (const EntryAssessment *entry : shown) {
     const std::string blockers = entry_blockers_text(result, *entry);
-    out << "<tr data-mac=\"" << escape(std::string(to_string(entry->mac))) << "\"><td><code>"
-        << escape(path_for_display(result, entry->entry.path)) << "</code></td><td>"
-        << escape(std::string(to_string(entry->entry.purpose))) << "<br><span class=\"muted\">"
-        << escape(entry->entry.purpose_source) << "</span></td><td>" << escape(entry_mac_text(*entry))
-        << "</td><td>" << (blockers.empty() ? "—" : escape(blockers)) << "</td><td>"
-        << escape(format_hours(entry->hours)) << "</td></tr>";
+    out << "<tr data-mac=\"" << html_escape(std::string(to_string(entry->mac))) << "\"><td><code>"
+        << html_escape(path_for_display(result, entry->entry.path)) << "</code></td><td>"
+        << html_escape(std::string(to_string(entry->entry.purpose))) << "<br><span class=\"muted\">"
+        << html_escape(entry->entry.purpose_source) << "</span></td><td>"
+        << html_escape(entry_mac_text(*entry)) << "</td><td>"
+        << (blockers.empty() ? "—" : html_escape(blockers)) << "</td><td>"
+        << html_escape(format_hours(entry->hours)) << "</td></tr>";
   }
   out << "</tbody></table></div>\n";
   if (hidden)
@@ -512,9 +443,9 @@ void write_findings_and_close(std::ostream &out, const ScanResult &result, const
       << "<option value=\"warning\">warning</option><option value=\"info\">info</option></select></div>\n";
   write_findings_by_file(out, result);
   if (const std::string config = config_line(result, context.catalog); !config.empty())
-    out << "<p class=\"muted\" id=\"config\">" << escape(config) << "</p>\n";
-  out << "<p class=\"muted\">" << escape(summary_line(result)) << " · mpsaudit "
-      << escape(context.tool_version) << "</p>\n<script>" << kScript << "</script>\n</body></html>\n";
+    out << "<p class=\"muted\" id=\"config\">" << html_escape(config) << "</p>\n";
+  out << "<p class=\"muted\">" << html_escape(summary_line(result)) << " · mpsaudit "
+      << html_escape(context.tool_version) << "</p>\n<script>" << kScript << "</script>\n</body></html>\n";
 }
 
 } // namespace
