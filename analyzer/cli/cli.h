@@ -33,12 +33,13 @@ int run(const Invocation &invocation);
 // Subcommands defined in their own files (cli/<name>_command.cpp).
 int command_scan(const Invocation &invocation);
 int command_probe(const Invocation &invocation);
-int command_env(const Invocation &invocation);      // cli/env_command.cpp
-int command_compare(const Invocation &invocation);  // cli/compare_command.cpp
-int command_baseline(const Invocation &invocation); // cli/baseline_command.cpp
-int command_config(const Invocation &invocation);   // cli/config_command.cpp
-int command_fix(const Invocation &invocation);      // cli/fix_command.cpp
-int command_facts(const Invocation &invocation);    // cli/facts_command.cpp
+int command_env(const Invocation &invocation);       // cli/env_command.cpp
+int command_compare(const Invocation &invocation);   // cli/compare_command.cpp
+int command_baseline(const Invocation &invocation);  // cli/baseline_command.cpp
+int command_config(const Invocation &invocation);    // cli/config_command.cpp
+int command_fix(const Invocation &invocation);       // cli/fix_command.cpp
+int command_facts(const Invocation &invocation);     // cli/facts_command.cpp
+int command_portfolio(const Invocation &invocation); // cli/portfolio_command.cpp
 
 // Shared helpers for commands.
 std::string tool_version();

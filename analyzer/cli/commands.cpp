@@ -245,7 +245,11 @@ int command_version(const Invocation &) {
 int command_help(const Invocation &invocation) {
   const std::vector<OptionHelp> scan_options = scan_options_help();
   if (invocation.arguments == std::vector<std::string>{"--markdown"}) {
-    write_options_markdown(std::cout, scan_options); // docs/cli.md's `scan` table
+    write_options_markdown(std::cout, scan_options, "scan"); // docs/cli.md's `scan` table
+    return kClean;
+  }
+  if (invocation.arguments == std::vector<std::string>{"--markdown", "portfolio"}) {
+    write_options_markdown(std::cout, portfolio_options_help(), "portfolio");
     return kClean;
   }
   std::cout << "mpsaudit " << tool_version()
@@ -286,6 +290,8 @@ std::string rules_directory(const Invocation &invocation, const std::string &ove
 const std::vector<Command> &commands() {
   static const std::vector<Command> table{
       {"scan", "scan a repository and report CUDA-only code", command_scan},
+      {"portfolio", "judge many repositories, each on its own, in one table: portfolio PATH...",
+       command_portfolio},
       {"probe", "run the LibTorch runtime probe on a saved JSON report", command_probe},
       {"env", "record the Python interpreters' torch, MPS and variables", command_env},
       {"compare", "compare a Linux run with a Mac run: compare RUN_A RUN_B", command_compare},
@@ -297,7 +303,7 @@ const std::vector<Command> &commands() {
       {"explain", "print one rule's documentation", command_explain},
       {"facts", "print the facts files yield, as rules see them (JSON): facts FILE...", command_facts},
       {"version", "print the version", command_version},
-      {"help", "print this help (--markdown: the option table of docs/cli.md)", command_help},
+      {"help", "print this help (--markdown [portfolio]: an option table of docs/cli.md)", command_help},
   };
   return table;
 }
@@ -328,6 +334,14 @@ int command_usage(const Command &command) {
     write_options_text(std::cout, scan_options_help());
     std::cout << "\nExit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error, "
                  "3 some inputs could not be scanned.\n";
+  }
+  if (std::string_view(command.name) == "portfolio") {
+    std::cout
+        << "\nUsage: mpsaudit portfolio [options] PATH...\n\nEach PATH is a repository root, a JSON report "
+           "of `scan --format json`, or @FILE listing such paths.\n\nOptions:\n";
+    write_options_text(std::cout, portfolio_options_help());
+    std::cout << "\nExit codes: 0 every repository judged, 2 usage error, 3 some repositories could not be "
+                 "scanned or read (their rows say why).\n";
   }
   std::cout << "\nDocs: docs/cli.md; every command: mpsaudit help\n";
   return kClean;

@@ -1,4 +1,5 @@
 // `mpsaudit scan`: the main job.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "report/report_writers.h"
 #include "scan/result_cache.h"
 #include "session/session.h"
+#include "workflow/git_repository.h"
 
 namespace mpsaudit::cli {
 namespace {
@@ -170,6 +172,41 @@ int scan_exit_code(const Session &session) {
   return kClean;
 }
 
+// The roots that are each the top of a git work tree of their own: two or
+// more are separate repositories that one scan judges as one tree.
+std::vector<std::string> separate_repositories(const std::vector<std::string> &paths) {
+  std::vector<std::string> roots;
+  std::vector<std::filesystem::path> tops;
+  for (const std::string &path : paths) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(path, error))
+      continue;
+    const std::optional<GitRepository> repository =
+        find_git_repository(std::filesystem::absolute(path, error));
+    if (!repository || !repository->prefix.empty() ||
+        std::find(tops.begin(), tops.end(), repository->top) != tops.end())
+      continue;
+    tops.push_back(repository->top);
+    roots.push_back(path);
+  }
+  return roots;
+}
+
+// Says, on standard error, that separate repositories were judged as one,
+// and what judges each on its own.
+void note_separate_repositories(const std::vector<std::string> &paths) {
+  const std::vector<std::string> roots = separate_repositories(paths);
+  if (roots.size() < 2)
+    return;
+  std::string list;
+  for (const std::string &root : roots)
+    list += " " + root;
+  std::cerr << "mpsaudit: note: " << roots.size()
+            << " of these roots are separate git repositories, judged here as one tree with one verdict; "
+               "`mpsaudit portfolio"
+            << terminal_safe(list) << "` judges each on its own (docs/portfolio.md)\n";
+}
+
 } // namespace
 
 int command_scan(const Invocation &invocation) {
@@ -273,6 +310,7 @@ int command_scan(const Invocation &invocation) {
   request.bundled_rules = rules_dir.empty();
   request.goal = workflow.write_baseline_path.empty() ? SessionGoal::Assess : SessionGoal::WriteBaseline;
   request.show_progress = progress_display(*progress_mode, outputs);
+  const std::vector<std::string> roots = options.paths; // the request is moved into the session
   Session session;
   const SessionStatus status = run_session(std::move(request), session);
   if (status == SessionStatus::Refused)
@@ -301,6 +339,8 @@ int command_scan(const Invocation &invocation) {
       std::cerr << terminal_safe(assessment_summary(session.assessment), KeepLayout::TabAndNewline);
   }
   print_workflow_notes(result);
+  if (roots.size() > 1)
+    note_separate_repositories(roots);
   if (profile)
     print_profile(std::cerr, result.profile, seconds_since(started));
   return scan_exit_code(session);
