@@ -54,7 +54,8 @@ bool machine_output_on_stdout(const std::vector<std::pair<std::string, std::stri
   return false;
 }
 
-bool write_outputs(const Portfolio &portfolio, const std::vector<std::pair<std::string, std::string>> &outputs) {
+bool write_outputs(const Portfolio &portfolio,
+                   const std::vector<std::pair<std::string, std::string>> &outputs) {
   for (const auto &[format, path] : outputs) {
     PortfolioWriterOptions options;
     if (path == "-") {

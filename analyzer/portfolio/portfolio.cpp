@@ -102,9 +102,11 @@ std::vector<PortfolioBlocker> blockers_of(const json &decision, const json &item
 }
 
 // The release an `operators` finding names as the first with an MPS kernel:
-// "(added in 2.4)" or "runs on MPS from 2.4"; empty when it names none.
+// "(added in 2.4)", "(added by 2.4.0)" (the first table that has it) or
+// "runs on MPS from 2.4"; empty when it names none. The messages are the
+// mps-operator-coverage pass's (coverage/operator_coverage_pass.cpp).
 std::string release_named(const std::string &message) {
-  static const std::regex named(R"((?:added in|runs on MPS from) ([0-9]+(?:\.[0-9]+)*))");
+  static const std::regex named(R"((?:added in|added by|runs on MPS from) ([0-9]+(?:\.[0-9]+)*))");
   std::smatch match;
   if (std::regex_search(message, match, named))
     return match[1].str();
@@ -118,10 +120,13 @@ std::set<std::string> read_missing_operators(const json &findings, PortfolioRow 
   std::set<std::string> rules;
   bool every_one_named = true;
   for (const json &finding : findings.is_array() ? findings : json::array()) {
-    if (member_or<std::string>(finding, "family", "") != "operators" || member_or<bool>(finding, "suppressed", false))
+    if (member_or<std::string>(finding, "family", "") != "operators" ||
+        member_or<bool>(finding, "suppressed", false))
       continue;
     const std::string release = release_named(member_or<std::string>(finding, "message", ""));
-    if (release.empty() && member_or<std::string>(finding, "message", "").find("no MPS kernel") == std::string::npos)
+    const std::string message = member_or<std::string>(finding, "message", "");
+    if (release.empty() && message.find("no MPS kernel") == std::string::npos &&
+        message.find("falls back to the CPU") == std::string::npos)
       continue; // an operator with a record of wrong results, which no release is known to mend
     ++row.missing_operators;
     rules.insert(member_or<std::string>(finding, "rule", ""));
@@ -232,10 +237,11 @@ PortfolioRow row_from_report(const json &report, const std::string &our_version)
   row.files = member_or<std::size_t>(child(report, "summary"), "files", 0);
   row.findings = member_or<std::size_t>(child(report, "summary"), "findings", 0);
   const std::set<std::string> operator_rules = read_missing_operators(child(report, "findings"), row);
-  row.operators_decide = !row.blockers.empty() &&
-                         std::all_of(row.blockers.begin(), row.blockers.end(), [&](const PortfolioBlocker &blocker) {
-                           return starts_with(blocker.cause, "rule:") && operator_rules.count(blocker.cause.substr(5));
-                         });
+  row.operators_decide =
+      !row.blockers.empty() &&
+      std::all_of(row.blockers.begin(), row.blockers.end(), [&](const PortfolioBlocker &blocker) {
+        return starts_with(blocker.cause, "rule:") && operator_rules.count(blocker.cause.substr(5));
+      });
   return row;
 }
 
@@ -292,9 +298,11 @@ Portfolio summarize_portfolio(std::vector<PortfolioRow> rows, const std::string 
   return portfolio;
 }
 
-bool compare_with_baseline(Portfolio &portfolio, const json &baseline, const std::string &file, std::string &error) {
+bool compare_with_baseline(Portfolio &portfolio, const json &baseline, const std::string &file,
+                           std::string &error) {
   const json &old_rows = child(baseline, "repositories");
-  if (member_or<int>(baseline, "portfolio_schema_version", 0) != kPortfolioSchemaVersion || !old_rows.is_array()) {
+  if (member_or<int>(baseline, "portfolio_schema_version", 0) != kPortfolioSchemaVersion ||
+      !old_rows.is_array()) {
     error = file + " is not a portfolio JSON written by `mpsaudit portfolio` (portfolio_schema_version " +
             std::to_string(kPortfolioSchemaVersion) + ")";
     return false;
@@ -363,11 +371,10 @@ json portfolio_to_json(const Portfolio &portfolio) {
       entry["entry_points"] = {{"on_mac", row.entries_on_mac}, {"all", row.entries}};
       entry["files"] = row.files;
       entry["findings"] = row.findings;
-      entry["missing_operators"] = {{"count", row.missing_operators},
-                                    {"all_in_release", row.operators_release.empty()
-                                                           ? json(nullptr)
-                                                           : json(row.operators_release)},
-                                    {"decide_verdict", row.operators_decide}};
+      entry["missing_operators"] = {
+          {"count", row.missing_operators},
+          {"all_in_release", row.operators_release.empty() ? json(nullptr) : json(row.operators_release)},
+          {"decide_verdict", row.operators_decide}};
     }
     rows.push_back(std::move(entry));
   }

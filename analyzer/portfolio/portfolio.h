@@ -45,12 +45,12 @@ struct PortfolioRow {
   std::vector<std::string> notes;    // e.g. a report from another mpsaudit version
   std::string error;                 // non-empty: no report; the fields below are empty
   std::string verdict;               // ADAPT, DUAL or KEEP_LINUX_GPU
-  std::string reason;                // the decision's headline without the verdict, paths from the repository's top
-  HourRange effort;                  // the recommended path
-  std::optional<HourRange> native_port; // DUAL and KEEP_LINUX_GPU: porting everything natively
-  HourRange fix_removes;                // of `effort`, what `mpsaudit fix --apply` edits away
+  std::string reason; // the decision's headline without the verdict, paths from the repository's top
+  HourRange effort;   // the recommended path
+  std::optional<HourRange> native_port;   // DUAL and KEEP_LINUX_GPU: porting everything natively
+  HourRange fix_removes;                  // of `effort`, what `mpsaudit fix --apply` edits away
   std::vector<PortfolioBlocker> blockers; // strongest first
-  std::size_t entries_on_mac = 0;         // entry points that run on a Mac (as is, after fixes, optional CUDA path)
+  std::size_t entries_on_mac = 0; // entry points that run on a Mac (as is, after fixes, optional CUDA path)
   std::size_t entries = 0;
   std::size_t files = 0;    // files scanned
   std::size_t findings = 0; // unsuppressed findings
@@ -61,7 +61,7 @@ struct PortfolioRow {
   // are none, or one has no kernel in any release.
   std::string operators_release;
   std::size_t missing_operators = 0;
-  bool operators_decide = false; // every cause pushing the verdict is such an operator
+  bool operators_decide = false;    // every cause pushing the verdict is such an operator
   std::vector<std::string> changes; // since the baseline portfolio, when one was given
 
   bool ok() const { return error.empty(); }
@@ -80,7 +80,7 @@ struct SharedBlocker {
   std::string cause;
   std::string title;
   std::vector<std::string> repositories; // the names of those it blocks
-  HourRange hours;                        // its items' hours, summed over them
+  HourRange hours;                       // its items' hours, summed over them
   // A package is replaced once for every repository (one port of the
   // library, or one substitute); a pattern or kernel code is work in each.
   bool replaced_once() const { return cause.rfind("package:", 0) == 0; }
@@ -99,7 +99,7 @@ struct Portfolio {
   std::vector<VerdictTotal> totals;
   std::vector<SharedBlocker> shared_blockers; // most repositories first
   std::optional<ReleaseEffect> release;
-  std::string baseline_file;                  // empty: no baseline
+  std::string baseline_file; // empty: no baseline
   std::vector<std::string> removed_since_baseline;
 };
 

@@ -8,7 +8,6 @@
 //   #effort-chart g.bar                                  one bar per scanned repository
 //   #shared-blockers tbody tr[data-cause]                the cross-repository blockers
 #include <cstdio>
-#include <filesystem>
 
 #include "portfolio/portfolio_writers.h"
 #include "report/html_parts.h"
@@ -17,7 +16,8 @@ namespace mpsaudit {
 namespace {
 
 // What this page adds to kHtmlBaseStyle.
-constexpr const char *kStyle = R"CSS(.totals{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}.totals div{border-radius:6px;padding:8px 14px;color:#fff;min-width:180px}
+constexpr const char *kStyle =
+    R"CSS(.totals{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}.totals div{border-radius:6px;padding:8px 14px;color:#fff;min-width:180px}
 .totals b{font-size:22px;display:block}.ADAPT{background:var(--ok)}.DUAL{background:var(--dual)}.KEEP_LINUX_GPU{background:var(--keep)}
 .verdict{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600;font-size:12px;white-space:nowrap}.verdict.error{background:var(--muted)}
 .table-scroll{overflow-x:auto;max-width:100%}
@@ -36,15 +36,8 @@ const char *verdict_colour(const std::string &verdict) {
   return "#cf222e";
 }
 
-std::string mid_key(const HourRange &hours) { return html_number((hours.low + hours.high) / 2); }
-
-// A link to a repository's own report, relative to where the page is.
-std::string report_href(const std::string &report, const std::string &written_to) {
-  std::error_code error;
-  const std::filesystem::path base = std::filesystem::absolute(written_to.empty() ? "." : written_to, error);
-  const std::filesystem::path target = std::filesystem::absolute(report, error);
-  const std::filesystem::path relative = target.lexically_relative(base);
-  return relative.empty() ? report : relative.generic_string();
+std::string mid_key(const HourRange &hours) {
+  return html_number((hours.low + hours.high) / 2);
 }
 
 std::string cell(const std::string &text, const char *css_class = nullptr, const std::string &key = {}) {
@@ -81,17 +74,20 @@ void write_chart(std::ostream &out, const Portfolio &portfolio) {
 
 void write_row(std::ostream &out, const PortfolioRow &row, const PortfolioWriterOptions &options) {
   const std::string name =
-      html_escape(row.name) + (row.commit ? " <code class=\"muted\">" + html_escape(row.commit->substr(0, 7)) + "</code>" : "");
-  out << "<tr data-name=\"" << html_escape(row.name) << "\" data-verdict=\"" << html_escape(row.ok() ? row.verdict : "error")
-      << "\">" << cell(name, "name", row.name);
+      html_escape(row.name) +
+      (row.commit ? " <code class=\"muted\">" + html_escape(row.commit->substr(0, 7)) + "</code>" : "");
+  out << "<tr data-name=\"" << html_escape(row.name) << "\" data-verdict=\""
+      << html_escape(row.ok() ? row.verdict : "error") << "\">" << cell(name, "name", row.name);
   if (!row.ok()) {
-    out << cell("<span class=\"verdict error\">error</span>", nullptr, "9") << cell(html_escape(row.error), "why")
+    out << cell("<span class=\"verdict error\">error</span>", nullptr, "9")
+        << cell(html_escape(row.error), "why")
         << "<td></td><td></td><td></td><td></td><td></td><td></td><td></td></tr>\n";
     return;
   }
   std::string verdict = "<span class=\"verdict " + row.verdict + "\">" + row.verdict + "</span>";
   if (!row.html_report.empty())
-    verdict = "<a href=\"" + html_escape(report_href(row.html_report, options.written_to)) + "\">" + verdict + "</a>";
+    verdict = "<a href=\"" + html_escape(report_link(row.html_report, options.written_to)) + "\">" + verdict +
+              "</a>";
   std::string blockers;
   for (std::size_t i = 0; i < row.blockers.size() && i < 3; ++i)
     blockers += (i ? "<br>" : "") + html_escape(row.blockers[i].title);
@@ -111,7 +107,8 @@ void write_row(std::ostream &out, const PortfolioRow &row, const PortfolioWriter
 }
 
 void write_table(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options) {
-  out << "<h2>Repositories</h2>\n<div class=\"table-scroll\"><table id=\"portfolio-table\" class=\"sortable\"><thead><tr>"
+  out << "<h2>Repositories</h2>\n<div class=\"table-scroll\"><table id=\"portfolio-table\" "
+         "class=\"sortable\"><thead><tr>"
          "<th>repository</th><th>verdict</th><th>why</th><th>effort</th><th>native port</th><th>fix</th>"
          "<th>Mac entries</th><th>files</th><th>findings</th><th>top blockers</th></tr></thead><tbody>\n";
   for (const PortfolioRow &row : portfolio.rows)
@@ -120,21 +117,26 @@ void write_table(std::ostream &out, const Portfolio &portfolio, const PortfolioW
 }
 
 void write_shared_blockers(std::ostream &out, const Portfolio &portfolio) {
-  out << "<h2>Blockers across repositories</h2>\n<p class=\"muted\">Each cause pushes these repositories off ADAPT. "
-         "A CUDA-only package is replaced once for all of them; a pattern or kernel code is work in each.</p>\n";
+  out << "<h2>Blockers across repositories</h2>\n<p class=\"muted\">Each cause pushes these repositories off "
+         "ADAPT. "
+         "A CUDA-only package is replaced once for all of them; a pattern or kernel code is work in "
+         "each.</p>\n";
   if (portfolio.shared_blockers.empty()) {
     out << "<p>No repository has a blocker.</p>\n";
     return;
   }
-  out << "<div class=\"table-scroll\"><table id=\"shared-blockers\" class=\"sortable\"><thead><tr><th>blocker</th>"
-         "<th>repositories</th><th>hours in all</th><th>one replacement for all</th><th>which</th></tr></thead><tbody>\n";
+  out << "<div class=\"table-scroll\"><table id=\"shared-blockers\" "
+         "class=\"sortable\"><thead><tr><th>blocker</th>"
+         "<th>repositories</th><th>hours in all</th><th>one replacement for "
+         "all</th><th>which</th></tr></thead><tbody>\n";
   for (const SharedBlocker &blocker : portfolio.shared_blockers) {
     std::string names;
     for (const std::string &name : blocker.repositories)
       names += (names.empty() ? "" : ", ") + html_escape(name);
     out << "<tr data-cause=\"" << html_escape(blocker.cause) << "\">" << cell(html_escape(blocker.title))
         << cell(std::to_string(blocker.repositories.size()), "number")
-        << cell(blocker.hours.high > 0 ? html_escape(format_hours(blocker.hours)) : "–", "number", mid_key(blocker.hours))
+        << cell(blocker.hours.high > 0 ? html_escape(format_hours(blocker.hours)) : "–", "number",
+                mid_key(blocker.hours))
         << cell(blocker.replaced_once() ? "yes" : "no") << cell(names) << "</tr>\n";
   }
   out << "</tbody></table></div>\n";
@@ -145,9 +147,9 @@ void write_release(std::ostream &out, const Portfolio &portfolio) {
   if (!portfolio.release)
     out << "No repository has an operator without an MPS kernel that a newer torch release adds.";
   else
-    out << "torch " << html_escape(portfolio.release->release) << " has an MPS kernel for every missing operator of "
-        << portfolio.release->repositories << " repositories; it changes the verdict of "
-        << portfolio.release->verdicts_changed << ".";
+    out << "torch " << html_escape(portfolio.release->release)
+        << " has an MPS kernel for every missing operator of " << portfolio.release->repositories
+        << " repositories; it changes the verdict of " << portfolio.release->verdicts_changed << ".";
   out << "</p>\n";
 }
 
@@ -170,15 +172,20 @@ void write_changes(std::ostream &out, const Portfolio &portfolio) {
 
 } // namespace
 
-void write_portfolio_html(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options) {
+void write_portfolio_html(std::ostream &out, const Portfolio &portfolio,
+                          const PortfolioWriterOptions &options) {
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+         "'unsafe-inline'; "
          "script-src 'unsafe-inline'; img-src data:\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>mpsaudit portfolio</title>\n<style>" << kHtmlBaseStyle << kStyle << "</style></head>\n<body>\n"
+      << "<title>mpsaudit portfolio</title>\n<style>" << kHtmlBaseStyle << kStyle
+      << "</style></head>\n<body>\n"
       << "<h1>mpsaudit portfolio: " << portfolio.rows.size()
-      << " repositories on an Apple-Silicon Mac</h1>\n<p class=\"muted\">Each repository judged on its own by "
-         "<code>mpsaudit scan</code>; effort is the recommended path's, in person-hours (8 h a day). mpsaudit "
+      << " repositories on an Apple-Silicon Mac</h1>\n<p class=\"muted\">Each repository judged on its own "
+         "by "
+         "<code>mpsaudit scan</code>; effort is the recommended path's, in person-hours (8 h a day). "
+         "mpsaudit "
       << html_escape(portfolio.tool_version) << ".</p>\n";
   write_totals(out, portfolio);
   write_table(out, portfolio, options);

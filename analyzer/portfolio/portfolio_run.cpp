@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -57,6 +58,27 @@ std::string said_on_stderr(const std::string &text) {
   return last;
 }
 
+// A parser callback that keeps of a report only what row_from_report reads:
+// the per-file lists are dropped as they are read, and of the findings only
+// the operators family's. A report's memory is then about its assessment's,
+// however many findings and files it lists.
+nlohmann::json::parser_callback_t keep_what_a_row_reads() {
+  auto top_key = std::make_shared<std::string>();
+  return [top_key](int depth, nlohmann::json::parse_event_t event, nlohmann::json &parsed) {
+    using event_t = nlohmann::json::parse_event_t;
+    if (event == event_t::key && depth == 1) {
+      *top_key = parsed.is_string() ? parsed.get<std::string>() : std::string();
+      return *top_key != "files" && *top_key != "api_uses" && *top_key != "skipped" &&
+             *top_key != "diagnostics";
+    }
+    if (event == event_t::object_end && depth == 2 && *top_key == "findings") {
+      const auto family = parsed.find("family");
+      return family != parsed.end() && *family == "operators";
+    }
+    return true;
+  };
+}
+
 bool read_report(const fs::path &path, nlohmann::json &report, std::string &error) {
   std::error_code code;
   const std::uintmax_t size = fs::file_size(path, code);
@@ -69,7 +91,7 @@ bool read_report(const fs::path &path, nlohmann::json &report, std::string &erro
     return false;
   }
   std::ifstream file(path, std::ios::binary);
-  report = nlohmann::json::parse(file, nullptr, false);
+  report = nlohmann::json::parse(file, keep_what_a_row_reads(), false);
   if (report.is_discarded()) {
     error = path.string() + " is not valid JSON";
     return false;
@@ -142,23 +164,32 @@ PortfolioRow read_report_row(const Planned &planned, const std::string &tool_ver
 
 std::string process_failure(const ProcessResult &result, double timeout_seconds) {
   if (result.launch != "started")
-    return "could not start mpsaudit scan (" + result.launch + (result.launch_error.empty() ? "" : ": " + result.launch_error) + ")";
+    return "could not start mpsaudit scan (" + result.launch +
+           (result.launch_error.empty() ? "" : ": " + result.launch_error) + ")";
   if (result.timed_out)
     return "the scan ran past " + std::to_string(static_cast<long>(timeout_seconds)) + " s and was stopped";
   if (!result.exited)
     return "the scan ended by signal " + std::to_string(result.signal);
   const std::string said = said_on_stderr(result.err);
-  return "the scan wrote no report (exit " + std::to_string(result.exit_status) + ")" + (said.empty() ? "" : ": " + said);
+  return "the scan wrote no report (exit " + std::to_string(result.exit_status) + ")" +
+         (said.empty() ? "" : ": " + said);
 }
 
 PortfolioRow scan_tree_row(const Planned &planned, const PortfolioRequest &request, unsigned jobs_per_scan,
                            bool keep_html) {
   std::error_code error;
   ProcessRequest process;
-  process.argv = {request.executable, "scan", ".", "--format", "json", "-o", fs::absolute(planned.json_out, error).string()};
+  process.argv = {request.executable,
+                  "scan",
+                  ".",
+                  "--format",
+                  "json",
+                  "-o",
+                  fs::absolute(planned.json_out, error).string()};
   if (keep_html)
     process.argv.insert(process.argv.end(), {"-o", fs::absolute(planned.html_out, error).string()});
-  process.argv.insert(process.argv.end(), {"--progress", "never", "--fail-on", "never", "-j", std::to_string(jobs_per_scan)});
+  process.argv.insert(process.argv.end(),
+                      {"--progress", "never", "--fail-on", "never", "-j", std::to_string(jobs_per_scan)});
   process.argv.insert(process.argv.end(), request.scan_arguments.begin(), request.scan_arguments.end());
   process.working_directory = fs::absolute(planned.input, error).string();
   process.timeout_seconds = request.timeout_seconds;
@@ -226,8 +257,8 @@ std::vector<PortfolioRow> collect_portfolio_rows(const PortfolioRequest &request
     plans.push_back(plan_input(input, reports_dir, stems));
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned workers =
-      std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : cores, static_cast<unsigned>(plans.size())));
+  const unsigned workers = std::max(
+      1u, std::min<unsigned>(request.jobs ? request.jobs : cores, static_cast<unsigned>(plans.size())));
   // Each scan gets its share of the cores: several small repositories at
   // once, or one large one with them all.
   const unsigned jobs_per_scan = std::max(1u, cores / workers);

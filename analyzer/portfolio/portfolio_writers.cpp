@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "core/text.h"
+#include "report/markdown_text.h"
 
 namespace mpsaudit {
 namespace {
@@ -80,9 +82,9 @@ struct Column {
   bool right_aligned;
 };
 
-constexpr Column kTextColumns[] = {{"repository", false}, {"verdict", false},    {"effort", true},
-                                   {"native port", true}, {"fix", true},         {"on Mac", true},
-                                   {"files", true},       {"findings", true},    {"blockers", false}};
+constexpr Column kTextColumns[] = {{"repository", false}, {"verdict", false}, {"effort", true},
+                                   {"native port", true}, {"fix", true},      {"on Mac", true},
+                                   {"files", true},       {"findings", true}, {"blockers", false}};
 
 std::vector<std::string> text_cells(const PortfolioRow &row) {
   if (!row.ok())
@@ -160,9 +162,11 @@ std::vector<std::string> shared_lines(const Portfolio &portfolio) {
     std::string names;
     for (const std::string &name : blocker.repositories)
       names += (names.empty() ? "" : ", ") + name;
-    lines.push_back(blocker.title + ": blocks " + count_of(blocker.repositories.size(), "repository", "repositories") +
-                    (blocker.hours.high > 0 ? ", " + format_hours(blocker.hours) + " to port in all" : "") +
-                    (blocker.replaced_once() && blocker.repositories.size() > 1 ? ", one replacement for all" : "") + " (" + names + ")");
+    lines.push_back(
+        blocker.title + ": blocks " + count_of(blocker.repositories.size(), "repository", "repositories") +
+        (blocker.hours.high > 0 ? ", " + format_hours(blocker.hours) + " to port in all" : "") +
+        (blocker.replaced_once() && blocker.repositories.size() > 1 ? ", one replacement for all" : "") +
+        " (" + names + ")");
   }
   return lines;
 }
@@ -170,7 +174,8 @@ std::vector<std::string> shared_lines(const Portfolio &portfolio) {
 std::vector<std::string> reason_lines(const Portfolio &portfolio) {
   std::vector<std::string> lines;
   for (const PortfolioRow &row : portfolio.rows)
-    lines.push_back(row.name + ": " + (row.ok() ? row.verdict + ": " + row.reason : "not scanned: " + row.error));
+    lines.push_back(row.name + ": " +
+                    (row.ok() ? row.verdict + ": " + row.reason : "not scanned: " + row.error));
   return lines;
 }
 
@@ -198,14 +203,10 @@ std::vector<std::string> change_lines(const Portfolio &portfolio) {
 
 // --- Markdown ---
 
+// Every text from a report (names, reasons, titles) is the scanned tree's:
+// markdown_text keeps it text when GitHub renders the page (docs/security.md).
 std::string markdown_cell(const std::string &text) {
-  std::string out;
-  for (char c : terminal_safe(text)) {
-    if (c == '|' || c == '\\' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>' || c == '[' || c == ']')
-      out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
+  return markdown_text(text);
 }
 
 void write_markdown_list(std::ostream &out, const std::string &title, const std::vector<std::string> &lines) {
@@ -217,6 +218,25 @@ void write_markdown_list(std::ostream &out, const std::string &title, const std:
 }
 
 } // namespace
+
+std::string report_link(const std::string &report, const std::string &written_to) {
+  std::error_code error;
+  const std::filesystem::path base = std::filesystem::absolute(written_to.empty() ? "." : written_to, error);
+  const std::filesystem::path relative = std::filesystem::absolute(report, error).lexically_relative(base);
+  const std::string path = relative.empty() ? report : relative.generic_string();
+  std::string link;
+  for (unsigned char c : path) {
+    if (c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == '"' || c == '\'' || c == '(' || c == ')' ||
+        c == '%') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+      link += escaped;
+    } else {
+      link += static_cast<char>(c);
+    }
+  }
+  return link;
+}
 
 std::string csv_field(std::string_view text) {
   std::string value(text);
@@ -230,7 +250,8 @@ std::string csv_field(std::string_view text) {
   return quoted + "\"";
 }
 
-void write_portfolio_text(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options) {
+void write_portfolio_text(std::ostream &out, const Portfolio &portfolio,
+                          const PortfolioWriterOptions &options) {
   const std::size_t width = options.width;
   out << headline(portfolio) << "\n\n";
   write_text_table(out, portfolio, width);
@@ -243,26 +264,34 @@ void write_portfolio_text(std::ostream &out, const Portfolio &portfolio, const P
   write_text_lines(out, "Notes", note_lines(portfolio), width);
 }
 
-void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &) {
+void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio,
+                              const PortfolioWriterOptions &options) {
   out << "# " << markdown_cell(headline(portfolio)) << "\n\n"
-      << "| repository | verdict | why | effort | native port | fix | Mac entries | files | findings | top blockers |\n"
+      << "| repository | verdict | why | effort | native port | fix | Mac entries | files | findings | top "
+         "blockers |\n"
       << "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const PortfolioRow &row : portfolio.rows) {
-    const std::string name = markdown_cell(row.name) + (row.commit ? " `" + row.commit->substr(0, 7) + "`" : "");
+    const std::string name =
+        markdown_cell(row.name) + (row.commit ? " " + markdown_code(row.commit->substr(0, 7)) : "");
     if (!row.ok()) {
       out << "| " << name << " | error | " << markdown_cell(row.error) << " | | | | | | | |\n";
       continue;
     }
-    const std::string verdict = row.html_report.empty() ? row.verdict
-                                                        : "[" + row.verdict + "](" + markdown_cell(row.html_report) + ")";
-    out << "| " << name << " | " << verdict << " | " << markdown_cell(row.reason) << " | " << format_hours(row.effort)
-        << " | " << native_port_text(row) << " | " << percent(row.fix_share()) << " | " << entries_text(row) << " | "
-        << row.files << " | " << row.findings << " | " << markdown_cell(blockers_text(row, kRowBlockers)) << " |\n";
+    const std::string verdict =
+        row.html_report.empty()
+            ? row.verdict
+            : "[" + row.verdict + "](<" + report_link(row.html_report, options.written_to) + ">)";
+    out << "| " << name << " | " << verdict << " | " << markdown_cell(row.reason) << " | "
+        << format_hours(row.effort) << " | " << native_port_text(row) << " | " << percent(row.fix_share())
+        << " | " << entries_text(row) << " | " << row.files << " | " << row.findings << " | "
+        << markdown_cell(blockers_text(row, kRowBlockers)) << " |\n";
   }
-  out << "\n## By verdict (recommended path)\n\n| verdict | repositories | person-days | hours |\n|---|---:|---:|---:|\n";
+  out << "\n## By verdict (recommended path)\n\n| verdict | repositories | person-days | hours "
+         "|\n|---|---:|---:|---:|\n";
   for (const VerdictTotal &total : portfolio.totals)
-    out << "| " << total.verdict << " | " << total.repositories << " | " << (total.repositories ? days(total.hours) : "–")
-        << " | " << (total.repositories ? format_hours(total.hours) : "–") << " |\n";
+    out << "| " << total.verdict << " | " << total.repositories << " | "
+        << (total.repositories ? days(total.hours) : "–") << " | "
+        << (total.repositories ? format_hours(total.hours) : "–") << " |\n";
   write_markdown_list(out, "Blockers across repositories (most repositories first)", shared_lines(portfolio));
   write_markdown_list(out, "Torch release", {release_sentence(portfolio)});
   if (!portfolio.baseline_file.empty())
@@ -272,7 +301,8 @@ void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio, con
 
 void write_portfolio_csv(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &) {
   out << "name,commit,verdict,reason,effort_low_hours,effort_high_hours,effort,native_port_low_hours,"
-         "native_port_high_hours,fix_share,blocker_1,blocker_2,blocker_3,entries_on_mac,entries,files,findings,"
+         "native_port_high_hours,fix_share,blocker_1,blocker_2,blocker_3,entries_on_mac,entries,files,"
+         "findings,"
          "scanned_at,source,input,error,changes\r\n";
   char number[32];
   const auto hours = [&number](double value) {
@@ -280,12 +310,13 @@ void write_portfolio_csv(std::ostream &out, const Portfolio &portfolio, const Po
     return std::string(number);
   };
   for (const PortfolioRow &row : portfolio.rows) {
-    std::vector<std::string> fields = {csv_field(row.name), csv_field(row.commit.value_or("")), csv_field(row.verdict),
-                                       csv_field(row.reason)};
+    std::vector<std::string> fields = {csv_field(row.name), csv_field(row.commit.value_or("")),
+                                       csv_field(row.verdict), csv_field(row.reason)};
     if (row.ok()) {
-      fields.insert(fields.end(), {hours(row.effort.low), hours(row.effort.high), csv_field(format_hours(row.effort)),
-                                   row.native_port ? hours(row.native_port->low) : "",
-                                   row.native_port ? hours(row.native_port->high) : "", hours(row.fix_share())});
+      fields.insert(fields.end(),
+                    {hours(row.effort.low), hours(row.effort.high), csv_field(format_hours(row.effort)),
+                     row.native_port ? hours(row.native_port->low) : "",
+                     row.native_port ? hours(row.native_port->high) : "", hours(row.fix_share())});
     } else {
       fields.insert(fields.end(), 6, "");
     }
@@ -295,10 +326,10 @@ void write_portfolio_csv(std::ostream &out, const Portfolio &portfolio, const Po
     for (const std::string &change : row.changes)
       changes += (changes.empty() ? "" : "; ") + change;
     fields.insert(fields.end(),
-                  {row.ok() ? std::to_string(row.entries_on_mac) : "", row.ok() ? std::to_string(row.entries) : "",
-                   row.ok() ? std::to_string(row.files) : "", row.ok() ? std::to_string(row.findings) : "",
-                   csv_field(row.scanned_at), csv_field(row.source), csv_field(row.input), csv_field(row.error),
-                   csv_field(changes)});
+                  {row.ok() ? std::to_string(row.entries_on_mac) : "",
+                   row.ok() ? std::to_string(row.entries) : "", row.ok() ? std::to_string(row.files) : "",
+                   row.ok() ? std::to_string(row.findings) : "", csv_field(row.scanned_at),
+                   csv_field(row.source), csv_field(row.input), csv_field(row.error), csv_field(changes)});
     for (std::size_t i = 0; i < fields.size(); ++i)
       out << (i ? "," : "") << fields[i];
     out << "\r\n";
@@ -311,8 +342,10 @@ void write_portfolio_json(std::ostream &out, const Portfolio &portfolio, const P
 
 const std::vector<PortfolioWriter> &portfolio_writers() {
   static const std::vector<PortfolioWriter> writers = {
-      {"text", {"txt"}, false, write_portfolio_text},     {"md", {"md", "markdown"}, false, write_portfolio_markdown},
-      {"csv", {"csv"}, true, write_portfolio_csv},        {"json", {"json"}, true, write_portfolio_json},
+      {"text", {"txt"}, false, write_portfolio_text},
+      {"md", {"md", "markdown"}, false, write_portfolio_markdown},
+      {"csv", {"csv"}, true, write_portfolio_csv},
+      {"json", {"json"}, true, write_portfolio_json},
       {"html", {"html", "htm"}, false, write_portfolio_html}};
   return writers;
 }

@@ -32,11 +32,22 @@ const PortfolioWriter *find_portfolio_writer(std::string_view name);
 std::string portfolio_format_for_extension(const std::string &path);
 std::string portfolio_format_names(std::string_view separator);
 
-void write_portfolio_text(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options);
-void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options);
-void write_portfolio_csv(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options);
-void write_portfolio_json(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options);
-void write_portfolio_html(std::ostream &out, const Portfolio &portfolio, const PortfolioWriterOptions &options);
+void write_portfolio_text(std::ostream &out, const Portfolio &portfolio,
+                          const PortfolioWriterOptions &options);
+void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio,
+                              const PortfolioWriterOptions &options);
+void write_portfolio_csv(std::ostream &out, const Portfolio &portfolio,
+                         const PortfolioWriterOptions &options);
+void write_portfolio_json(std::ostream &out, const Portfolio &portfolio,
+                          const PortfolioWriterOptions &options);
+void write_portfolio_html(std::ostream &out, const Portfolio &portfolio,
+                          const PortfolioWriterOptions &options);
+
+// A link from the document written to `written_to` (a directory; empty:
+// the current one) to a repository's own report: a relative path, with
+// anything a Markdown or HTML link could read as its end, or as markup,
+// percent-encoded.
+std::string report_link(const std::string &report, const std::string &written_to);
 
 // A CSV field (RFC 4180), with a leading quote before what a spreadsheet
 // would run as a formula (=, +, -, @, tab, carriage return): names and
