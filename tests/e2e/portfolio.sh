@@ -126,6 +126,12 @@ PY
 valid "$work/trees.json" "$work/errors.json"
 grep -q "broken.json: .* is not valid JSON" "$work/errors.err" || fail "no diagnostic names the broken report"
 
+# --- progress: "N/M repositories" on standard error when asked, never in a pipe by default ---
+"$binary" portfolio --progress always "$work"/reports/*.json -o /dev/null 2>"$work/progress.err"
+grep -q '5/5 repositories' "$work/progress.err" || fail "no progress line with --progress always"
+"$binary" portfolio "$work"/reports/*.json -o /dev/null 2>"$work/quiet.err"
+[[ ! -s $work/quiet.err ]] || fail "a progress line or message in a pipe: $(cat "$work/quiet.err")"
+
 # --- @FILE ---
 printf '# the lab\n%s\n\n%s\n' "$work/reports/outcome-adapt.json" "$work/reports/outcome-dual.json" >"$work/list.txt"
 "$binary" portfolio "@$work/list.txt" -f json >"$work/listed.json"
