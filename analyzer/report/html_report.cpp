@@ -45,7 +45,8 @@ ul.groups li{margin:4px 0}details#all-reasons{margin:8px 0}details#all-reasons u
 )CSS";
 
 // Filters every file's table (text, severity), opening the files with
-// matches while a filter is on; a header click sorts that file's rows.
+// matches while a filter is on. kSortableTablesScript (html_parts.h) sorts
+// a file's rows by a header click.
 constexpr const char *kScript = R"JS(
 (function(){
   var root=document.getElementById('findings');if(!root)return;
@@ -59,13 +60,6 @@ constexpr const char *kScript = R"JS(
       n+=m;f.style.display=m?'':'none';f.open=(q||s)?m>0:!!f.dataset.open;});
     shown.textContent=n;}
   text.addEventListener('input',apply);sev.addEventListener('change',apply);
-  Array.prototype.forEach.call(root.querySelectorAll('table.findings'),function(table){var body=table.tBodies[0];
-    Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){th.addEventListener('click',function(){
-      var asc=!th.classList.contains('sorted-asc');Array.prototype.forEach.call(th.parentNode.cells,function(c){c.classList.remove('sorted-asc','sorted-desc');});
-      th.classList.add(asc?'sorted-asc':'sorted-desc');var rows=Array.prototype.slice.call(body.rows);
-      rows.sort(function(a,b){var x=a.cells[i].dataset.key||a.cells[i].textContent,y=b.cells[i].dataset.key||b.cells[i].textContent;
-        var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
-      rows.forEach(function(r){body.appendChild(r);});});});});
 })();
 )JS";
 
@@ -198,7 +192,7 @@ void write_findings_by_file(std::ostream &out, const ScanResult &result) {
         << (file.findings.size() == 1 ? " finding" : " findings");
     if (file.errors)
       out << ", " << file.errors << (file.errors == 1 ? " error" : " errors");
-    out << "</span></summary><div class=\"table-scroll\"><table class=\"findings\"><colgroup><col "
+    out << "</span></summary><div class=\"table-scroll\"><table class=\"findings sortable\"><colgroup><col "
            "class=\"where\"><col class=\"rule\"><col class=\"message\"><col class=\"code\"><col "
            "class=\"fix\"></colgroup><thead><tr><th>Location</th><th>Rule</th><th>Finding</th><th>Code</th>"
            "<th>Fix</th></tr></thead><tbody>\n";
@@ -445,7 +439,8 @@ void write_findings_and_close(std::ostream &out, const ScanResult &result, const
   if (const std::string config = config_line(result, context.catalog); !config.empty())
     out << "<p class=\"muted\" id=\"config\">" << html_escape(config) << "</p>\n";
   out << "<p class=\"muted\">" << html_escape(summary_line(result)) << " · mpsaudit "
-      << html_escape(context.tool_version) << "</p>\n<script>" << kScript << "</script>\n</body></html>\n";
+      << html_escape(context.tool_version) << "</p>\n<script>" << kScript << kSortableTablesScript
+      << "</script>\n</body></html>\n";
 }
 
 } // namespace
