@@ -214,6 +214,12 @@ private:
         const std::string value = callee_last(text_of(right));
         if (value == "CUDAExtension" || value == "CppExtension" || extension_names_.count(value))
           extension_names_.insert(target);
+        // Which classes the name may hold when it builds (`extension =
+        // CppExtension`, then `extension = CUDAExtension` under a CUDA test).
+        if (value == "CUDAExtension" || value == "CppExtension")
+          extension_classes_[target].insert(value);
+        else if (const auto aliased = extension_classes_.find(value); aliased != extension_classes_.end())
+          extension_classes_[target].insert(aliased->second.begin(), aliased->second.end());
         owners_.push_back({Owner::Kind::Variable, target});
         walk(right, guard, depth + 1);
         owners_.pop_back();
@@ -495,8 +501,17 @@ private:
             {ts_node_named_child(arguments, ts_node_named_child_count(arguments) - 1), guard});
       return;
     }
-    if (name != "CUDAExtension" && name != "CppExtension")
-      return;
+    std::set<std::string> classes;
+    if (name == "CUDAExtension" || name == "CppExtension")
+      classes.insert(name);
+    else if (const auto aliased = extension_classes_.find(name); aliased != extension_classes_.end())
+      classes = aliased->second; // `extension(...)`: one extension of each class it may hold
+    for (const std::string &extension_class : classes)
+      record_extension(call, function, arguments, extension_class, guard);
+  }
+
+  void record_extension(TSNode call, TSNode function, TSNode arguments, const std::string &name,
+                        Guard guard) {
     Fact fact = make_fact(manifest_fact_kind::CxxExtension, name, line_of(call), column_of(call),
                           static_cast<std::uint32_t>(text_of(function).size()));
     fact.guard = guard;
@@ -506,6 +521,8 @@ private:
     std::uint32_t positional = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
       const TSNode argument = ts_node_named_child(arguments, i);
+      if (type_of(argument) == "comment") // `CUDAExtension(  # note` then the name: no argument
+        continue;
       std::string keyword;
       TSNode value = argument;
       if (type_of(argument) == "keyword_argument") {
@@ -702,6 +719,8 @@ private:
   std::map<std::string, std::vector<Read>> reads_;
   std::set<std::string> extension_names_;
   bool cpu_extension_outside_cuda_ = false;
+  // A variable bound to extension classes -> those classes.
+  std::map<std::string, std::set<std::string>> extension_classes_;
   std::map<std::string, std::uint32_t> probe_functions_; // name -> the line that runs nvcc
   int function_depth_ = 0;
 };
