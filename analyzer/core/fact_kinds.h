@@ -120,6 +120,10 @@ inline constexpr std::string_view UnusedDependency = "unused-dependency";
 // distribution that provides it, which no manifest of the project declares.
 inline constexpr std::string_view UndeclaredImport = "undeclared-import";
 inline constexpr std::string_view CudaExtensionImport = "cuda-extension-import";
+// name: a call of an op of an extension the repository builds (`pkg._C.op`);
+// attributes extension, built_at, build ("cuda-only": a Mac never has it;
+// "cpu-too": a Mac has only its CPU build).
+inline constexpr std::string_view ExtensionOpCall = "extension-op-call";
 // name: a module of the tree, as imported, whose top level needs what a Mac
 // cannot have; attributes value (that package or extension), needed_at,
 // why_missing.
@@ -199,6 +203,7 @@ inline constexpr std::array kAllFactKinds{
     fact_kind::UnusedDependency,
     fact_kind::UndeclaredImport,
     fact_kind::CudaExtensionImport,
+    fact_kind::ExtensionOpCall,
     fact_kind::LocalCudaOnlyImport,
     fact_kind::CudaOptionDefault,
     fact_kind::CpuDeviceTest,

@@ -115,7 +115,7 @@ const std::vector<ProjectPass> &frontend_project_passes() {
     list.push_back(
         {"cuda-extension-imports",
          kinds({fact_kind::CxxExtension, fact_kind::Import, fact_kind::RequiredImport, fact_kind::Call}),
-         kinds({kCudaExtensionImportFact}),
+         kinds({kCudaExtensionImportFact, fact_kind::ExtensionOpCall}),
          find_cuda_extension_imports,
          extension_import_retention,
          // Imports (and importlib.import_module), CUDAExtension builds and

@@ -5,6 +5,7 @@
 #include <string>
 #include <tuple>
 
+#include "core/compiled_op.h"
 #include "core/text.h"
 #include "frontend/manifest/manifest_frontend.h"
 #include "frontend/manifest/python_imports.h"
@@ -67,12 +68,71 @@ extension_of(const std::map<std::string, std::string> &extensions, const std::st
   }
 }
 
+// The extensions this file imports, by the name the file binds them to
+// (`from . import _C` binds `_C` to pkg._C): a call's name is resolved from
+// the file's own imports when the front end could not qualify it.
+std::map<std::string, std::string> extensions_bound_in(const ProjectFile &file,
+                                                       const std::map<std::string, std::string> &extensions) {
+  std::map<std::string, std::string> bound;
+  for (const Fact &fact : file.facts.facts) {
+    if (fact.kind != fact_kind::Import)
+      continue;
+    for (const std::string &module : imported_modules(file, fact))
+      if (const auto *extension = extension_of(extensions, module, fact.attribute("relative") != nullptr);
+          extension && extension->first == module)
+        bound.emplace(module.substr(module.rfind('.') + 1), extension->first);
+  }
+  return bound;
+}
+
+// The extension a compiled-op call goes into (`pkg._C.op`, or `_C.op` where
+// the file binds `_C` to one), or null.
+const std::pair<const std::string, std::string> *
+extension_called(const std::map<std::string, std::string> &extensions,
+                 const std::map<std::string, std::string> &bound, const Fact &call) {
+  const std::string name = call.name.str();
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string::npos)
+    return nullptr;
+  const std::string module = name.substr(0, dot);
+  if (const auto found = extensions.find(module); found != extensions.end())
+    return &*found;
+  if (const auto alias = bound.find(module); alias != bound.end())
+    return &*extensions.find(alias->second);
+  return nullptr;
+}
+
+// A fact at each call of an op of an extension the repository builds, once
+// per op and scope (what the retention keeps): where the port has to give
+// the op another path, or feed it CPU tensors.
+void add_extension_op_calls(ProjectFile &file, const std::map<std::string, std::string> &cuda_only,
+                            const std::map<std::string, std::string> &cpu_too, std::vector<Fact> &added) {
+  const auto bound_cuda = extensions_bound_in(file, cuda_only);
+  const auto bound_cpu = extensions_bound_in(file, cpu_too);
+  for (const Fact &fact : file.facts.facts) {
+    if (!is_compiled_op_call(fact))
+      continue;
+    const auto *extension = extension_called(cuda_only, bound_cuda, fact);
+    const bool cuda = extension != nullptr;
+    if (!extension)
+      extension = extension_called(cpu_too, bound_cpu, fact);
+    if (!extension)
+      continue;
+    Fact note = fact_at(fact, std::string(fact_kind::ExtensionOpCall), fact.name.str());
+    note.set_attribute("extension", extension->first);
+    note.set_attribute("built_at", extension->second);
+    note.set_attribute("build", cuda ? "cuda-only" : "cpu-too");
+    added.push_back(std::move(note));
+  }
+}
+
 } // namespace
 
 void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
   // Extension module -> where it is built ("setup.py:12").
   std::map<std::string, std::string> extensions;
   std::set<std::string> built_for_cpu;
+  std::map<std::string, std::string> cpu_too; // also built as a CppExtension: a Mac has its CPU build
   for (const ProjectFile &file : files)
     for (const Fact &fact : file.facts.facts) {
       const std::string where = file.path + ":" + std::to_string(fact.span.line);
@@ -90,8 +150,11 @@ void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
       }
     }
   for (const auto &name : built_for_cpu)
-    extensions.erase(name);
-  if (extensions.empty())
+    if (const auto found = extensions.find(name); found != extensions.end()) {
+      cpu_too.insert(*found);
+      extensions.erase(found);
+    }
+  if (extensions.empty() && cpu_too.empty())
     return;
 
   for (ProjectFile &file : files) {
@@ -119,13 +182,16 @@ void find_cuda_extension_imports(std::vector<ProjectFile> &files) {
         added.push_back(std::move(note));
       }
     }
+    add_extension_op_calls(file, extensions, cpu_too, added);
     append_facts(file, std::move(added));
   }
 }
 
 FactRetention extension_import_retention(const Fact &fact) {
-  if (fact.kind == fact_kind::Call)
-    return fact.name == kImportModule || fact.name == kJitLoad ? FactRetention::Keep : FactRetention::Drop;
+  if (fact.kind == fact_kind::Call && (fact.name == kImportModule || fact.name == kJitLoad))
+    return FactRetention::Keep;
+  if (fact.kind == fact_kind::Call) // an op call's place, once per op and scope
+    return is_compiled_op_call(fact) ? FactRetention::NameOnly : FactRetention::Drop;
   return FactRetention::Keep;
 }
 

@@ -12,7 +12,7 @@ class _WarpFlow(Function):
         if not image.is_cuda:  # expect: MPS216, MPS209
             raise NotImplementedError("warp_flow has no CPU kernel")
         out = torch.empty_like(image)
-        _C.warp_flow_forward(image, flow, out)
+        _C.warp_flow_forward(image, flow, out)  # expect: MPS607
         return out
 
 

@@ -1,0 +1,1 @@
+"""A small differentiable mesh renderer with compiled ops."""

@@ -1,0 +1,1 @@
+"""The fused kernels, compiled for CUDA only."""
