@@ -68,17 +68,18 @@ extension_of(const std::map<std::string, std::string> &extensions, const std::st
   }
 }
 
-// The extensions this file imports, by the name the file binds them to
-// (`from . import _C` binds `_C` to pkg._C): a call's name is resolved from
-// the file's own imports when the front end could not qualify it.
+// The extensions this file imports relatively, by the name it binds them to
+// (`from . import _C` binds `_C` to pkg._C): the front end qualifies a call
+// through an absolute import (`pkg._C.op`, an alias too), but leaves one
+// through a relative import as written (`_C.op`).
 std::map<std::string, std::string> extensions_bound_in(const ProjectFile &file,
                                                        const std::map<std::string, std::string> &extensions) {
   std::map<std::string, std::string> bound;
   for (const Fact &fact : file.facts.facts) {
-    if (fact.kind != fact_kind::Import)
+    if (fact.kind != fact_kind::Import || !fact.attribute("relative"))
       continue;
     for (const std::string &module : imported_modules(file, fact))
-      if (const auto *extension = extension_of(extensions, module, fact.attribute("relative") != nullptr);
+      if (const auto *extension = extension_of(extensions, module, true);
           extension && extension->first == module)
         bound.emplace(module.substr(module.rfind('.') + 1), extension->first);
   }

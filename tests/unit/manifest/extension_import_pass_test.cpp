@@ -67,3 +67,32 @@ TEST_CASE("no CUDA extension, no extension imports", "[manifest][pass]") {
   find_cuda_extension_imports(files);
   CHECK(extension_imports(files[1]).empty());
 }
+
+TEST_CASE("calls of ops of the extensions setup.py builds: CUDA-only, or CPU too on a Mac",
+          "[manifest][pass]") {
+  std::vector<ProjectFile> files;
+  files.push_back(setup_py("setup.py", "from torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+                                       "exts = [CUDAExtension('pkg.kernels._C', ['a.cu']),\n"
+                                       "        CUDAExtension('pkg._C', ['b.cu']),\n"
+                                       "        CppExtension('pkg._C', ['b.cpp']),\n"
+                                       "        CppExtension('pkg.io._C', ['c.cpp'])]\n"));
+  files.push_back(python("pkg/model.py", "from pkg.kernels import _C as fused\n"
+                                         "from . import _C\n"
+                                         "from pkg.io import _C as reader\n"
+                                         "import torch\n"
+                                         "def f(x):\n"
+                                         "    y = fused.gelu(x)\n"
+                                         "    z = _C.raster(y)\n"
+                                         "    w = reader.read('m.obj')\n"
+                                         "    return torch._C._get_tracing_state(), z, w\n"));
+  find_cuda_extension_imports(files);
+  std::vector<std::string> calls;
+  for (const Fact &fact : files[1].facts.facts)
+    if (fact.kind == fact_kind::ExtensionOpCall)
+      calls.push_back(std::to_string(fact.span.line) + ":" + fact.name + ":" + *fact.attribute("build") +
+                      ":" + *fact.attribute("extension"));
+  // The call through the relative import is named as written. pkg.io._C is
+  // built for the CPU everywhere, and torch._C is PyTorch's own.
+  CHECK(calls == std::vector<std::string>{"6:pkg.kernels._C.gelu:cuda-only:pkg.kernels._C",
+                                          "7:_C.raster:cpu-too:pkg._C"});
+}

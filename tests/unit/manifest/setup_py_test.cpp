@@ -182,3 +182,44 @@ ext = CUDAExtension("ops._C", ["csrc/ops.cpp", "csrc/ops_kernel.cu"])
     CHECK(optional_flags(facts, "csrc/ops_kernel.cu") == std::vector<std::string>{"false"});
   }
 }
+
+TEST_CASE("setup.py: an extension class held by a variable builds one extension of each class it may hold",
+          "[manifest][setup-py]") {
+  const FileFacts facts = extract_setup_py(R"py(import torch
+from setuptools import setup
+from torch.utils.cpp_extension import CppExtension, CUDAExtension
+
+extension = CppExtension
+sources = ["csrc/ext.cpp"]
+if torch.cuda.is_available():
+    extension = CUDAExtension
+    sources += ["csrc/kernel.cu"]
+builder = extension
+setup(ext_modules=[builder("pkg._C", sources)])
+)py",
+                                           "setup.py");
+  const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
+  const Fact *cpu = fact_of(facts, "cxx-extension", "CppExtension");
+  REQUIRE(cuda);
+  REQUIRE(cpu);
+  CHECK(cuda->span.line == 11);
+  CHECK(cpu->span.line == 11);
+  CHECK(attribute_or_empty(*cuda, "ext_name") == "pkg._C");
+  CHECK(attribute_or_empty(*cpu, "ext_name") == "pkg._C");
+  CHECK(attribute_or_empty(*cuda, "cpu_fallback") == "true");
+}
+
+TEST_CASE("setup.py: a comment inside an extension's arguments is no argument", "[manifest][setup-py]") {
+  const FileFacts facts = extract_setup_py(R"py(from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+setup(ext_modules=[CUDAExtension(  # the kernels
+    "pkg._C",
+    ["csrc/kernel.cu"],
+)])
+)py",
+                                           "setup.py");
+  const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
+  REQUIRE(cuda);
+  CHECK(attribute_or_empty(*cuda, "ext_name") == "pkg._C");
+  CHECK(attribute_or_empty(*cuda, "cuda_sources") == "csrc/kernel.cu");
+}
