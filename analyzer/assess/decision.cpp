@@ -940,12 +940,15 @@ Assessment assess(const AssessmentInput &input) {
   // Reasons and headline.
   const std::string outcome_text(to_string(decision.outcome));
   if (decision.deciding.empty()) {
-    decision.headline =
-        outcome_text + ": no blocker, and the estimate (" + format_hours(verdict.deciding_effort) +
-        (verdict.deciding_effort.high < assessment.effort.total.high
-             ? " without optional sub-projects, containers and tests"
-             : "") +
-        ") is within " + format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
+    // No figure here: the Effort line gives the recommended path's, and a
+    // second range beside it (the threshold's own estimate) reads as a
+    // contradiction in a table of many repositories.
+    decision.headline = outcome_text + ": no blocker, and the estimate" +
+                        (verdict.deciding_effort.high < assessment.effort.total.high
+                             ? " without optional sub-projects, containers and tests"
+                             : "") +
+                        " is within " +
+                        format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
   } else {
     const DecisionFactor &first = decision.deciding.front();
     decision.headline = outcome_text + ": " + first.summary;
