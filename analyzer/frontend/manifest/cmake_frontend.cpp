@@ -22,6 +22,7 @@ namespace {
 struct CmakeArgument {
   std::string text;
   bool quoted = false;
+  std::uint32_t line = 0, column = 0; // where it starts
 };
 
 struct CmakeCommand {
@@ -29,6 +30,22 @@ struct CmakeCommand {
   std::uint32_t line = 0, column = 0;
   std::vector<CmakeArgument> arguments;
 };
+
+// A command that enables CUDA among other languages, over several lines
+// (`project(x\n  LANGUAGES CXX CUDA\n)`): its fact points at the `CUDA`
+// word, where the fix goes, not at the command's first line.
+void point_at_cuda_language(const CmakeCommand &command, const std::vector<std::string> &languages,
+                            Fact &fact) {
+  if (std::find(languages.begin(), languages.end(), "CUDA") == languages.end())
+    return;
+  for (const CmakeArgument &argument : command.arguments)
+    if (argument.text == "CUDA" && argument.line != 0) {
+      fact.span.line = fact.span.end_line = argument.line;
+      fact.span.column = argument.column;
+      fact.span.end_column = argument.column + 4;
+      return;
+    }
+}
 
 class CmakeLexer {
 public:
@@ -159,6 +176,8 @@ private:
         continue;
       }
       CmakeArgument argument;
+      argument.line = line_;
+      argument.column = column();
       if (c == '"') {
         const std::uint32_t start_line = line_;
         ++position_;
@@ -438,6 +457,7 @@ FileFacts extract_cmake(std::string_view text, const std::string &path) {
     }
     if (!languages.empty())
       fact.set_attribute("languages", join(languages, " "));
+    point_at_cuda_language(command, languages, fact);
     facts.facts.push_back(std::move(fact));
 
     if (name == "if") {

@@ -138,3 +138,23 @@ endif()
     CHECK(optional(facts, "csrc/ops.cpp") == "false");
   }
 }
+
+TEST_CASE("CMake: a command that enables CUDA points at the CUDA word", "[manifest][cmake]") {
+  const FileFacts facts = extract_cmake("project(\n"
+                                        "\ttiny\n"
+                                        "\tVERSION 2.0\n"
+                                        "\tLANGUAGES CXX CUDA\n"
+                                        ")\n"
+                                        "enable_language(CXX)\n",
+                                        "CMakeLists.txt");
+  const Fact *project = fact_of(facts, "build", "project");
+  REQUIRE(project);
+  CHECK(project->span.line == 4);
+  CHECK(project->span.column == 16);
+  CHECK(project->span.end_column == 20);
+  // A command without CUDA keeps its own place.
+  const Fact *other = fact_of(facts, "build", "enable_language");
+  REQUIRE(other);
+  CHECK(other->span.line == 6);
+  CHECK(other->span.column == 1);
+}
