@@ -516,7 +516,7 @@ private:
                           static_cast<std::uint32_t>(text_of(function).size()));
     fact.guard = guard;
     std::vector<std::string> sources, cuda_sources;
-    std::string ext_name;
+    std::string ext_name, shown_name = "its extension";
     const std::uint32_t count = ts_node_named_child_count(arguments);
     std::uint32_t positional = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -538,8 +538,11 @@ private:
         fact_argument.value = *literal;
         fact_argument.is_string = true;
       }
-      if ((keyword == "name" || (keyword.empty() && positional == 1)) && fact_argument.is_string)
-        ext_name = fact_argument.value;
+      if (keyword == "name" || (keyword.empty() && positional == 1)) {
+        if (fact_argument.is_string)
+          ext_name = fact_argument.value;
+        shown_name = fact_argument.text; // an f-string or a variable: as written
+      }
       if (keyword == "sources" || (keyword.empty() && positional == 2))
         collect_strings(value, sources, 0);
       fact.arguments.push_back(std::move(fact_argument));
@@ -557,6 +560,9 @@ private:
     };
     if (!ext_name.empty())
       fact.set_attribute("ext_name", ext_name);
+    // For messages: the module's name, or its expression when it is built at
+    // run time (`f"pkg._{arch}_C"`); ext_name stays a name imports can match.
+    fact.set_attribute("extension", ext_name.empty() ? shown_name : ext_name);
     fact.set_attribute("sources", join(sources));
     if (!cuda_sources.empty())
       fact.set_attribute("cuda_sources", join(cuda_sources));

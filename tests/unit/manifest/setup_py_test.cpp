@@ -223,3 +223,17 @@ setup(ext_modules=[CUDAExtension(  # the kernels
   CHECK(attribute_or_empty(*cuda, "ext_name") == "pkg._C");
   CHECK(attribute_or_empty(*cuda, "cuda_sources") == "csrc/kernel.cu");
 }
+
+TEST_CASE("setup.py: an extension named at run time is shown as written, and matches no import",
+          "[manifest][setup-py]") {
+  const FileFacts facts = extract_setup_py(R"py(from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension
+arch = 80
+setup(ext_modules=[CUDAExtension(name=f"pkg._{arch}_C", sources=["k.cu"])])
+)py",
+                                           "setup.py");
+  const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
+  REQUIRE(cuda);
+  CHECK(attribute_or_empty(*cuda, "ext_name").empty());
+  CHECK(attribute_or_empty(*cuda, "extension") == "f\"pkg._{arch}_C\"");
+}
