@@ -178,9 +178,18 @@ private:
       const auto [then_guard, else_guard] = condition_guard(field(node, "condition"));
       walk_children(field(node, "condition"), guard, depth);
       const TSNode consequence = field(node, "consequence");
-      if (!ts_node_is_null(consequence))
+      // Under another condition (an opt-in flag, a version), a stop is not
+      // what every install meets.
+      const bool about_cuda = then_guard == Guard::CudaCheck || else_guard == Guard::CudaCheck;
+      const CountedBranch other_condition(other_conditions_, !about_cuda);
+      if (!ts_node_is_null(consequence)) {
+        // `if not torch.cuda.is_available():` / `if CUDA_HOME is None:`
+        const CountedBranch scope(without_cuda_, else_guard == Guard::CudaCheck);
         walk(consequence, combine(guard, then_guard), depth + 1);
-      // Alternatives (elif/else clauses) follow the body as siblings.
+      }
+      // Alternatives (elif/else clauses) follow the body as siblings; after a
+      // test that CUDA is there, they run where it is not.
+      const CountedBranch scope(without_cuda_, then_guard == Guard::CudaCheck);
       const std::uint32_t count = ts_node_named_child_count(node);
       for (std::uint32_t i = 0; i < count; ++i) {
         const TSNode child = ts_node_named_child(node, i);
@@ -190,6 +199,8 @@ private:
       }
       return;
     }
+    if (type == "raise_statement")
+      note_stop_without_cuda(node, guard);
     if (type == "conditional_expression" && ts_node_named_child_count(node) == 3) {
       const auto [then_guard, else_guard] = condition_guard(ts_node_named_child(node, 1));
       walk(ts_node_named_child(node, 0), combine(guard, then_guard), depth + 1);
@@ -404,6 +415,31 @@ private:
     }
   }
 
+  // Counts, while it lives, one more branch of a kind being walked.
+  class CountedBranch {
+  public:
+    CountedBranch(int &depth, bool entered) : depth_(depth), entered_(entered) { depth_ += entered ? 1 : 0; }
+    ~CountedBranch() { depth_ -= entered_ ? 1 : 0; }
+    CountedBranch(const CountedBranch &) = delete;
+    CountedBranch &operator=(const CountedBranch &) = delete;
+
+  private:
+    int &depth_;
+    bool entered_;
+  };
+
+  // A `raise` or `sys.exit()` that setup.py runs when it is run (not inside a
+  // function) in a branch where CUDA is missing, reached through CUDA tests
+  // alone: installing stops on a Mac.
+  void note_stop_without_cuda(TSNode node, Guard guard) {
+    if (function_depth_ > 0 || without_cuda_ == 0 || other_conditions_ > 0 || guard == Guard::PlatformCheck)
+      return;
+    record_cuda_probe(node, guard, "stops-without-cuda",
+                      "setup.py stops where CUDA is missing (`" +
+                          std::string(trim(lines_.line_text(line_of(node)))).substr(0, 80) +
+                          "`): `pip install` fails on a Mac before setup() runs");
+  }
+
   void record_cuda_probe(TSNode node, Guard guard, std::string form, std::string detail) {
     Fact fact =
         make_fact(manifest_fact_kind::CudaProbe, text_of(node).substr(0, 80), line_of(node), column_of(node),
@@ -493,6 +529,8 @@ private:
       return;
     }
     note_module_level_probe(call, name, guard);
+    if (name == "exit" && (text_of(function) == "sys.exit" || text_of(function) == "exit"))
+      note_stop_without_cuda(call, guard);
     // reqs.append("x") / reqs.extend([...]) contribute to a named list.
     if ((name == "append" || name == "extend" || name == "insert") && type_of(function) == "attribute") {
       const TSNode object = field(function, "object");
@@ -729,6 +767,8 @@ private:
   std::map<std::string, std::set<std::string>> extension_classes_;
   std::map<std::string, std::uint32_t> probe_functions_; // name -> the line that runs nvcc
   int function_depth_ = 0;
+  int without_cuda_ = 0;     // branches walked that run only where CUDA is missing
+  int other_conditions_ = 0; // branches walked under a test that is not about CUDA
 };
 
 } // namespace
