@@ -52,12 +52,10 @@ std::string cell(const std::string &text, const char *css_class = nullptr, const
 void write_totals(std::ostream &out, const Portfolio &portfolio) {
   out << "<div class=\"totals\">";
   for (const VerdictTotal &total : portfolio.totals) {
-    char days[64];
-    std::snprintf(days, sizeof days, "%.1f–%.1f person-days", total.hours.low / 8, total.hours.high / 8);
     out << "<div class=\"" << total.verdict << "\" id=\"total-" << total.verdict << "\" data-count=\""
         << total.repositories << "\" data-low=\"" << html_number(total.hours.low) << "\" data-high=\""
         << html_number(total.hours.high) << "\"><b>" << total.repositories << " " << total.verdict << "</b>"
-        << (total.repositories ? days : "–") << "</div>";
+        << (total.repositories ? person_days_text(total.hours) : "–") << "</div>";
   }
   out << "</div>\n";
 }
@@ -143,14 +141,8 @@ void write_shared_blockers(std::ostream &out, const Portfolio &portfolio) {
 }
 
 void write_release(std::ostream &out, const Portfolio &portfolio) {
-  out << "<h2>Torch release</h2>\n<p id=\"torch-release\">";
-  if (!portfolio.release)
-    out << "No repository has an operator without an MPS kernel that a newer torch release adds.";
-  else
-    out << "torch " << html_escape(portfolio.release->release)
-        << " has an MPS kernel for every missing operator of " << portfolio.release->repositories
-        << " repositories; it changes the verdict of " << portfolio.release->verdicts_changed << ".";
-  out << "</p>\n";
+  out << "<h2>Torch release</h2>\n<p id=\"torch-release\">"
+      << html_escape(portfolio_release_sentence(portfolio)) << "</p>\n";
 }
 
 void write_changes(std::ostream &out, const Portfolio &portfolio) {

@@ -23,12 +23,6 @@ std::string percent(double share) {
   return text;
 }
 
-std::string days(const HourRange &hours) {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.1f–%.1f person-days", hours.low / 8, hours.high / 8);
-  return text;
-}
-
 std::string count_of(std::size_t count, const char *one, const char *many) {
   return std::to_string(count) + " " + (count == 1 ? one : many);
 }
@@ -64,15 +58,6 @@ std::string headline(const Portfolio &portfolio) {
   if (failed)
     parts += (parts.empty() ? "" : ", ") + std::to_string(failed) + " not scanned";
   return text + (parts.empty() ? "" : " (" + parts + ")");
-}
-
-std::string release_sentence(const Portfolio &portfolio) {
-  if (!portfolio.release)
-    return "No repository has an operator without an MPS kernel that a newer torch release adds.";
-  const ReleaseEffect &effect = *portfolio.release;
-  return "torch " + effect.release + " has an MPS kernel for every missing operator of " +
-         count_of(effect.repositories, "repository", "repositories") + "; it changes the verdict of " +
-         std::to_string(effect.verdicts_changed) + " (only such operators decide it).";
 }
 
 // --- text ---
@@ -151,7 +136,7 @@ std::vector<std::string> verdict_lines(const Portfolio &portfolio) {
   for (const VerdictTotal &total : portfolio.totals)
     lines.push_back(padded(total.verdict, 15, false) +
                     padded(count_of(total.repositories, "repository", "repositories"), 17, false) +
-                    (total.repositories ? days(total.hours) : "–"));
+                    (total.repositories ? person_days_text(total.hours) : "–"));
   return lines;
 }
 
@@ -219,6 +204,21 @@ void write_markdown_list(std::ostream &out, const std::string &title, const std:
 
 } // namespace
 
+std::string person_days_text(const HourRange &hours) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.1f–%.1f person-days", hours.low / 8, hours.high / 8);
+  return text;
+}
+
+std::string portfolio_release_sentence(const Portfolio &portfolio) {
+  if (!portfolio.release)
+    return "No repository has an operator without an MPS kernel that a newer torch release adds.";
+  const ReleaseEffect &effect = *portfolio.release;
+  return "torch " + effect.release + " has an MPS kernel for every missing operator of " +
+         count_of(effect.repositories, "repository", "repositories") + "; it changes the verdict of " +
+         std::to_string(effect.verdicts_changed) + " (only such operators decide it).";
+}
+
 std::string report_link(const std::string &report, const std::string &written_to) {
   std::error_code error;
   const std::filesystem::path base = std::filesystem::absolute(written_to.empty() ? "." : written_to, error);
@@ -258,7 +258,7 @@ void write_portfolio_text(std::ostream &out, const Portfolio &portfolio,
   write_text_lines(out, "By verdict (recommended path)", verdict_lines(portfolio), width);
   write_text_lines(out, "Blockers across repositories (most repositories first)", shared_lines(portfolio),
                    width);
-  write_text_lines(out, "Torch release", {release_sentence(portfolio)}, width);
+  write_text_lines(out, "Torch release", {portfolio_release_sentence(portfolio)}, width);
   write_text_lines(out, "Why", reason_lines(portfolio), width);
   write_text_lines(out, "Since " + portfolio.baseline_file, change_lines(portfolio), width);
   write_text_lines(out, "Notes", note_lines(portfolio), width);
@@ -290,10 +290,10 @@ void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio,
          "|\n|---|---:|---:|---:|\n";
   for (const VerdictTotal &total : portfolio.totals)
     out << "| " << total.verdict << " | " << total.repositories << " | "
-        << (total.repositories ? days(total.hours) : "–") << " | "
+        << (total.repositories ? person_days_text(total.hours) : "–") << " | "
         << (total.repositories ? format_hours(total.hours) : "–") << " |\n";
   write_markdown_list(out, "Blockers across repositories (most repositories first)", shared_lines(portfolio));
-  write_markdown_list(out, "Torch release", {release_sentence(portfolio)});
+  write_markdown_list(out, "Torch release", {portfolio_release_sentence(portfolio)});
   if (!portfolio.baseline_file.empty())
     write_markdown_list(out, "Since " + portfolio.baseline_file, change_lines(portfolio));
   write_markdown_list(out, "Notes", note_lines(portfolio));

@@ -43,6 +43,13 @@ void write_portfolio_json(std::ostream &out, const Portfolio &portfolio,
 void write_portfolio_html(std::ostream &out, const Portfolio &portfolio,
                           const PortfolioWriterOptions &options);
 
+// "3.0–7.2 person-days" (8 hours a day).
+std::string person_days_text(const HourRange &hours);
+
+// Which torch release gives the most repositories a kernel for every
+// missing operator, and how many verdicts it changes, as one sentence.
+std::string portfolio_release_sentence(const Portfolio &portfolio);
+
 // A link from the document written to `written_to` (a directory; empty:
 // the current one) to a repository's own report: a relative path, with
 // anything a Markdown or HTML link could read as its end, or as markup,
