@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "git_test_support.h"
+#include "../git_test_support.h"
 #include "scan/discover.h"
 #include "workflow/gitignore.h"
 #include "workflow/work_tree.h"

@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "git_test_support.h"
+#include "../git_test_support.h"
 #include "workflow/git_repository.h"
 
 using namespace mpsaudit;

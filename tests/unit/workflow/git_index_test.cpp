@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "git_test_support.h"
+#include "../git_test_support.h"
 #include "workflow/git_repository.h"
 #include "workflow/sha1.h"
 

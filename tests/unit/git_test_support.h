@@ -1,4 +1,5 @@
-// A scratch git repository for the discovery tests: real git builds the
+// A scratch git repository for the git and discovery tests (tests/unit/workflow,
+// tests/unit/scan): real git builds the
 // fixtures (indexes, ignore files) that the in-process readers must agree
 // with. git runs here on our own temporary repository only, without the
 // user's or the system's configuration.
