@@ -210,7 +210,7 @@ PortfolioRow scan_tree_row(const Planned &planned, const PortfolioRequest &reque
   row.scanned_at = utc_text(std::time(nullptr));
   if (keep_html && fs::is_regular_file(planned.html_out, error))
     row.html_report = planned.html_out;
-  if (result.exit_status == 3)
+  if (result.exit_status == 3 && row.ok()) // a row without a verdict says why already
     row.notes.push_back("some files could not be scanned: " + said_on_stderr(result.err));
   return row;
 }
