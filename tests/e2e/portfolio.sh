@@ -4,8 +4,9 @@
 # - the JSON over the trees equals the JSON over their JSON reports (written
 #   by the portfolio, and by `scan` from another directory), but for when and
 #   from what each row was made;
-# - a path that is no repository, a file that is no JSON and another tool's
-#   JSON are rows with their errors, exit 3, and the other rows stay;
+# - a path that is no repository, a file that is no JSON, another tool's
+#   JSON and an empty folder are rows with their errors, exit 3, and the
+#   other rows stay;
 # - @FILE lists, --baseline, CSV quoting (a repository named like a
 #   formula), Markdown, and an HTML page that loads nothing and links each
 #   repository's own report.
@@ -110,17 +111,20 @@ grep -q '^By verdict' "$work/portfolio.txt" || fail "no totals"
 # --- inputs that fail are rows, and the rest stay ---
 echo 'not json' >"$work/broken.json"
 echo '{"tool": {"name": "other"}}' >"$work/other.json"
+mkdir -p "$work/empty"
 status=0
 "$binary" portfolio "$work/reports/outcome-adapt.json" "$work/broken.json" "$work/other.json" "$work/missing" \
-  -f json >"$work/errors.json" 2>"$work/errors.err" || status=$?
+  "$work/empty" -f json >"$work/errors.json" 2>"$work/errors.err" || status=$?
 [[ $status -eq 3 ]] || fail "failed inputs: exit $status, not 3"
 python3 - "$work/errors.json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["repositories"]
-assert [row["error"] is None for row in rows] == [True, False, False, False], rows
+assert [row["error"] is None for row in rows] == [True, False, False, False, False], rows
 assert "is not valid JSON" in rows[1]["error"], rows[1]
 assert rows[2]["error"].startswith("not an mpsaudit JSON report"), rows[2]
 assert rows[3]["error"] == "no such repository or report", rows[3]
+assert rows[4]["error"].startswith("the report has no verdict: nothing to scan"), rows[4]
+assert rows[4]["notes"] == [], rows[4]
 assert rows[0]["verdict"] == "ADAPT"
 PY
 valid "$work/trees.json" "$work/errors.json"
