@@ -124,5 +124,6 @@ void register_cuda_runtime_fixes(FixRegistry &registry);
 void register_pin_memory_fix(FixRegistry &registry);
 void register_factory_device_fix(FixRegistry &registry);
 void register_requirements_fixes(FixRegistry &registry);
+void register_numpy_alias_fix(FixRegistry &registry);
 
 } // namespace mpsaudit

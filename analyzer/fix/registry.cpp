@@ -28,6 +28,7 @@ const FixRegistry &fix_registry() {
     register_pin_memory_fix(built);
     register_factory_device_fix(built);
     register_requirements_fixes(built);
+    register_numpy_alias_fix(built);
     return built;
   }();
   return registry;

@@ -606,6 +606,24 @@ TEST_CASE("pin_memory=True pins only for CUDA", "[fix][MPS206]") {
         "loader = DataLoader(ds, pin_memory=(device.type == \"cuda\"), num_workers=2)\n");
 }
 
+TEST_CASE("NumPy's removed aliases become the builtins they named", "[fix][MPS716]") {
+  CHECK(fixed("import numpy as np\n"
+              "boxes = np.zeros((0, 4), dtype=np.float)\n"
+              "count = np.int(value) + np.int32(1)\n"
+              "kinds = arr.astype(np.object)\n"
+              "flags = np.zeros(4, dtype=np.bool)\n",
+              only_rules({"MPS716"})) == "import numpy as np\n"
+                                         "boxes = np.zeros((0, 4), dtype=float)\n"
+                                         "count = int(value) + np.int32(1)\n"
+                                         "kinds = arr.astype(object)\n"
+                                         "flags = np.zeros(4, dtype=np.bool)\n");
+  // A file that binds the builtin's name itself: `str` would mean its parameter.
+  const std::string shadowed = "import numpy as np\n"
+                               "def label(str):\n"
+                               "    return np.str(str)\n";
+  CHECK(run_fix(shadowed, only_rules({"MPS716"})).fixed == shadowed);
+}
+
 TEST_CASE("factories in forward get the input's device", "[fix][MPS204]") {
   const std::string text = "import torch\nimport torch.nn as nn\n\n"
                            "class Head(nn.Module):\n"
