@@ -112,6 +112,10 @@ inline constexpr std::string_view Checkpoint = "checkpoint";
 inline constexpr std::string_view CheckpointTensor = "checkpoint-tensor";
 inline constexpr std::string_view ModelConfig = "model-config";
 inline constexpr std::string_view DocRequirement = "doc-requirement";
+// name: a YAML config's key path ("trainer.device", "distributed.backend");
+// attribute value: its scalar value, as written. One per scalar setting of a
+// model-config file, at the value's place.
+inline constexpr std::string_view ConfigSetting = "config-setting";
 
 // Added by project passes (frontend/registry.cpp).
 // name: the distribution declared but never imported by any Python file.
@@ -200,6 +204,7 @@ inline constexpr std::array kAllFactKinds{
     fact_kind::CheckpointTensor,
     fact_kind::ModelConfig,
     fact_kind::DocRequirement,
+    fact_kind::ConfigSetting,
     fact_kind::UnusedDependency,
     fact_kind::UndeclaredImport,
     fact_kind::CudaExtensionImport,

@@ -139,6 +139,40 @@ json yaml_to_json(const YAML::Node &node, int depth, std::size_t &budget) {
   }
 }
 
+// Every scalar setting of a YAML mapping, by its key path, at the value's
+// place: what rules read of a config (`device: cuda`, `backend: nccl`).
+// `budget` bounds the walk as for yaml_to_json: an alias is walked again
+// wherever it is used.
+void add_settings(const YAML::Node &node, const std::string &path, int depth, std::size_t &budget,
+                  FileFacts &facts) {
+  if (depth > kMaxDepth || budget == 0 || !node.IsMap())
+    return;
+  for (const auto &entry : node) {
+    if (budget == 0)
+      return;
+    --budget;
+    if (!entry.first.IsScalar())
+      continue;
+    const std::string key = path.empty() ? entry.first.Scalar() : path + "." + entry.first.Scalar();
+    const YAML::Node &value = entry.second;
+    if (value.IsMap()) {
+      add_settings(value, key, depth + 1, budget, facts);
+      continue;
+    }
+    if (!value.IsScalar())
+      continue;
+    const YAML::Mark mark = value.Mark();
+    Fact fact;
+    fact.kind = fact_kind::ConfigSetting;
+    fact.name = key;
+    fact.span.line = fact.span.end_line = static_cast<std::uint32_t>(mark.line + 1);
+    fact.span.column = static_cast<std::uint32_t>(mark.column + 1);
+    fact.span.end_column = fact.span.column + static_cast<std::uint32_t>(value.Scalar().size());
+    fact.set_attribute("value", value.Scalar());
+    facts.facts.push_back(std::move(fact));
+  }
+}
+
 // yaml-cpp recurses on nesting; refuse pathological nesting before parsing.
 bool nesting_is_sane(std::string_view text) {
   int depth = 0, deepest = 0;
@@ -165,7 +199,8 @@ std::uint64_t estimate_transformer_parameters(const TransformerShape &shape) {
   return shape.layers * (attention + mlp) + embeddings;
 }
 
-std::optional<TransformerShape> read_model_shape(std::string_view text, const std::string &path) {
+std::optional<TransformerShape> read_model_shape(std::string_view text, const std::string &path,
+                                                 FileFacts *settings) {
   if (text.size() > kMaxConfigBytes || !nesting_is_sane(text))
     return std::nullopt;
   if (ends_with(to_lower(path), ".json")) {
@@ -176,6 +211,10 @@ std::optional<TransformerShape> read_model_shape(std::string_view text, const st
   }
   try {
     const YAML::Node document = YAML::Load(std::string(text));
+    if (settings) {
+      std::size_t setting_budget = kMaxYamlNodes;
+      add_settings(document, "", 0, setting_budget, *settings);
+    }
     std::size_t budget = kMaxYamlNodes;
     return find_shape(yaml_to_json(document, 0, budget));
   } catch (const std::exception &) {
@@ -190,7 +229,7 @@ FileFacts extract_model_config(std::string_view text, const std::string &path) {
     facts.mode = "skipped";
     return facts;
   }
-  const auto shape = read_model_shape(text, path);
+  const auto shape = read_model_shape(text, path, &facts);
   if (!shape)
     return facts;
   Fact fact;

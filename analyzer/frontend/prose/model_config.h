@@ -34,8 +34,11 @@ struct TransformerShape {
 std::uint64_t estimate_transformer_parameters(const TransformerShape &shape);
 
 // Reads hyper-parameters from JSON or YAML text; nullopt when the text has no
-// mapping with both a hidden size and a layer count.
-std::optional<TransformerShape> read_model_shape(std::string_view text, const std::string &path);
+// mapping with both a hidden size and a layer count. With `settings`, a YAML
+// file's scalar settings are added to it as config-setting facts, each at its
+// value's line, whatever the shape.
+std::optional<TransformerShape> read_model_shape(std::string_view text, const std::string &path,
+                                                 FileFacts *settings = nullptr);
 
 FileFacts extract_model_config(std::string_view text, const std::string &path);
 

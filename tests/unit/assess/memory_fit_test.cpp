@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "assess/memory_fit.h"
+#include "core/fact_kinds.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/prose/model_config.h"
 #include "frontend/prose/prose_frontend.h"
@@ -86,7 +87,10 @@ TEST_CASE("configs without a model shape, and malformed ones", "[memory-fit][con
   CHECK_FALSE(read_model_shape("{\"hidden_size\": 1024, ", "config.json")); // truncated JSON
   CHECK_FALSE(read_model_shape("a: [b, {c: ]", "bad.yaml"));                // bad YAML
   CHECK_FALSE(read_model_shape(std::string(100, '[') + std::string(100, ']'), "deep.yaml"));
-  CHECK(extract_model_config("key: value\n", "other.yaml").facts.empty());
+  // No model there: its one setting is all the file gives.
+  const FileFacts other = extract_model_config("key: value\n", "other.yaml");
+  REQUIRE(other.facts.size() == 1);
+  CHECK(other.facts.front().kind == fact_kind::ConfigSetting);
   // "Billion laughs": aliases that would expand to 10^9 nodes are cut off.
   std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char level = 'b'; level <= 'j'; ++level)
@@ -213,4 +217,24 @@ TEST_CASE("usable fraction and its source", "[memory-fit]") {
   CHECK(usable_fraction_source().find("recommendedMaxWorkingSetSize") != std::string::npos);
   CHECK(format_gib(24 * kGiB) == "24 GB");
   CHECK(format_gib(kGiB + kGiB / 2) == "1.5 GB");
+}
+
+TEST_CASE("a YAML config's scalar settings are config-setting facts at their values' lines",
+          "[memory-fit][config]") {
+  const FileFacts facts = extract_model_config("# settings\n"
+                                               "trainer:\n"
+                                               "  device: cuda  # the GPU\n"
+                                               "  devices: [0, 1]\n"
+                                               "distributed: {backend: nccl}\n",
+                                               "configs/train.yaml");
+  std::vector<std::string> settings;
+  for (const Fact &fact : facts.facts)
+    if (fact.kind == fact_kind::ConfigSetting)
+      settings.push_back(fact.name.str() + "=" + *fact.attribute("value") + "@" +
+                         std::to_string(fact.span.line) + ":" + std::to_string(fact.span.column));
+  // A list is no scalar setting; a flow mapping is read like a block one.
+  CHECK(settings == std::vector<std::string>{"trainer.device=cuda@3:11", "distributed.backend=nccl@5:24"});
+  // JSON gives none (no line numbers), and a broken YAML file none either.
+  CHECK(extract_model_config("{\"device\": \"cuda\"}", "config.json").facts.empty());
+  CHECK(extract_model_config("a: [b, {c: ]", "bad.yaml").facts.empty());
 }
