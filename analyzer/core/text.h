@@ -17,6 +17,8 @@ std::string_view trim(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
 bool ends_with(std::string_view text, std::string_view suffix);
 std::string to_lower(std::string_view text);
+// Bytes as lower-case hex, two digits a byte (object ids, digests).
+std::string to_hex(std::string_view bytes);
 // The directory part of a relative path ("a/b" for "a/b/c.py"); `at_top` for
 // a path with no directory.
 std::string parent_directory(std::string_view path, std::string_view at_top = ".");

@@ -161,6 +161,23 @@ bool path_may_start_after(char c) {
   return c == ' ' || c == '(' || c == '`' || c == '\'' || c == '"' || c == ',' || c == '[' || c == '\t';
 }
 
+// Rows judged by another rule set than most (a report from a CI job with its
+// own rules directory): their verdicts may differ for that reason alone.
+void note_other_rule_sets(std::vector<PortfolioRow> &rows) {
+  std::map<std::string, std::size_t> count;
+  for (const PortfolioRow &row : rows)
+    if (row.ok() && !row.rules.empty())
+      ++count[row.rules];
+  if (count.size() < 2)
+    return;
+  const auto most = std::max_element(count.begin(), count.end(),
+                                     [](const auto &a, const auto &b) { return a.second < b.second; });
+  for (PortfolioRow &row : rows)
+    if (row.ok() && !row.rules.empty() && row.rules != most->first)
+      row.notes.push_back("judged by another rule set (rules " + row.rules + ") than most rows (" +
+                          most->first + ")");
+}
+
 } // namespace
 
 std::string PortfolioBlocker::short_name() const {
@@ -206,6 +223,7 @@ PortfolioRow row_from_report(const json &report, const std::string &our_version)
   if (const std::string commit = member_or<std::string>(repository, "commit", ""); !commit.empty())
     row.commit = commit;
   row.tool_version = member_or<std::string>(child(report, "tool"), "version", "");
+  row.rules = member_or<std::string>(child(report, "tool"), "rules", "");
   if (!report.is_object() || member_or<std::string>(child(report, "tool"), "name", "") != "mpsaudit") {
     row.error = "not an mpsaudit JSON report (no tool.name \"mpsaudit\")";
     return row;
@@ -249,6 +267,7 @@ Portfolio summarize_portfolio(std::vector<PortfolioRow> rows, const std::string 
   Portfolio portfolio;
   portfolio.tool_version = tool_version;
   portfolio.rows = std::move(rows);
+  note_other_rule_sets(portfolio.rows);
   for (const char *verdict : kPortfolioVerdicts) {
     VerdictTotal total{verdict, 0, {}};
     for (const PortfolioRow &row : portfolio.rows)
@@ -355,6 +374,7 @@ json portfolio_to_json(const Portfolio &portfolio) {
                   {"source", row.source},
                   {"commit", row.commit ? json(*row.commit) : json(nullptr)},
                   {"tool_version", row.tool_version},
+                  {"rules", row.rules},
                   {"notes", row.notes},
                   {"error", row.ok() ? json(nullptr) : json(row.error)},
                   {"scanned_at", row.scanned_at},

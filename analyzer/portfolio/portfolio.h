@@ -42,6 +42,7 @@ struct PortfolioRow {
   std::string source;                // "tree" (scanned here) or "report" (a JSON report read)
   std::optional<std::string> commit; // HEAD, where the repository is a git work tree
   std::string tool_version;          // of the mpsaudit that wrote the report
+  std::string rules;                 // the fingerprint of the rule set that judged it
   std::vector<std::string> notes;    // e.g. a report from another mpsaudit version
   std::string error;                 // non-empty: no report; the fields below are empty
   std::string verdict;               // ADAPT, DUAL or KEEP_LINUX_GPU
@@ -111,7 +112,8 @@ inline constexpr const char *kPortfolioVerdicts[] = {"ADAPT", "DUAL", "KEEP_LINU
 // (another program's JSON, a newer schema) gives a row with `error` set.
 PortfolioRow row_from_report(const nlohmann::json &report, const std::string &our_version);
 
-// The totals, the shared blockers and the release, from the rows.
+// The totals, the shared blockers and the release, from the rows; a row
+// judged by another rule set than most rows gets a note saying so.
 Portfolio summarize_portfolio(std::vector<PortfolioRow> rows, const std::string &tool_version);
 
 // Marks what changed since `baseline`, a portfolio JSON written earlier:

@@ -6,6 +6,7 @@
 #include "core/text.h"
 #include "report/json_stream.h"
 #include "report/report.h"
+#include "scan/result_cache.h"
 #include "workflow/git_repository.h"
 
 namespace mpsaudit {
@@ -523,7 +524,12 @@ void write_json_report(std::ostream &out, const ScanResult &result, const Report
                           {"skipped_by_reason", skipped_by_reason},
                           {"not_selected", result.not_selected},
                           {"scan_errors", result.has_errors()}});
-  json.member("tool", {{"name", "mpsaudit"}, {"version", context.tool_version}});
+  nlohmann::json tool = {{"name", "mpsaudit"}, {"version", context.tool_version}};
+  // Which rule set judged the tree: a portfolio notes reports judged by
+  // another (docs/portfolio.md).
+  if (context.catalog)
+    tool["rules"] = to_hex(catalog_fingerprint(*context.catalog)).substr(0, 16);
+  json.member("tool", tool);
   // The everyday-workflow context: what filtered the findings, and how the
   // inline suppressions are used (counted, as ruff counts noqa comments).
   const WorkflowSummary &workflow = result.workflow;

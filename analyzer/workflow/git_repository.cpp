@@ -155,16 +155,6 @@ bool read_varint(std::string_view data, std::size_t &offset, std::size_t end, st
   return true;
 }
 
-std::string hex(std::string_view bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
-
 } // namespace
 
 bool read_regular_file(const fs::path &path, std::size_t max_bytes, bool no_follow, std::string &content,
@@ -452,7 +442,7 @@ bool parse_index(IndexBytes &data, std::size_t hash_bytes, GitIndex &index, std:
         error = "truncated extension";
         return false;
       }
-      index.shared_index = hex(*link);
+      index.shared_index = to_hex(*link);
     } else if (signature[0] >= 'a' && signature[0] <= 'z' && signature != "sdir" && signature != "link") {
       error = "unknown mandatory extension '" + signature + "'";
       return false;

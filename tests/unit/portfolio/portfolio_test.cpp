@@ -205,3 +205,17 @@ TEST_CASE("the text table fits the terminal's width and keeps every repository's
   }
   CHECK(table_lines == 1);
 }
+
+TEST_CASE("a row judged by another rule set than most rows gets a note", "[portfolio]") {
+  json a = report("a", "ADAPT"), b = report("b", "ADAPT"), c = report("c", "DUAL");
+  a["tool"]["rules"] = "1111";
+  b["tool"]["rules"] = "1111";
+  c["tool"]["rules"] = "2222";
+  const Portfolio portfolio = summarize_portfolio(
+      {row_from_report(a, "0.1.0"), row_from_report(b, "0.1.0"), row_from_report(c, "0.1.0")}, "0.1.0");
+  CHECK(portfolio.rows[0].notes.empty());
+  CHECK(portfolio.rows[1].notes.empty());
+  CHECK(portfolio.rows[2].notes ==
+        std::vector<std::string>{"judged by another rule set (rules 2222) than most rows (1111)"});
+  CHECK(portfolio_to_json(portfolio)["repositories"][2]["rules"] == "2222");
+}

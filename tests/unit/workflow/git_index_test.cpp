@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "../git_test_support.h"
+#include "core/text.h"
 #include "workflow/git_repository.h"
 #include "workflow/sha1.h"
 
@@ -17,16 +18,6 @@ using mpsaudit::testing::ScratchRepository;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string hex(std::string_view bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
 
 // "mode oid stage\tpath" per entry, as `git ls-files -s` prints them.
 std::vector<std::string> git_stage_listing(const ScratchRepository &repository) {
@@ -46,7 +37,7 @@ std::vector<std::string> our_stage_listing(const GitIndex &index) {
   for (const auto &entry : index.entries) {
     char mode[16];
     std::snprintf(mode, sizeof mode, "%06o", entry.mode);
-    lines.push_back(std::string(mode) + " " + hex(entry.object_id) + " " + std::to_string(entry.stage) +
+    lines.push_back(std::string(mode) + " " + to_hex(entry.object_id) + " " + std::to_string(entry.stage) +
                     "\t" + std::string(entry.path));
   }
   return lines;
@@ -107,15 +98,15 @@ void fill(ScratchRepository &repository) {
 TEST_CASE("SHA-1 gives git's blob ids", "[scan][git-index]") {
   Sha1 empty;
   empty.update(std::string("blob 0\0", 7));
-  CHECK(hex(empty.finish()) == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+  CHECK(to_hex(empty.finish()) == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
   Sha1 abc;
   abc.update("abc");
-  CHECK(hex(abc.finish()) == "a9993e364706816aba3e25717850c26c9cd0d89d");
+  CHECK(to_hex(abc.finish()) == "a9993e364706816aba3e25717850c26c9cd0d89d");
   Sha1 long_input; // spans blocks, fed in uneven pieces
   const std::string million(1000000, 'a');
   long_input.update(std::string_view(million).substr(0, 63));
   long_input.update(std::string_view(million).substr(63));
-  CHECK(hex(long_input.finish()) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+  CHECK(to_hex(long_input.finish()) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
 }
 
 TEST_CASE("index versions 2, 3 and 4 read as git lists them", "[scan][git-index]") {
