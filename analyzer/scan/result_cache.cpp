@@ -17,6 +17,7 @@
 #include "core/confined_file.h"
 #include "core/descriptor.h"
 #include "core/fnv1a.h"
+#include "core/text.h"
 #include "frontend/cxx/cxx_plugin.h"
 #include "frontend/frontend.h"
 #include "scan/cache_codec.h"
@@ -29,17 +30,6 @@ namespace {
 using cache_codec::KeyBuilder;
 using cache_codec::Reader;
 using cache_codec::Writer;
-
-std::string to_hex(std::string_view raw) {
-  static const char digits[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(raw.size() * 2);
-  for (unsigned char byte : raw) {
-    hex.push_back(digits[byte >> 4]);
-    hex.push_back(digits[byte & 15]);
-  }
-  return hex;
-}
 
 // ---- entry encoding ----
 
