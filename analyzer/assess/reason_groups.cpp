@@ -15,14 +15,6 @@ const Finding *finding_of(const DecisionFactor &factor, const ScanResult &scan) 
   return &scan.findings[static_cast<std::size_t>(factor.finding_index)];
 }
 
-// "flash-attn>=2" and "flash_attn.ops.x" name the same package: flash_attn.
-std::string top_level_package(std::string_view name) {
-  const std::size_t end = name.find_first_of(".[<>=!~; /:");
-  std::string package = to_lower(name.substr(0, end));
-  std::replace(package.begin(), package.end(), '-', '_');
-  return package;
-}
-
 std::string cause_of(const DecisionFactor &factor, const Finding *finding) {
   if (!finding || !finding->rule)
     return factor.rule_id.empty() ? std::string(to_string(factor.kind)) : "rule:" + factor.rule_id;
@@ -182,6 +174,13 @@ std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &facto
     return strength_a != strength_b ? strength_a > strength_b : a.count > b.count;
   });
   return groups;
+}
+
+std::string top_level_package(std::string_view name) {
+  const std::size_t end = name.find_first_of(".[<>=!~; /:");
+  std::string package = to_lower(name.substr(0, end));
+  std::replace(package.begin(), package.end(), '-', '_');
+  return package;
 }
 
 } // namespace mpsaudit

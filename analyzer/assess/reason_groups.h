@@ -4,6 +4,8 @@
 // Decision::deciding and the JSON report.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "assess/decision.h"
@@ -18,6 +20,11 @@ namespace mpsaudit {
 // kind. The strongest group comes first (by its strongest member,
 // reason_strength), larger groups first among equals.
 std::vector<ReasonGroup> group_by_cause(const std::vector<DecisionFactor> &factors, const ScanResult &scan);
+
+// The package a cause names ("package:<this>"): "flash-attn>=2" and
+// "flash_attn.ops.x" are both flash_attn. A reader of the JSON report that
+// matches a cause to its effort items spells the item's package the same way.
+std::string top_level_package(std::string_view name);
 
 // How many groups a report shows before "N more causes".
 inline constexpr std::size_t kShownReasonGroups = 7;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "assess/entry_points.h"
+#include "assess/reason_groups.h"
 #include "core/text.h"
 #include "coverage_table.h"
 
@@ -51,11 +52,11 @@ json hours_json(const HourRange &range) {
   return {{"low", range.low}, {"high", range.high}, {"text", format_hours(range)}};
 }
 
-// A package name as the decision's causes spell it: lower case, '_' for '-'.
-std::string normalized_package(std::string name) {
-  name = to_lower(name);
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
+// The elements of a JSON array, none for anything else; a reference, so that
+// a report's arrays are walked where they are, not copied.
+const json &elements(const json &value) {
+  static const json none = json::array();
+  return value.is_array() ? value : none;
 }
 
 // What the estimate gives the work items of one cause: a rule's items
@@ -63,13 +64,13 @@ std::string normalized_package(std::string name) {
 std::optional<HourRange> cause_hours(const std::string &cause, const json &items) {
   HourRange sum;
   bool priced = false;
-  for (const json &item : items.is_array() ? items : json::array()) {
+  for (const json &item : elements(items)) {
     const std::string key = member_or<std::string>(item, "key", "");
     bool matches = false;
     if (starts_with(cause, "rule:"))
       matches = key == cause.substr(5) || starts_with(key, cause.substr(5) + ":");
     else if (starts_with(cause, "package:"))
-      matches = starts_with(key, "package:") && normalized_package(key.substr(8)) == cause.substr(8);
+      matches = starts_with(key, "package:") && top_level_package(key.substr(8)) == cause.substr(8);
     else if (cause == "cuda-code")
       matches = member_or<std::string>(item, "kind", "") == "kernel";
     if (matches) {
@@ -86,7 +87,7 @@ std::optional<HourRange> cause_hours(const std::string &cause, const json &items
 // decision's groups; "the estimate is too large" is no blocker).
 std::vector<PortfolioBlocker> blockers_of(const json &decision, const json &items) {
   std::vector<PortfolioBlocker> blockers;
-  for (const json &group : child(decision, "groups").is_array() ? child(decision, "groups") : json::array()) {
+  for (const json &group : elements(child(decision, "groups"))) {
     const std::string cause = member_or<std::string>(group, "cause", "");
     if (cause.empty() || starts_with(cause, "effort-"))
       continue;
@@ -119,12 +120,12 @@ std::string release_named(const std::string &message) {
 std::set<std::string> read_missing_operators(const json &findings, PortfolioRow &row) {
   std::set<std::string> rules;
   bool every_one_named = true;
-  for (const json &finding : findings.is_array() ? findings : json::array()) {
+  for (const json &finding : elements(findings)) {
     if (member_or<std::string>(finding, "family", "") != "operators" ||
         member_or<bool>(finding, "suppressed", false))
       continue;
-    const std::string release = release_named(member_or<std::string>(finding, "message", ""));
     const std::string message = member_or<std::string>(finding, "message", "");
+    const std::string release = release_named(message);
     if (release.empty() && message.find("no MPS kernel") == std::string::npos &&
         message.find("falls back to the CPU") == std::string::npos)
       continue; // an operator with a record of wrong results, which no release is known to mend
@@ -142,7 +143,7 @@ std::set<std::string> read_missing_operators(const json &findings, PortfolioRow 
 
 std::size_t entries_on_mac(const json &entries) {
   std::size_t count = 0;
-  for (const json &entry : entries.is_array() ? entries : json::array()) {
+  for (const json &entry : elements(entries)) {
     const std::string mac = member_or<std::string>(entry, "mac", "");
     for (std::size_t status = 0; status < std::size(kMacStatusNames); ++status)
       if (mac == kMacStatusNames[status] && runs_on_a_mac(static_cast<MacStatus>(status)))
@@ -204,12 +205,9 @@ std::string paths_from_top(const std::string &text, const std::string &root) {
     if (found == std::string::npos)
       break;
     out.append(text, at, found - at);
-    if (found == 0 || path_may_start_after(text[found - 1]))
-      at = found + prefix.size(); // the path continues without its root
-    else {
+    if (found != 0 && !path_may_start_after(text[found - 1]))
       out.append(prefix); // inside a longer word: "data/" in "metadata/"
-      at = found + prefix.size();
-    }
+    at = found + prefix.size();
   }
   out.append(text, at, std::string::npos);
   return out;
@@ -250,7 +248,7 @@ PortfolioRow row_from_report(const json &report, const std::string &our_version)
   row.fix_removes = hours_of(child(child(child(effort, "recommended"), "fix"), "safe_hours"));
   row.blockers = blockers_of(decision, child(effort, "items"));
   const json &entries = child(assessment, "entry_points");
-  row.entries = entries.is_array() ? entries.size() : 0;
+  row.entries = elements(entries).size();
   row.entries_on_mac = entries_on_mac(entries);
   row.files = member_or<std::size_t>(child(report, "summary"), "files", 0);
   row.findings = member_or<std::size_t>(child(report, "summary"), "findings", 0);
@@ -348,7 +346,7 @@ bool compare_with_baseline(Portfolio &portfolio, const json &baseline, const std
     if (old_effort != format_hours(row.effort))
       row.changes.push_back("effort " + old_effort + " -> " + format_hours(row.effort));
     std::set<std::string> old_causes;
-    for (const json &blocker : child(old, "blockers").is_array() ? child(old, "blockers") : json::array())
+    for (const json &blocker : elements(child(old, "blockers")))
       old_causes.insert(member_or<std::string>(blocker, "cause", ""));
     for (const PortfolioBlocker &blocker : row.blockers)
       if (!old_causes.count(blocker.cause))
