@@ -221,12 +221,10 @@ private:
       if (!ts_node_is_null(left) && !ts_node_is_null(right) && type_of(left) == "identifier") {
         const std::string target = text_of(left);
         contributions_[target].push_back({right, guard});
-        // extension = CUDAExtension: `extension(...)` builds one.
+        // extension = CUDAExtension: `extension(...)` builds one, of each
+        // class the name may hold (`extension = CppExtension`, then
+        // `extension = CUDAExtension` under a CUDA test).
         const std::string value = callee_last(text_of(right));
-        if (value == "CUDAExtension" || value == "CppExtension" || extension_names_.count(value))
-          extension_names_.insert(target);
-        // Which classes the name may hold when it builds (`extension =
-        // CppExtension`, then `extension = CUDAExtension` under a CUDA test).
         if (value == "CUDAExtension" || value == "CppExtension")
           extension_classes_[target].insert(value);
         else if (const auto aliased = extension_classes_.find(value); aliased != extension_classes_.end())
@@ -280,7 +278,7 @@ private:
       if (type_of(object) == "identifier")
         return {Owner::Kind::Variable, text_of(object)};
     }
-    if (name == "CUDAExtension" || name == "CppExtension" || extension_names_.count(name))
+    if (name == "CUDAExtension" || name == "CppExtension" || extension_classes_.count(name))
       return {Owner::Kind::Extension, extension_module(field(call, "arguments"))};
     return current_owner();
   }
@@ -761,7 +759,6 @@ private:
   std::vector<Owner> owners_; // innermost last: what the expression being walked feeds
   std::vector<SourceLiteral> source_literals_;
   std::map<std::string, std::vector<Read>> reads_;
-  std::set<std::string> extension_names_;
   bool cpu_extension_outside_cuda_ = false;
   // A variable bound to extension classes -> those classes.
   std::map<std::string, std::set<std::string>> extension_classes_;
