@@ -2,6 +2,7 @@
 // arguments to an exit code. Exit codes are documented in docs/cli.md.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ int command_portfolio(const Invocation &invocation); // cli/portfolio_command.cp
 
 // Shared helpers for commands.
 std::string tool_version();
+// The columns of the terminal standard output is, or 0 (not a terminal, or
+// one too narrow to fit text to). COLUMNS, when set, wins, as for ls(1).
+std::size_t terminal_columns();
 // The rules directory: --rules-dir, $MPSAUDIT_RULES_DIR, beside the binary,
 // or the source tree the binary was built from.
 std::string rules_directory(const Invocation &invocation, const std::string &override_dir);

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <sys/ioctl.h>
 #include <thread>
 #include <unistd.h>
 
@@ -266,6 +267,18 @@ int command_help(const Invocation &invocation) {
 }
 
 } // namespace
+
+std::size_t terminal_columns() {
+  if (!isatty(STDOUT_FILENO))
+    return 0;
+  std::size_t columns = 0;
+  if (const char *set = std::getenv("COLUMNS"); set && *set)
+    columns = static_cast<std::size_t>(std::strtoul(set, nullptr, 10));
+  winsize size{};
+  if (columns == 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0)
+    columns = size.ws_col;
+  return columns >= 40 ? columns : 0;
+}
 
 std::string tool_version() {
   return "0.1.0";

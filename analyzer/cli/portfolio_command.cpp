@@ -5,7 +5,6 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <unistd.h>
 
 #include "cli/arguments.h"
 #include "cli/cli.h"
@@ -38,15 +37,6 @@ std::string absolute_path(const std::string &path) {
   return fs::absolute(path, error).string();
 }
 
-// The terminal's columns for the text table; 0 when standard output is none.
-std::size_t table_width() {
-  if (!isatty(STDOUT_FILENO))
-    return 0;
-  if (const char *set = std::getenv("COLUMNS"); set && std::atoi(set) >= 40)
-    return static_cast<std::size_t>(std::atoi(set));
-  return 100;
-}
-
 bool machine_output_on_stdout(const std::vector<std::pair<std::string, std::string>> &outputs) {
   for (const auto &[format, path] : outputs)
     if (path == "-" && find_portfolio_writer(format)->machine_readable)
@@ -59,7 +49,7 @@ bool write_outputs(const Portfolio &portfolio,
   for (const auto &[format, path] : outputs) {
     PortfolioWriterOptions options;
     if (path == "-") {
-      options.width = format == "text" ? table_width() : 0;
+      options.width = format == "text" ? terminal_columns() : 0;
       find_portfolio_writer(format)->write(std::cout, portfolio, options);
       continue;
     }

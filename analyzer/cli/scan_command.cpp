@@ -8,7 +8,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/arguments.h"
@@ -107,20 +106,6 @@ std::optional<Severity> parse_fail_on(const std::string &text) {
   if (text == "never")
     return std::nullopt;
   return severity_from_string(text);
-}
-
-// The columns of the terminal standard output is, or 0 (not a terminal, or
-// one too narrow to fit text to). COLUMNS, when set, wins, as for ls(1).
-std::size_t terminal_columns() {
-  if (!isatty(STDOUT_FILENO))
-    return 0;
-  std::size_t columns = 0;
-  if (const char *set = std::getenv("COLUMNS"); set && *set)
-    columns = static_cast<std::size_t>(std::strtoul(set, nullptr, 10));
-  winsize size{};
-  if (columns == 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0)
-    columns = size.ws_col;
-  return columns >= 40 ? columns : 0;
 }
 
 // Writes each requested report; false after saying which file could not be
