@@ -149,17 +149,9 @@ void write_changes(std::ostream &out, const Portfolio &portfolio) {
   if (portfolio.baseline_file.empty())
     return;
   out << "<h2>Since " << html_escape(portfolio.baseline_file) << "</h2>\n<ul id=\"changes\">";
-  bool any = false;
-  for (const PortfolioRow &row : portfolio.rows)
-    for (const std::string &change : row.changes) {
-      out << "<li>" << html_escape(row.name + ": " + change) << "</li>";
-      any = true;
-    }
-  for (const std::string &name : portfolio.removed_since_baseline) {
-    out << "<li>" << html_escape(name + ": no longer in the portfolio") << "</li>";
-    any = true;
-  }
-  out << (any ? "" : "<li>nothing changed</li>") << "</ul>\n";
+  for (const std::string &line : portfolio_change_lines(portfolio))
+    out << "<li>" << html_escape(line) << "</li>";
+  out << "</ul>\n";
 }
 
 } // namespace

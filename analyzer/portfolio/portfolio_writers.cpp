@@ -172,7 +172,23 @@ std::vector<std::string> note_lines(const Portfolio &portfolio) {
   return lines;
 }
 
-std::vector<std::string> change_lines(const Portfolio &portfolio) {
+// --- Markdown ---
+
+// Every text from a report (names, reasons, titles) is the scanned tree's:
+// it goes through markdown_text, which keeps it text when GitHub renders the
+// page (docs/security.md).
+
+void write_markdown_list(std::ostream &out, const std::string &title, const std::vector<std::string> &lines) {
+  if (lines.empty())
+    return;
+  out << "\n## " << title << "\n\n";
+  for (const std::string &line : lines)
+    out << "- " << markdown_text(line) << "\n";
+}
+
+} // namespace
+
+std::vector<std::string> portfolio_change_lines(const Portfolio &portfolio) {
   std::vector<std::string> lines;
   if (portfolio.baseline_file.empty())
     return lines;
@@ -185,24 +201,6 @@ std::vector<std::string> change_lines(const Portfolio &portfolio) {
     lines.push_back("nothing changed");
   return lines;
 }
-
-// --- Markdown ---
-
-// Every text from a report (names, reasons, titles) is the scanned tree's:
-// markdown_text keeps it text when GitHub renders the page (docs/security.md).
-std::string markdown_cell(const std::string &text) {
-  return markdown_text(text);
-}
-
-void write_markdown_list(std::ostream &out, const std::string &title, const std::vector<std::string> &lines) {
-  if (lines.empty())
-    return;
-  out << "\n## " << title << "\n\n";
-  for (const std::string &line : lines)
-    out << "- " << markdown_cell(line) << "\n";
-}
-
-} // namespace
 
 std::string person_days_text(const HourRange &hours) {
   char text[48];
@@ -260,31 +258,31 @@ void write_portfolio_text(std::ostream &out, const Portfolio &portfolio,
                    width);
   write_text_lines(out, "Torch release", {portfolio_release_sentence(portfolio)}, width);
   write_text_lines(out, "Why", reason_lines(portfolio), width);
-  write_text_lines(out, "Since " + portfolio.baseline_file, change_lines(portfolio), width);
+  write_text_lines(out, "Since " + portfolio.baseline_file, portfolio_change_lines(portfolio), width);
   write_text_lines(out, "Notes", note_lines(portfolio), width);
 }
 
 void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio,
                               const PortfolioWriterOptions &options) {
-  out << "# " << markdown_cell(headline(portfolio)) << "\n\n"
+  out << "# " << markdown_text(headline(portfolio)) << "\n\n"
       << "| repository | verdict | why | effort | native port | fix | Mac entries | files | findings | top "
          "blockers |\n"
       << "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const PortfolioRow &row : portfolio.rows) {
     const std::string name =
-        markdown_cell(row.name) + (row.commit ? " " + markdown_code(row.commit->substr(0, 7)) : "");
+        markdown_text(row.name) + (row.commit ? " " + markdown_code(row.commit->substr(0, 7)) : "");
     if (!row.ok()) {
-      out << "| " << name << " | error | " << markdown_cell(row.error) << " | | | | | | | |\n";
+      out << "| " << name << " | error | " << markdown_text(row.error) << " | | | | | | | |\n";
       continue;
     }
     const std::string verdict =
         row.html_report.empty()
             ? row.verdict
             : "[" + row.verdict + "](<" + report_link(row.html_report, options.written_to) + ">)";
-    out << "| " << name << " | " << verdict << " | " << markdown_cell(row.reason) << " | "
+    out << "| " << name << " | " << verdict << " | " << markdown_text(row.reason) << " | "
         << format_hours(row.effort) << " | " << native_port_text(row) << " | " << percent(row.fix_share())
         << " | " << entries_text(row) << " | " << row.files << " | " << row.findings << " | "
-        << markdown_cell(blockers_text(row, kRowBlockers)) << " |\n";
+        << markdown_text(blockers_text(row, kRowBlockers)) << " |\n";
   }
   out << "\n## By verdict (recommended path)\n\n| verdict | repositories | person-days | hours "
          "|\n|---|---:|---:|---:|\n";
@@ -295,7 +293,7 @@ void write_portfolio_markdown(std::ostream &out, const Portfolio &portfolio,
   write_markdown_list(out, "Blockers across repositories (most repositories first)", shared_lines(portfolio));
   write_markdown_list(out, "Torch release", {portfolio_release_sentence(portfolio)});
   if (!portfolio.baseline_file.empty())
-    write_markdown_list(out, "Since " + portfolio.baseline_file, change_lines(portfolio));
+    write_markdown_list(out, "Since " + portfolio.baseline_file, portfolio_change_lines(portfolio));
   write_markdown_list(out, "Notes", note_lines(portfolio));
 }
 

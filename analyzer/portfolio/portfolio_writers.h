@@ -43,6 +43,11 @@ void write_portfolio_json(std::ostream &out, const Portfolio &portfolio,
 void write_portfolio_html(std::ostream &out, const Portfolio &portfolio,
                           const PortfolioWriterOptions &options);
 
+// What changed since the baseline, a line each ("name: verdict ADAPT ->
+// DUAL", "name: no longer in the portfolio", or "nothing changed"); none
+// without a baseline.
+std::vector<std::string> portfolio_change_lines(const Portfolio &portfolio);
+
 // "3.0–7.2 person-days" (8 hours a day).
 std::string person_days_text(const HourRange &hours);
 
