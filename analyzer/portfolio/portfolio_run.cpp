@@ -18,6 +18,7 @@
 #include "core/process.h"
 #include "core/temporary_directory.h"
 #include "core/text.h"
+#include "scan/scan.h"
 
 namespace mpsaudit {
 namespace {
@@ -122,9 +123,7 @@ Planned plan_input(const std::string &input, const std::string &reports_dir, std
     return planned;
   }
   planned.tree = true;
-  fs::path canonical = fs::weakly_canonical(input, error);
-  if (canonical.has_parent_path() && canonical.filename().empty())
-    canonical = canonical.parent_path();
+  const fs::path canonical = canonical_directory(input, error);
   planned.name = error ? input : canonical.filename().string();
   std::string stem = report_file_stem(planned.name);
   for (int suffix = 2; !stems.insert(stem).second; ++suffix)

@@ -21,9 +21,7 @@ nlohmann::json repository_json(const ScanResult &result) {
   std::error_code error;
   const std::string directory =
       result.root_directory.empty() ? directory_of_root(result.root) : result.root_directory;
-  std::filesystem::path top = std::filesystem::weakly_canonical(directory, error);
-  if (top.has_parent_path() && top.filename().empty()) // "repo/" names the folder "repo"
-    top = top.parent_path();
+  const std::filesystem::path top = canonical_directory(directory, error);
   nlohmann::json commit = nullptr;
   if (!error)
     if (const std::optional<GitRepository> repository = find_git_repository(top);

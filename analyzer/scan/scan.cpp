@@ -539,6 +539,13 @@ std::string directory_of_root(const std::string &root) {
   return parent.empty() ? "." : parent;
 }
 
+std::filesystem::path canonical_directory(const std::string &directory, std::error_code &error) {
+  std::filesystem::path path = std::filesystem::weakly_canonical(directory, error);
+  if (path.has_parent_path() && path.filename().empty())
+    path = path.parent_path();
+  return path;
+}
+
 std::string path_for_display(const ScanResult &result, const std::string &path) {
   for (const std::string &root : result.other_root_prefixes) {
     const bool directory = !root.empty() && root.back() == '/';

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -172,6 +173,10 @@ ScanResult run_scan(const ScanOptions &options, const RuleCatalog &catalog);
 // The directory a scan root's relative paths start from: the root when it is
 // a directory, else the named file's directory ("." when it has none).
 std::string directory_of_root(const std::string &root);
+// A directory as an absolute, normal path without a trailing separator
+// ("repo/" is the folder "repo"): its own name is the path's filename. Sets
+// `error` when the directory cannot be resolved.
+std::filesystem::path canonical_directory(const std::string &directory, std::error_code &error);
 // `prefix + path` for a report shown to the user: a path the current
 // directory can open (ScanResult::display_prefix); a later root's path as it
 // is. Also for "path:line".
