@@ -142,16 +142,30 @@ PortfolioRow error_row(const Planned &planned, const std::string &error, const c
   return row;
 }
 
-PortfolioRow read_report_row(const Planned &planned, const std::string &tool_version) {
+// `row` from the JSON report at `path`; a report that names no repository is
+// named `fallback_name`. False, with `row` the error, when the file could not
+// be read as JSON: such a row gets nothing more.
+bool row_from_file(const Planned &planned, const fs::path &path, const char *source,
+                   const std::string &tool_version, const std::string &fallback_name, PortfolioRow &row) {
   nlohmann::json report;
   std::string error;
-  if (!read_report(planned.input, report, error))
-    return error_row(planned, error, "report");
-  PortfolioRow row = row_from_report(report, tool_version);
+  if (!read_report(path, report, error)) {
+    row = error_row(planned, error, source);
+    return false;
+  }
+  row = row_from_report(report, tool_version);
   row.input = planned.input;
-  row.source = "report";
+  row.source = source;
   if (row.name.empty())
-    row.name = fs::path(planned.input).stem().string();
+    row.name = fallback_name;
+  return true;
+}
+
+PortfolioRow read_report_row(const Planned &planned, const std::string &tool_version) {
+  PortfolioRow row;
+  if (!row_from_file(planned, planned.input, "report", tool_version, fs::path(planned.input).stem().string(),
+                     row))
+    return row;
   row.scanned_at = file_time_text(planned.input);
   fs::path html = planned.input;
   html.replace_extension(".html");
@@ -197,15 +211,9 @@ PortfolioRow scan_tree_row(const Planned &planned, const PortfolioRequest &reque
   const ProcessResult result = run_process(process);
   if (!fs::is_regular_file(planned.json_out, error) || !result.exited)
     return error_row(planned, process_failure(result, request.timeout_seconds), "tree");
-  nlohmann::json report;
-  std::string read_error;
-  if (!read_report(planned.json_out, report, read_error))
-    return error_row(planned, read_error, "tree");
-  PortfolioRow row = row_from_report(report, request.tool_version);
-  row.input = planned.input;
-  row.source = "tree";
-  if (row.name.empty())
-    row.name = planned.name;
+  PortfolioRow row;
+  if (!row_from_file(planned, planned.json_out, "tree", request.tool_version, planned.name, row))
+    return row;
   row.scanned_at = utc_text(std::time(nullptr));
   if (keep_html && fs::is_regular_file(planned.html_out, error))
     row.html_report = planned.html_out;
