@@ -1,5 +1,6 @@
 #include "frontend/manifest/extension_import_pass.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -108,6 +109,9 @@ extension_called(const std::map<std::string, std::string> &extensions,
 // the op another path, or feed it CPU tensors.
 void add_extension_op_calls(ProjectFile &file, const std::map<std::string, std::string> &cuda_only,
                             const std::map<std::string, std::string> &cpu_too, std::vector<Fact> &added) {
+  // Most files call no compiled op: their imports need not be read again.
+  if (std::none_of(file.facts.facts.begin(), file.facts.facts.end(), is_compiled_op_call))
+    return;
   const auto bound_cuda = extensions_bound_in(file, cuda_only);
   const auto bound_cpu = extensions_bound_in(file, cpu_too);
   for (const Fact &fact : file.facts.facts) {
