@@ -15,14 +15,21 @@
 
 namespace mpsaudit {
 
-bool rule_names_cuda(const Rule *rule) {
-  if (!rule)
-    return true;
-  if (rule->family == "cxx" || rule->family == "library")
-    return true;
-  const std::string summary = to_lower(rule->summary + " " + rule->name);
-  return summary.find("cuda") != std::string::npos || summary.find("cudnn") != std::string::npos ||
-         summary.find("nvidia") != std::string::npos || summary.find("nccl") != std::string::npos;
+bool about_cuda(const Rule *rule) {
+  return !rule || rule->cuda_only;
+}
+
+void take_training_scale(const RuleCatalog &catalog, DecisionThresholds &thresholds) {
+  thresholds.training_scale_families.clear();
+  thresholds.training_scale_rules.clear();
+  for (const RuleFamily &family : catalog.families())
+    if (family.training_scale)
+      thresholds.training_scale_families.push_back(family.name);
+  for (const Rule &rule : catalog.rules())
+    if (rule.training_scale &&
+        std::find(thresholds.training_scale_families.begin(), thresholds.training_scale_families.end(),
+                  rule.family) == thresholds.training_scale_families.end())
+      thresholds.training_scale_rules.push_back(rule.id);
 }
 namespace {
 
@@ -58,7 +65,7 @@ bool declares_dependencies(FileKind kind) {
 // whatever Linux keeps: it is priced, but it is no reason for Linux GPUs. A
 // CUDA-only package in a manifest still decides.
 bool repository_wide_fix(const Finding &finding) {
-  return declares_dependencies(finding.file_kind) && !rule_names_cuda(finding.rule);
+  return declares_dependencies(finding.file_kind) && !about_cuda(finding.rule);
 }
 
 DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, FactorKind kind, Outcome pushes_to,
@@ -75,7 +82,7 @@ DecisionFactor finding_factor(const ScanResult &scan, std::size_t index, FactorK
   factor.role = std::string(to_string(role));
   factor.replacement = finding.rule ? finding.rule->replacement : "";
   const std::string where = quoted_name(factor) + " (" + finding.rule_id + ") in " + location(scan, factor);
-  if (!rule_names_cuda(finding.rule) &&
+  if (!about_cuda(finding.rule) &&
       (factor.kind == FactorKind::CriticalBlocker || factor.kind == FactorKind::TrainingBlocker))
     factor.summary =
         where + " stops a Mac run (" + finding.message + ")" +
@@ -462,12 +469,10 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   for (const Finding &finding : scan.findings) {
     if (!is_open_finding(finding))
       continue;
-    if (finding.rule_id == "MPS103" || finding.rule_id == "MPS104")
-      ++seed_sites;
-    else if (finding.rule_id == "MPS205")
-      ++load_sites;
-    else if (finding.rule && finding.rule->family == "dtype")
-      ++float64_sites;
+    const AcceptanceCheck check = finding.rule ? finding.rule->acceptance : AcceptanceCheck::None;
+    seed_sites += check == AcceptanceCheck::Seed;
+    load_sites += check == AcceptanceCheck::Load;
+    float64_sites += check == AcceptanceCheck::Float64;
   }
   std::vector<std::string> static_notes;
   if (seed_sites)

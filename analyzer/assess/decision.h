@@ -39,10 +39,16 @@
 
 namespace mpsaudit {
 
-// Whether a rule is about CUDA (its summary names CUDA, cuDNN or NVIDIA, or it
-// is a C++/CUDA or CUDA-library rule). Reasons call its findings CUDA-only;
-// others (an old torch pin) they describe by their own message.
-bool rule_names_cuda(const Rule *rule);
+// Whether a rule is about CUDA (its cuda_only attribute; a finding without a
+// rule, a kernel family, is). Reasons call its findings CUDA-only; others (an
+// old torch pin) they describe by their own message.
+bool about_cuda(const Rule *rule);
+
+struct DecisionThresholds;
+// The catalog's training-scale rules as the thresholds list them: the
+// families whose [family] table sets training_scale, and the rules that set
+// it in other families (rules/distributed.toml; apex, bitsandbytes, deepspeed).
+void take_training_scale(const RuleCatalog &catalog, DecisionThresholds &thresholds);
 
 enum class Outcome : std::uint8_t { Adapt, Dual, KeepLinuxGpu };
 std::string_view to_string(Outcome outcome); // "ADAPT", "DUAL", "KEEP_LINUX_GPU"
@@ -55,10 +61,11 @@ struct DecisionThresholds {
   double keep_min_hours = 480; // low estimate above twelve person-weeks: KEEP
   Effort blocker_min_effort = Effort::Small;
   Effort fallback_item_min_effort = Effort::Large; // guarded items this large make DUAL
-  // Findings that mean "training at scale": families and rule IDs.
-  std::vector<std::string> training_scale_families{"distributed"};
-  std::vector<std::string> training_scale_rules{"MPS404", "MPS405",
-                                                "MPS408"}; // apex, bitsandbytes, deepspeed
+  // Findings that mean "training at scale": families and rule IDs. The
+  // rules' training_scale attributes fill them (take_training_scale); a
+  // config's lists replace that.
+  std::vector<std::string> training_scale_families;
+  std::vector<std::string> training_scale_rules;
   Effort training_scale_min_effort = Effort::Small;
   std::vector<Role> critical_roles{Role::Model, Role::Inference};
   std::vector<Role> peripheral_roles{Role::Tests, Role::Docs};

@@ -18,10 +18,9 @@ const Finding *finding_of(const DecisionFactor &factor, const ScanResult &scan) 
 std::string cause_of(const DecisionFactor &factor, const Finding *finding) {
   if (!finding || !finding->rule)
     return factor.rule_id.empty() ? std::string(to_string(factor.kind)) : "rule:" + factor.rule_id;
-  const std::string &family = finding->rule->family;
-  if (family == "cxx")
+  if (finding->rule->family == "cxx")
     return "cuda-code";
-  if ((family == "library" || family == "dependencies") && !factor.name.empty())
+  if (finding->rule->package_cause && !factor.name.empty())
     return "package:" + top_level_package(factor.name);
   return "rule:" + factor.rule_id;
 }
@@ -30,8 +29,8 @@ std::string title_of(const std::string &cause, const DecisionFactor &lead, const
   if (cause == "cuda-code")
     return "CUDA kernels and CUDA C++ code";
   if (starts_with(cause, "package:"))
-    return (finding && !rule_names_cuda(finding->rule) ? "Package `" : "CUDA-only package `") +
-           cause.substr(8) + "`";
+    return (finding && !about_cuda(finding->rule) ? "Package `" : "CUDA-only package `") + cause.substr(8) +
+           "`";
   if (starts_with(cause, "rule:"))
     return (finding && finding->rule && !finding->rule->summary.empty() ? finding->rule->summary + " "
                                                                         : std::string()) +
@@ -108,7 +107,7 @@ std::string group_summary(const ScanResult &scan, const ReasonGroup &group, cons
                      " in " + counted(group.files, "file");
   if (!group.rules.empty() && group.cause != "rule:" + group.rules.front().first)
     text += " (" + rules_text(group.rules) + ")";
-  text += ", " + kind_phrase(group.kind, !lead_finding || rule_names_cuda(lead_finding->rule));
+  text += ", " + kind_phrase(group.kind, !lead_finding || about_cuda(lead_finding->rule));
   if (group.directories.size() > 1)
     text += "; in " + directories_text(scan, group.directories);
   text += "; e.g. " + shown(scan, group.example);

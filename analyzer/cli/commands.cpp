@@ -32,6 +32,22 @@ bool load_catalog(const Invocation &invocation, const std::string &override_dir,
 
 namespace {
 
+// The attributes the assessment reads (docs/writing-rules.md, "Attributes"),
+// as the rule's page lists them; "" when it sets none.
+std::string assessment_attributes_text(const Rule &rule) {
+  std::string text;
+  const auto add = [&text](std::string_view part) { text += (text.empty() ? "" : ", ") + std::string(part); };
+  if (rule.cuda_only)
+    add("CUDA-only");
+  if (rule.training_scale)
+    add("training at scale");
+  if (rule.package_cause)
+    add("grouped by package");
+  if (rule.acceptance != AcceptanceCheck::None)
+    add("acceptance check: " + std::string(to_string(rule.acceptance)));
+  return text;
+}
+
 std::string markdown_escape_cell(const std::string &text) {
   std::string out;
   for (char c : text) {
@@ -79,8 +95,10 @@ void write_rules_markdown(std::ostream &out, const RuleCatalog &catalog) {
       out << "\n<a id=\"" << to_lower_id(rule.id) << "\"></a>\n### " << rule.id << " " << rule.name << "\n\n"
           << rule.summary << "\n\n"
           << "- Applies to: " << kinds_text(rule) << "\n"
-          << "- Effort: " << to_string(rule.effort) << "; severity: " << to_string(rule.severity) << "\n\n"
-          << "**Why it matters on MPS.** " << rule.why << "\n\n"
+          << "- Effort: " << to_string(rule.effort) << "; severity: " << to_string(rule.severity) << "\n";
+      if (const std::string attributes = assessment_attributes_text(rule); !attributes.empty())
+        out << "- Assessment: " << attributes << "\n";
+      out << "\n**Why it matters on MPS.** " << rule.why << "\n\n"
           << "**Replacement.** " << rule.replacement << "\n\n";
       if (!rule.superseded_by.empty()) {
         out << "Not reported on a line where";
@@ -222,8 +240,10 @@ int command_explain(const Invocation &invocation) {
   std::cout << rule->id << " " << rule->name << " (" << rule->family << ")\n\n"
             << rule->summary << "\n\n"
             << "Effort: " << to_string(rule->effort) << "; severity: " << to_string(rule->severity)
-            << "; applies to: " << kinds_text(*rule) << "\n\n"
-            << "Why it matters on MPS:\n  " << rule->why << "\n\n"
+            << "; applies to: " << kinds_text(*rule) << "\n";
+  if (const std::string attributes = assessment_attributes_text(*rule); !attributes.empty())
+    std::cout << "Assessment: " << attributes << "\n";
+  std::cout << "\nWhy it matters on MPS:\n  " << rule->why << "\n\n"
             << "Replacement:\n  " << rule->replacement << "\n\n"
             << "Automatic fix (`mpsaudit fix`):\n"
             << automatic_fix_text(rules_directory(invocation, rules_dir), *rule);

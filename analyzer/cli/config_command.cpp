@@ -44,9 +44,11 @@ std::string quoted(std::string_view text) {
   return "\"" + std::string(text) + "\"";
 }
 
-// The assessment's defaults of the [assess] keys, as TOML values.
-std::vector<std::pair<std::string, std::string>> assess_defaults() {
-  const DecisionThresholds defaults;
+// The assessment's defaults of the [assess] keys, as TOML values; the
+// training-scale lists are what the rules' attributes choose.
+std::vector<std::pair<std::string, std::string>> assess_defaults(const RuleCatalog &catalog) {
+  DecisionThresholds defaults;
+  take_training_scale(catalog, defaults);
   const auto role = [](Role value) { return std::string(to_string(value)); };
   return {
       {"adapt-max-hours", toml_number(defaults.adapt_max_hours)},
@@ -64,7 +66,7 @@ std::vector<std::pair<std::string, std::string>> assess_defaults() {
 
 // Writes DIR/mpsaudit.toml through a new file renamed into place, so that
 // --force replaces a symbolic link there rather than writing where it points.
-int write_starter_config(const std::string &directory, bool force) {
+int write_starter_config(const std::string &directory, const RuleCatalog &catalog, bool force) {
   const std::filesystem::path target = std::filesystem::path(directory) / "mpsaudit.toml";
   struct stat existing {};
   if (!force && ::lstat(target.c_str(), &existing) == 0) {
@@ -76,7 +78,7 @@ int write_starter_config(const std::string &directory, bool force) {
   // link included, is written through.
   std::string written = target.string() + ".XXXXXX";
   const int fd = ::mkstemp(written.data());
-  const std::string text = starter_config(assess_defaults());
+  const std::string text = starter_config(assess_defaults(catalog));
   bool complete = fd >= 0;
   for (std::size_t at = 0; complete && at < text.size();) {
     const ssize_t put = ::write(fd, text.data() + at, text.size() - at);
@@ -128,8 +130,10 @@ int command_config(const Invocation &invocation) {
   }
   if (init && show)
     return usage_error("config: init and --show are two actions; give one");
-  if (init)
-    return write_starter_config(path, force);
+  if (init) {
+    RuleCatalog catalog;
+    return load_catalog(invocation, rules_dir, catalog) ? write_starter_config(path, catalog, force) : kUsage;
+  }
   if (force)
     return usage_error("config: --force goes with init");
   if (!show)

@@ -57,6 +57,28 @@ std::optional<Severity> severity_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(AcceptanceCheck check) {
+  switch (check) {
+  case AcceptanceCheck::None:
+    return "";
+  case AcceptanceCheck::Seed:
+    return "seed";
+  case AcceptanceCheck::Load:
+    return "load";
+  case AcceptanceCheck::Float64:
+    return "float64";
+  }
+  return "";
+}
+
+std::optional<AcceptanceCheck> acceptance_check_from_string(std::string_view text) {
+  for (AcceptanceCheck check :
+       {AcceptanceCheck::None, AcceptanceCheck::Seed, AcceptanceCheck::Load, AcceptanceCheck::Float64})
+    if (to_string(check) == text)
+      return check;
+  return std::nullopt;
+}
+
 bool Rule::applies_to(FileKind kind) const {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
@@ -183,18 +205,19 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
   }
   reader.check_keys(document, {"family", "rule"}, "the top level");
 
-  std::string family_name;
-  std::string prefix;
+  RuleFamily family_entry;
   if (const auto *family = document.get_as<toml::table>("family")) {
-    reader.check_keys(*family, {"name", "prefix", "title", "description"}, "[family]");
-    RuleFamily entry;
-    entry.name = reader.string_at(*family, "name", "[family]", true);
-    entry.prefix = reader.string_at(*family, "prefix", "[family]", true);
-    entry.title = reader.string_at(*family, "title", "[family]", true);
-    entry.description = reader.string_at(*family, "description", "[family]", false);
-    family_name = entry.name;
-    prefix = entry.prefix;
-    families_.push_back(std::move(entry));
+    reader.check_keys(
+        *family, {"name", "prefix", "title", "description", "cuda_only", "training_scale", "package_cause"},
+        "[family]");
+    family_entry.name = reader.string_at(*family, "name", "[family]", true);
+    family_entry.prefix = reader.string_at(*family, "prefix", "[family]", true);
+    family_entry.title = reader.string_at(*family, "title", "[family]", true);
+    family_entry.description = reader.string_at(*family, "description", "[family]", false);
+    family_entry.cuda_only = reader.bool_at(*family, "cuda_only", "[family]", false);
+    family_entry.training_scale = reader.bool_at(*family, "training_scale", "[family]", false);
+    family_entry.package_cause = reader.bool_at(*family, "package_cause", "[family]", false);
+    families_.push_back(family_entry);
   } else {
     reader.error(&document, "missing [family] table");
   }
@@ -210,16 +233,35 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
     }
     Rule rule;
     rule.origin = origin;
-    rule.family = family_name;
+    rule.family = family_entry.name;
     rule.id = reader.string_at(*table, "id", "[[rule]]", true);
     const std::string where = "rule " + (rule.id.empty() ? std::string("<no id>") : rule.id);
     reader.check_keys(*table,
-                      {"id", "name", "summary", "kinds", "effort", "severity", "guarded", "message", "why",
-                       "replacement", "docs", "sources", "match", "examples", "examples_waived",
-                       "superseded_by", "fallback", "safety"},
+                      {"id",
+                       "name",
+                       "summary",
+                       "kinds",
+                       "effort",
+                       "severity",
+                       "guarded",
+                       "message",
+                       "why",
+                       "replacement",
+                       "docs",
+                       "sources",
+                       "match",
+                       "examples",
+                       "examples_waived",
+                       "superseded_by",
+                       "fallback",
+                       "safety",
+                       "cuda_only",
+                       "training_scale",
+                       "package_cause",
+                       "acceptance"},
                       where);
-    if (!prefix.empty() && rule.id.rfind(prefix, 0) != 0)
-      reader.error(table, where + " does not start with its family prefix " + prefix);
+    if (!family_entry.prefix.empty() && rule.id.rfind(family_entry.prefix, 0) != 0)
+      reader.error(table, where + " does not start with its family prefix " + family_entry.prefix);
     rule.name = reader.string_at(*table, "name", where, true);
     rule.summary = reader.string_at(*table, "summary", where, true);
     rule.message = reader.string_at(*table, "message", where, true);
@@ -230,18 +272,15 @@ void RuleCatalog::load_text(std::string_view toml_text, const std::string &origi
       rule.docs = "docs/rules.md#" + to_lower_id(rule.id);
     rule.sources = reader.strings_at(*table, "sources", where);
     rule.superseded_by = reader.strings_at(*table, "superseded_by", where);
-    if (const toml::node *fallback = table->get("fallback")) {
-      if (auto value = fallback->value<bool>())
-        rule.fallback = *value;
-      else
-        reader.error(fallback, "'fallback' must be a boolean in " + where);
-    }
-    if (const toml::node *safety = table->get("safety")) {
-      if (auto value = safety->value<bool>())
-        rule.safety = *value;
-      else
-        reader.error(safety, "'safety' must be a boolean in " + where);
-    }
+    rule.fallback = reader.bool_at(*table, "fallback", where, false);
+    rule.safety = reader.bool_at(*table, "safety", where, false);
+    rule.cuda_only = reader.bool_at(*table, "cuda_only", where, family_entry.cuda_only);
+    rule.training_scale = reader.bool_at(*table, "training_scale", where, family_entry.training_scale);
+    rule.package_cause = reader.bool_at(*table, "package_cause", where, family_entry.package_cause);
+    if (auto check = acceptance_check_from_string(reader.string_at(*table, "acceptance", where, false)))
+      rule.acceptance = *check;
+    else
+      reader.error(table->get("acceptance"), where + ": acceptance must be seed, load or float64");
     for (const auto &kind_name : reader.strings_at(*table, "kinds", where)) {
       const FileKind kind = file_kind_from_string(kind_name);
       if (kind == FileKind::Unknown)

@@ -62,6 +62,13 @@ struct RuleExample {
   std::vector<std::string> also;
 };
 
+// Which check of the acceptance checklist's reproducibility level counts a
+// rule's open findings (docs/acceptance.md): a CUDA-only seed, a checkpoint
+// load that needs map_location, a float64 use.
+enum class AcceptanceCheck : std::uint8_t { None, Seed, Load, Float64 };
+std::string_view to_string(AcceptanceCheck check); // "", "seed", "load", "float64"
+std::optional<AcceptanceCheck> acceptance_check_from_string(std::string_view text);
+
 struct Rule {
   std::string id;     // stable code, e.g. "MPS101"
   std::string name;   // kebab-case, e.g. "cuda-synchronize"
@@ -91,6 +98,14 @@ struct Rule {
   // config that comes with the scanned tree cannot hide its findings, only
   // the user's own config or command line can (session/session.cpp).
   bool safety = false;
+  // What the assessment knows of a rule, so that it never recognises one by
+  // its ID, family or wording (docs/writing-rules.md, "Attributes"). A
+  // [family] table may set cuda_only, training_scale and package_cause for
+  // all its rules; a rule's own value wins.
+  bool cuda_only = false;      // its findings are about CUDA: reasons call them CUDA-only
+  bool training_scale = false; // multi-GPU machinery or a CUDA-only speed library: DUAL
+  bool package_cause = false;  // a finding's name is a package: reasons group by package
+  AcceptanceCheck acceptance = AcceptanceCheck::None;
   std::string origin; // rules file it came from
 
   bool applies_to(FileKind kind) const;
@@ -101,6 +116,10 @@ struct RuleFamily {
   std::string prefix; // e.g. "MPS1"
   std::string title;
   std::string description;
+  // Defaults of its rules' attributes (Rule::cuda_only ...).
+  bool cuda_only = false;
+  bool training_scale = false;
+  bool package_cause = false;
 };
 
 class RuleCatalog {

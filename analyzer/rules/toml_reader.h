@@ -57,6 +57,17 @@ public:
     return {};
   }
 
+  // A boolean, or `fallback` where the key is absent.
+  bool bool_at(const toml::table &table, std::string_view key, const std::string &where, bool fallback) {
+    const toml::node *node = table.get(key);
+    if (!node)
+      return fallback;
+    if (auto value = node->value_exact<bool>()) // not `1`, which value<bool>() would take
+      return *value;
+    error(node, "'" + std::string(key) + "' must be a boolean in " + where);
+    return fallback;
+  }
+
   // A string or an array of strings.
   std::vector<std::string> strings_at(const toml::table &table, std::string_view key,
                                       const std::string &where) {

@@ -22,6 +22,7 @@ using cache_codec::Writer;
 constexpr auto kMaxEffort = static_cast<std::uint8_t>(Effort::Blocker);
 constexpr auto kMaxSeverity = static_cast<std::uint8_t>(Severity::Error);
 constexpr auto kMaxGuardPolicy = static_cast<std::uint8_t>(GuardPolicy::Ignore);
+constexpr auto kMaxAcceptanceCheck = static_cast<std::uint8_t>(AcceptanceCheck::Float64);
 
 void write_strings(Writer &out, const std::vector<std::string> &items) {
   out.u32(static_cast<std::uint32_t>(items.size()));
@@ -109,8 +110,10 @@ void write_rule(Writer &out, const Rule &rule) {
     write_strings(out, example.also);
   }
   write_strings(out, rule.superseded_by);
-  out.u8(rule.fallback ? 1 : 0);
-  out.u8(rule.safety ? 1 : 0);
+  for (const bool flag :
+       {rule.fallback, rule.safety, rule.cuda_only, rule.training_scale, rule.package_cause})
+    out.u8(flag ? 1 : 0);
+  out.u8(static_cast<std::uint8_t>(rule.acceptance));
 }
 
 // A file kind written by name: a name this build does not know is a bad snapshot.
@@ -146,8 +149,13 @@ Rule read_rule(Reader &in) {
     example.also = read_strings(in);
   }
   rule.superseded_by = read_strings(in);
-  rule.fallback = in.u8() != 0;
-  rule.safety = in.u8() != 0;
+  for (bool *flag :
+       {&rule.fallback, &rule.safety, &rule.cuda_only, &rule.training_scale, &rule.package_cause})
+    *flag = in.u8() != 0;
+  const std::uint8_t acceptance = in.u8();
+  if (acceptance > kMaxAcceptanceCheck)
+    in.failed = true;
+  rule.acceptance = static_cast<AcceptanceCheck>(acceptance);
   return rule;
 }
 
@@ -204,9 +212,12 @@ std::optional<std::string> cache_key(const std::string &rules_dir) {
 std::string encode_catalog(const RuleCatalog &catalog) {
   Writer out;
   out.u32(static_cast<std::uint32_t>(catalog.families().size()));
-  for (const RuleFamily &family : catalog.families())
+  for (const RuleFamily &family : catalog.families()) {
     for (const std::string *text : {&family.name, &family.prefix, &family.title, &family.description})
       out.str(*text);
+    for (const bool flag : {family.cuda_only, family.training_scale, family.package_cause})
+      out.u8(flag ? 1 : 0);
+  }
   out.u32(static_cast<std::uint32_t>(catalog.rules().size()));
   for (const Rule &rule : catalog.rules())
     write_rule(out, rule);
@@ -216,9 +227,12 @@ std::string encode_catalog(const RuleCatalog &catalog) {
 std::optional<RuleCatalog> decode_catalog(std::string_view payload, const std::string &rules_dir) {
   Reader in(payload);
   std::vector<RuleFamily> families(in.count(16));
-  for (RuleFamily &family : families)
+  for (RuleFamily &family : families) {
     for (std::string *text : {&family.name, &family.prefix, &family.title, &family.description})
       *text = in.str();
+    for (bool *flag : {&family.cuda_only, &family.training_scale, &family.package_cause})
+      *flag = in.u8() != 0;
+  }
   const std::size_t rule_count = in.count(64);
   std::vector<Rule> rules;
   rules.reserve(rule_count);

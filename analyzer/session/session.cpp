@@ -524,7 +524,7 @@ bool assessment_input(const SessionRequest &request, Session &session, const Sca
                       AssessmentInput &input, std::ostream &err) {
   const ScanResult &result = session.result;
   input.scan = &assessed;
-  input.thresholds = decision_thresholds(session.workflow, result);
+  input.thresholds = decision_thresholds(session.workflow, session.catalog, result);
   input.fix_target_torch = session.workflow.config.target_torch.value; // as `mpsaudit fix` reads it
   input.fixes = &session.fixes;
   std::vector<Diagnostic> problems;
@@ -577,7 +577,7 @@ ScanResult scan_with_progress(const SessionRequest &request, ScanOptions &option
 // [roles]).
 std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResult &result) {
   std::set<std::string> tests;
-  const auto overrides = decision_thresholds(workflow, result).role_overrides;
+  const auto overrides = decision_thresholds(workflow, RuleCatalog(), result).role_overrides;
   for (const FileRole &role : classify_roles(result.project_files, overrides))
     if (role.role == Role::Tests)
       tests.insert(role.path);
@@ -665,8 +665,10 @@ SessionStatus run_session(SessionRequest request, Session &session) {
   return SessionStatus::Ok;
 }
 
-DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const ScanResult &result) {
+DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const RuleCatalog &catalog,
+                                       const ScanResult &result) {
   DecisionThresholds thresholds;
+  take_training_scale(catalog, thresholds);
   const AssessSettings &assess = workflow.config.assess;
   const auto effort = [](const std::optional<Setting<std::string>> &setting, Effort &slot) {
     if (setting)

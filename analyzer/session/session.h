@@ -141,7 +141,8 @@ bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::
 // The assessment's knobs from the config's [assess] table over their
 // defaults, with [roles] resolved for the scanned files
 // (AssessmentInput::thresholds).
-DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const ScanResult &result);
+DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const RuleCatalog &catalog,
+                                       const ScanResult &result);
 
 // A partial scan labels its decision and effort: the headline and the first
 // reason say which files they cover, in every report format.

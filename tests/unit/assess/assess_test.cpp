@@ -45,7 +45,8 @@ const FixCatalog &repository_fixes() {
   return catalog;
 }
 
-Assessment assess_scan(const ScanResult &scan, DecisionThresholds thresholds = {}) {
+Assessment assess_scan(const ScanResult &scan,
+                       DecisionThresholds thresholds = testing::repository_thresholds()) {
   AssessmentInput input;
   input.scan = &scan;
   input.model = repository_model();
@@ -493,7 +494,7 @@ TEST_CASE("the same blocker confined to training code is DUAL; in tests it does 
       assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"tests/test_attn.py", kModel}}));
   CHECK(peripheral.decision.outcome == Outcome::Adapt);
 
-  DecisionThresholds strict;
+  DecisionThresholds strict = testing::repository_thresholds();
   strict.peripheral_roles.clear(); // tunable: tests may decide too
   const Assessment strict_result =
       assess_scan(scan_of({{"model/attn.py", kPortableModel}, {"tests/test_attn.py", kModel}}), strict);
@@ -517,7 +518,7 @@ TEST_CASE("distributed training, and kernels with a fallback in training code, m
   REQUIRE_FALSE(guarded.decision.deciding.empty());
   CHECK(guarded.decision.deciding[0].kind == FactorKind::FallbackItem);
   // In training code, Linux keeps the fast path.
-  DecisionThresholds training;
+  DecisionThresholds training = testing::repository_thresholds();
   training.role_overrides.push_back({"model/*", Role::Training});
   const Assessment in_training = assess_scan(scan_of({{"model/kernels.py", fallback}}), training);
   CHECK(in_training.decision.outcome == Outcome::Dual);
@@ -560,7 +561,7 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in tra
   CHECK(item->hours.high == Approx(repository_model().kernel_with_fallback.high));
 
   // In training code Linux keeps the fast kernel for training at scale.
-  DecisionThresholds training;
+  DecisionThresholds training = testing::repository_thresholds();
   training.role_overrides.push_back({"csrc/*", Role::Training});
   const Assessment in_training = assess_scan(guarded, training);
   CHECK(in_training.decision.outcome == Outcome::Dual);
@@ -571,7 +572,7 @@ TEST_CASE("a CUDA kernel whose op has a CPU path is a fallback item: DUAL in tra
 TEST_CASE("effort thresholds decide when no finding does", "[assess][decision]") {
   const ScanResult scan = scan_of({{"train.py", kTrain}});
   CHECK(assess_scan(scan).decision.outcome == Outcome::Adapt);
-  DecisionThresholds tight;
+  DecisionThresholds tight = testing::repository_thresholds();
   tight.adapt_max_hours = 1;
   const Assessment dual = assess_scan(scan, tight);
   CHECK(dual.decision.outcome == Outcome::Dual);
@@ -603,7 +604,7 @@ TEST_CASE("memory fit decides: training that fits no Mac is DUAL, inference that
   const Assessment inference = assess_scan(config_of("200000000000"));
   CHECK(inference.decision.outcome == Outcome::KeepLinuxGpu);
   CHECK(inference.decision.deciding[0].kind == FactorKind::MemoryInference);
-  DecisionThresholds ignore_memory;
+  DecisionThresholds ignore_memory = testing::repository_thresholds();
   ignore_memory.memory_decides = false;
   CHECK(assess_scan(config_of("200000000000"), ignore_memory).decision.outcome == Outcome::Adapt);
 }

@@ -20,7 +20,9 @@ Rule rule_of(std::string id, std::string family, std::string summary, Effort eff
 
 // A CUDA-only library rule, as the catalog has them: large, an error.
 Rule cuda_library_rule() {
-  return rule_of("MPS401", "library", "CUDA-only libraries", Effort::Large, Severity::Error);
+  Rule rule = rule_of("MPS401", "library", "CUDA-only libraries", Effort::Large, Severity::Error);
+  rule.cuda_only = true;
+  return rule;
 }
 
 // Multi-GPU machinery: the distributed family, a warning.
@@ -134,11 +136,35 @@ TEST_CASE("decide: a guarded large item is a fallback: ADAPT in model code, DUAL
 TEST_CASE("decide: training-scale machinery is DUAL, from the thresholds' families", "[assess][decide]") {
   const Rule rule = distributed_rule();
   Case distributed;
+  distributed.thresholds.training_scale_families = {"distributed"}; // as take_training_scale lists it
   distributed.add(rule, "train.py", Role::Training);
   CHECK(distributed.verdict().outcome == Outcome::Dual);
   CHECK(kinds_of(distributed.verdict()) == std::vector<FactorKind>{FactorKind::TrainingScale});
   distributed.thresholds.training_scale_families.clear();
   CHECK(distributed.verdict().outcome == Outcome::Adapt);
+}
+
+TEST_CASE("take_training_scale lists the families that set the attribute, then other families' rules",
+          "[assess][decide]") {
+  RuleCatalog catalog;
+  std::vector<Diagnostic> problems;
+  const auto rule = [](const std::string &id, const std::string &attributes) {
+    return "[[rule]]\nid = \"" + id + "\"\nname = \"r" + id +
+           "\"\nsummary = \"s\"\nkinds = [\"python\"]\neffort = \"small\"\nseverity = \"warning\"\n"
+           "message = \"m\"\nwhy = \"w\"\nreplacement = \"r\"\n" +
+           attributes + "[rule.match]\nkind = \"call\"\n";
+  };
+  catalog.load_text("[family]\nname = \"multi\"\nprefix = \"MPS5\"\ntitle = \"T\"\ntraining_scale = true\n" +
+                        rule("MPS501", ""),
+                    "rules/a.toml", problems);
+  catalog.load_text("[family]\nname = \"libs\"\nprefix = \"MPS4\"\ntitle = \"T\"\n" +
+                        rule("MPS404", "training_scale = true\n") + rule("MPS401", ""),
+                    "rules/b.toml", problems);
+  REQUIRE(problems.empty());
+  DecisionThresholds thresholds;
+  take_training_scale(catalog, thresholds);
+  CHECK(thresholds.training_scale_families == std::vector<std::string>{"multi"});
+  CHECK(thresholds.training_scale_rules == std::vector<std::string>{"MPS404"});
 }
 
 TEST_CASE("decide: the estimate's thresholds: past the ADAPT maximum DUAL, past the KEEP minimum KEEP",

@@ -6,7 +6,19 @@
 
 #include <string_view>
 
+#include "../test_support.h"
+#include "assess/decision.h"
+
 namespace mpsaudit::testing {
+
+// The decision's thresholds as a session makes them: the training-scale
+// lists from the repository catalog's attributes (take_training_scale), so
+// that the distributed script above is training at scale.
+inline DecisionThresholds repository_thresholds() {
+  DecisionThresholds thresholds;
+  take_training_scale(repository_catalog(), thresholds);
+  return thresholds;
+}
 
 inline constexpr std::string_view kDualModelCode =
     "import torch.nn as nn\nimport torch\n\nclass Net(nn.Module):\n"

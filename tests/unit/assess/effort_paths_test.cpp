@@ -197,6 +197,7 @@ TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][
   AssessmentInput input;
   input.scan = &scan;
   input.model = model;
+  input.thresholds = testing::repository_thresholds();
   const Assessment assessment = assess(input);
   CHECK(assessment.decision.outcome == Outcome::Dual);
   CHECK(assessment.effort.path == RecommendedPath::MacEntryPoints);

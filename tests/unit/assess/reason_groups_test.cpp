@@ -15,6 +15,9 @@ Rule rule_of(std::string id, std::string family, Effort effort) {
   rule.family = std::move(family);
   rule.summary = "summary of " + rule.id;
   rule.effort = effort;
+  // The attributes the catalog's [family] tables give these families.
+  rule.cuda_only = rule.family == "cxx" || rule.family == "library";
+  rule.package_cause = rule.family == "library" || rule.family == "dependencies";
   return rule;
 }
 
@@ -159,8 +162,10 @@ TEST_CASE("a dependency rule that is not about CUDA is not called CUDA-only", "[
   old_torch.summary = "A torch pin older than the MPS backend";
   Rule cuda_wheel = rule_of("MPS702", "dependencies", Effort::Small);
   cuda_wheel.summary = "A CUDA wheel index";
-  CHECK_FALSE(rule_names_cuda(&old_torch));
-  CHECK(rule_names_cuda(&cuda_wheel));
+  cuda_wheel.cuda_only = true;
+  CHECK_FALSE(about_cuda(&old_torch));
+  CHECK(about_cuda(&cuda_wheel));
+  CHECK(about_cuda(nullptr)); // a kernel family has no rule
   Factors factors;
   factors.add(old_torch, "a/requirements.txt", 1, "torch==1.9.0", FactorKind::TrainingBlocker,
               FileKind::Requirements);

@@ -28,10 +28,14 @@ const BundledCatalog kNoBundle{};
 std::string summary_of(const RuleCatalog &catalog) {
   std::string text = encode_catalog(catalog);
   for (const RuleFamily &family : catalog.families())
-    text += "|" + family.name + "|" + family.prefix + "|" + family.title + "|" + family.description;
+    text += "|" + family.name + "|" + family.prefix + "|" + family.title + "|" + family.description + "|" +
+            std::to_string(family.cuda_only) + std::to_string(family.training_scale) +
+            std::to_string(family.package_cause);
   for (const Rule &rule : catalog.rules())
     text += "|" + rule.id + "|" + rule.why + "|" + std::to_string(rule.examples.size()) + "|" +
             std::to_string(rule.fallback) + "|" + std::to_string(rule.safety) + "|" +
+            std::to_string(rule.cuda_only) + std::to_string(rule.training_scale) +
+            std::to_string(rule.package_cause) + std::string(to_string(rule.acceptance)) + "|" +
             std::to_string(catalog.find(rule.id) == &rule);
   return text;
 }
