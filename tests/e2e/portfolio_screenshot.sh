@@ -9,10 +9,8 @@
 # design, so only the width problems count here. Screenshots are kept in
 # <build>/test-output/portfolio_screenshot/.
 set -euo pipefail
-binary=$1 root=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash" "$1"
+root=$2
 source "$(dirname "${BASH_SOURCE[0]}")/browser_common.bash" portfolio_screenshot
 devset=${MPSAUDIT_DEVSET_DIR:-$root/../shared/devset}
 

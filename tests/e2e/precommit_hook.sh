@@ -9,15 +9,13 @@
 # PATH, so no network is needed.
 # Usage: precommit_hook.sh <mpsaudit binary> <repository root>
 set -euo pipefail
-BIN=$(realpath "$1")
 ROOT=$(realpath "$2")
 command -v pre-commit >/dev/null || { echo "FAIL: pre-commit is not installed (apt-get install pre-commit)"; exit 1; }
 pre-commit validate-manifest "$ROOT/.pre-commit-hooks.yaml"
 
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export PRE_COMMIT_HOME="$WORK/pre-commit-cache" HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1
-mkdir -p "$HOME" "$WORK/bin"
+source "$(dirname "${BASH_SOURCE[0]}")/git_sandbox.bash" "$1"
+export PRE_COMMIT_HOME="$WORK/pre-commit-cache"
+mkdir -p "$WORK/bin"
 ln -s "$BIN" "$WORK/bin/mpsaudit" # as if installed: found on PATH by name
 export PATH="$WORK/bin:$PATH"
 unset MPSAUDIT_RULES_DIR
@@ -30,11 +28,7 @@ hook_args=$(sed -n 's/^  args: //p' "$ROOT/.pre-commit-hooks.yaml")
 [ -n "$hook_entry" ] && [ -n "$hook_args" ] || fail "cannot read entry/args from .pre-commit-hooks.yaml"
 
 new_repo() {
-  rm -rf "$WORK/repo"
-  git init -q -b main "$WORK/repo"
-  cd "$WORK/repo"
-  git config user.email lab@example.org
-  git config user.name "A Lab"
+  work_repo
   git config commit.gpgsign false
   cat > .pre-commit-config.yaml <<YAML
 repos:

@@ -5,10 +5,8 @@
 # --progress always shows it anywhere. MPSAUDIT_PROGRESS_DELAY_MS=0 removes
 # auto's one-second threshold so that a small tree shows it without sleeping.
 set -euo pipefail
-binary=$(realpath "$1") source_dir=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash" "$1"
+source_dir=$(realpath "$2")
 command -v script >/dev/null || { echo "SKIP: script(1) is missing"; exit 77; }
 cp -r "$source_dir/samples/outcome-dual" "$work/tree"
 cd "$work"

@@ -3,10 +3,8 @@
 # report, and the DOM's counts, rows, decision and effort must match the JSON
 # report of the same scan. Screenshots go to <build>/test-output/report_html/.
 set -euo pipefail
-binary=$1 root=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash" "$1"
+root=$2
 source "$(dirname "${BASH_SOURCE[0]}")/browser_common.bash" report_html
 
 samples=()

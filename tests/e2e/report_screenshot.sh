@@ -12,10 +12,8 @@
 # (MPSAUDIT_DEVSET_DIR overrides it) as input only, and is skipped with a
 # message when it is absent.
 set -euo pipefail
-binary=$1 root=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash" "$1"
+root=$2
 source "$(dirname "${BASH_SOURCE[0]}")/browser_common.bash" report_screenshot
 devset=${MPSAUDIT_DEVSET_DIR:-$root/../shared/devset}
 

@@ -7,10 +7,8 @@
 # report's order under --full.
 # Usage: terminal_width.sh <mpsaudit binary> <repository root>
 set -euo pipefail
-binary=$(realpath "$1") root=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash" "$1"
+root=$(realpath "$2")
 command -v script >/dev/null || { echo "SKIP: script(1) is missing"; exit 77; }
 unset MPSAUDIT_RULES_DIR COLUMNS
 export TERM=xterm

@@ -4,13 +4,10 @@
 # tree full of links and odd names leaves only hex-named entries, and a link
 # planted where an entry goes is neither read nor written through.
 set -euo pipefail
-binary=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 
-tree=$work/tree
-mkdir -p "$tree/pkg" "$work/outside"
+cache_tree
+mkdir -p "$tree/pkg"
 printf 'import torch\ntorch.cuda.synchronize()\n' >"$tree/train.py"
 printf 'import torch\nx = torch.zeros(1).cuda()\n' >"$tree/pkg/..model.py"
 printf 'import torch\n' >"$tree/pkg/$(printf 'new\nline.py')"
@@ -20,15 +17,7 @@ ln -s "$work/outside" "$tree/linked_dir"
 cache=$work/cache
 sleep 1 && touch "$work/stamp" # what is newer than this, a scan wrote
 
-scan() { # report, then options
-  local out=$1; shift
-  local status=0
-  "$binary" scan --no-git --format json --fail-on never --cache-dir "$cache" --profile "$@" "$tree" \
-    >"$out" 2>"$out.err" || status=$?
-  [[ $status -le 3 ]] || fail "scan exited $status: $(cat "$out.err")"
-}
-
-scan "$work/cold"
+cache_scan "$work/cold" --cache-dir "$cache"
 bad=$(find "$cache" -mindepth 1 ! -type d ! -name '.last-trim' -regextype posix-extended \
   ! -regex "$cache/v[0-9]+/[0-9a-f]{2}/[0-9a-f]{64}" -print)
 [[ -z $bad ]] || fail "the cache holds entries not named by a hash: $bad"
@@ -41,7 +30,7 @@ printf 'MPSCACHE forged' >"$work/outside/forged"
 find "$cache" -type f -regextype posix-extended -regex '.*/[0-9a-f]{64}' | while read -r entry; do
   ln -sf "$work/outside/forged" "$entry"
 done
-scan "$work/planted"
+cache_scan "$work/planted" --cache-dir "$cache"
 cmp -s "$work/cold" "$work/planted" || fail "a planted link changed the report"
 grep -q 'result cache: 0 files from the cache' "$work/planted.err" || fail "a planted link was read: $(cat "$work/planted.err")"
 [[ $(cat "$work/outside/forged") == 'MPSCACHE forged' ]] || fail "a write went through a planted link"

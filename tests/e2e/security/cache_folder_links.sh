@@ -7,28 +7,17 @@
 # findings are still reported, the file counts as parsed, not cached) and
 # nothing is written through the links.
 set -euo pipefail
-binary=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 
-tree=$work/tree
-mkdir -p "$tree" "$work/outside"
+cache_tree
 printf 'import torch\ntorch.cuda.synchronize()\nx = torch.zeros(1).cuda()\n' >"$tree/train.py"
 printf 'import os\nprint(os.getcwd())\n' >"$tree/clean.py"
 
-scan() { # report, then options
-  local out=$1; shift
-  local status=0
-  timeout 60 "$binary" scan --no-git --format json --fail-on never --profile "$@" "$tree" \
-    >"$out" 2>"$out.err" || status=$?
-  [[ $status -le 3 ]] || fail "scan exited $status: $(cat "$out.err")"
-}
 findings() { # the rule and place of each finding of a JSON report
   python3 -c 'import json,sys; [print(f["rule"], f["path"], f["line"]) for f in json.load(open(sys.argv[1]))["findings"]]' "$1"
 }
 
-scan "$work/reference" --no-cache
+cache_scan "$work/reference" --no-cache
 findings "$work/reference" >"$work/reference.findings"
 grep -q 'train.py' "$work/reference.findings" || fail "no findings in train.py: $(cat "$work/reference.findings")"
 
@@ -37,7 +26,7 @@ grep -q 'train.py' "$work/reference.findings" || fail "no findings in train.py: 
 # its own cache, so this entry hides the findings there; that shows the
 # forged entry would be used if it were read.
 own=$work/own-cache
-scan "$work/cold" --cache-dir "$own"
+cache_scan "$work/cold" --cache-dir "$own"
 python3 - "$own" "$work/forged" <<'EOF'
 import glob, sys
 MASK = 2**64 - 1
@@ -74,7 +63,7 @@ open(victim[0], 'wb').write(forged)
 open(sys.argv[2], 'wb').write(forged)
 print(victim[0].split('/')[-1], file=open(sys.argv[2] + '.name', 'w'))
 EOF
-scan "$work/hidden" --cache-dir "$own"
+cache_scan "$work/hidden" --cache-dir "$own"
 grep -q 'train.py' <(findings "$work/hidden") && fail "the forged entry was not taken from the user's own cache"
 
 # The same entry behind links the tree planted at every shard folder of a
@@ -89,7 +78,7 @@ for shard in $(printf '%02x ' $(seq 0 255)); do
 done
 cp "$work/forged" "$work/outside/${name:0:2}/$name"
 sleep 1 && touch "$work/stamp" # what is newer than this, a scan wrote
-scan "$work/planted" --cache-dir "$cache"
+cache_scan "$work/planted" --cache-dir "$cache"
 findings "$work/planted" >"$work/planted.findings"
 cmp -s "$work/reference.findings" "$work/planted.findings" ||
   fail "the entry behind a planted link hid findings: $(diff "$work/reference.findings" "$work/planted.findings")"

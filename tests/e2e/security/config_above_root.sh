@@ -7,18 +7,8 @@
 # at the scanned root, or, inside a git work tree whose .git the user owns, at
 # the work tree's top. A config above that is never read.
 set -euo pipefail
-binary=$(realpath "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 
-scan() { # path, then options; JSON report in $work/report.json, exit status in $status
-  local path=$1; shift
-  status=0
-  timeout 60 "$binary" scan --no-git --no-cache --format json "$@" "$path" >"$work/report.json" 2>"$work/stderr" ||
-    status=$?
-  [[ $status -ne 124 ]] || fail "$path: the scan did not finish within 60 s"
-}
 canary_found() { # an empty report (nothing left to scan) has no canary either
   python3 -c "import json,sys; sys.exit(0 if any(f['rule']=='MPS101' for f in json.load(open('$work/report.json'))['findings']) else 1)" 2>/dev/null
 }
@@ -34,21 +24,21 @@ mkdir -p "$work/shared/project/src"
 hostile_config "$work/shared"
 printf 'import torch\ntorch.cuda.synchronize()\n' >"$work/shared/project/src/train.py"
 for path in "$work/shared/project" "$work/shared/project/src" "$work/shared/project/src/train.py"; do
-  scan "$path"
+  scan_json "$path"
   canary_found || fail "$path: the parent directory's config hid the finding: $(cat "$work/stderr")"
   [[ -z $(config_used) ]] || fail "$path: the scan used $(config_used)"
   [[ $status -eq 1 ]] || fail "$path: exit $status, want 1"
 done
 # ... nor from the current directory above it, nor a pyproject's [tool.mpsaudit].
-(cd "$work/shared" && scan project) && canary_found || fail "a scan from the parent used its config"
+(cd "$work/shared" && scan_json project) && canary_found || fail "a scan from the parent used its config"
 rm "$work/shared/mpsaudit.toml"
 printf '[tool.mpsaudit]\nexclude = ["**"]\n' >"$work/shared/pyproject.toml"
-scan "$work/shared/project/src"
+scan_json "$work/shared/project/src"
 canary_found || fail "the parent directory's pyproject.toml hid the finding"
 
 # 2. The scanned root's own config is still read (it is the tree's).
 printf 'exclude = ["src/legacy"]\n' >"$work/shared/project/mpsaudit.toml"
-scan "$work/shared/project"
+scan_json "$work/shared/project"
 [[ $(config_used) == "$work/shared/project/mpsaudit.toml" ]] || fail "the tree's own config was not used: $(config_used)"
 
 # 3. In a git work tree the search goes up to its top, and no further.
@@ -57,11 +47,11 @@ hostile_config "$work/outside"
 git -C "$work/outside/repo" init -q
 printf 'exclude = ["pkg/legacy"]\n' >"$work/outside/repo/mpsaudit.toml"
 printf 'import torch\ntorch.cuda.synchronize()\n' >"$work/outside/repo/pkg/train.py"
-scan "$work/outside/repo/pkg"
+scan_json "$work/outside/repo/pkg"
 [[ $(config_used) == "$work/outside/repo/mpsaudit.toml" ]] || fail "the work tree's config was not used: $(config_used)"
 canary_found || fail "the work tree's top was passed"
 rm "$work/outside/repo/mpsaudit.toml"
-scan "$work/outside/repo/pkg"
+scan_json "$work/outside/repo/pkg"
 canary_found || fail "the config above the work tree was used"
 [[ -z $(config_used) ]] || fail "the scan used $(config_used), above the work tree"
 
@@ -73,7 +63,7 @@ if [[ $(id -u) -eq 0 ]]; then
   git -C "$work/planted" init -q
   chown -R 65534:65534 "$work/planted/.git"
   printf 'import torch\ntorch.cuda.synchronize()\n' >"$work/planted/project/train.py"
-  scan "$work/planted/project"
+  scan_json "$work/planted/project"
   canary_found || fail "a .git the user does not own let the search climb to its config"
 fi
 echo "the config search stays within the scanned root or its git work tree"

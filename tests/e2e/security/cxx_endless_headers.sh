@@ -6,10 +6,7 @@
 # or a link to one must not hang the scan: each is read no further than its
 # size, as clang reads it, or not at all. docs/security.md, "C++ headers".
 set -euo pipefail
-binary=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 
 tree=$work/repo && mkdir -p "$tree"
 mkfifo "$tree/pipe.h"

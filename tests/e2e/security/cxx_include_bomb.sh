@@ -8,10 +8,7 @@
 # and every other file's findings stay. The gate before clang reads each
 # header once. docs/security.md, "C++ sources".
 set -euo pipefail
-binary=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 
 tree=$work/repo && mkdir -p "$tree/include"
 for level in $(seq 0 39); do
@@ -19,30 +16,14 @@ for level in $(seq 0 39); do
 done
 printf '/* the last one */\n' >"$tree/include/h40.h"
 printf '#include "include/h0.h"\n__global__ void bombed(float *x) { x[0] = 1.0f; }\n' >"$tree/bomb.cu"
-printf '__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }\nvoid run(float *x) { scale<<<1, 32>>>(x); }\n' \
-  >"$tree/kernel.cu"
-printf 'import torch\ntorch.cuda.synchronize()\n' >"$tree/canary.py"
+cxx_controls
 
-scale=1
-grep -qa __asan_init "$binary" && scale=4
-
-python3 - "$binary" "$tree" "$scale" "$(dirname "${BASH_SOURCE[0]}")" <<'PY' || fail "see above"
-import sys
-sys.dont_write_bytecode = True  # nothing written into the source tree
-sys.path.insert(0, sys.argv[4])
-from bounded_scan import bounded_scan
-binary, tree, scale = sys.argv[1], sys.argv[2], int(sys.argv[3])
-report, seconds, peak_mib = bounded_scan(binary, tree, scale)
+bomb_scan "canary.py kernel.cu bomb.cu" <<'PY'
 bomb = [d for d in report["diagnostics"] if d["path"] == "bomb.cu" and d["code"] == "parse-limit"]
 if not bomb or bomb[0]["level"] != "error" or "headers entered" not in bomb[0]["message"]:
     sys.exit(f"FAIL: no parse-limit error naming the headers entered for bomb.cu: {report['diagnostics']}")
 modes = {f["path"]: f["mode"] for f in report["files"]}
 if modes.get("bomb.cu") != "lexical":
     sys.exit(f"FAIL: bomb.cu did not fall back to the raw lexer: {modes.get('bomb.cu')}")
-found = {(f["path"], f["rule"]) for f in report["findings"]}
-for path in ("canary.py", "kernel.cu", "bomb.cu"):
-    if not any(p == path for p, _ in found):
-        sys.exit(f"FAIL: no finding in {path}: {sorted(found)}")
-print(f"scan: {seconds:.1f} s, peak RSS {peak_mib:.0f} MiB")
 PY
 echo "ok: an include bomb stops at the bound on headers entered; the kernel and the canary are reported"

@@ -6,10 +6,7 @@
 #     alone would, no temporary file behind, and each summary counts only
 #     the files that run wrote (the others each have a diagnostic).
 set -euo pipefail
-binary=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 finding='import torch\nx = torch.zeros(3).cuda()\ny = torch.ones(2).cuda()\n'
 
 # A file locked by another fix (flock, as fix takes it).

@@ -8,15 +8,8 @@
 #   - an in-tree symlink stays a symlink, its target edited;
 #   - the new text is synced before the rename (strace, where it exists).
 set -euo pipefail
-binary=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 finding='import torch\nx = torch.zeros(3).cuda()\n'
-fix() { # tree, then options; stderr in $work/err, exit status in $status
-  status=0
-  "$binary" fix --apply --no-git "$@" >"$work/out" 2>"$work/err" || status=$?
-}
 
 # Owner, group and mode.
 mkdir -p "$work/owned"
@@ -28,7 +21,7 @@ else
   expected_owner=$(stat -c %u:%g "$work/owned/train.py")
 fi
 chmod 2754 "$work/owned/train.py" # after chown, which clears it
-fix "$work/owned"
+fix_apply "$work/owned" --no-git
 [[ $status -eq 0 ]] || fail "fix exited $status: $(cat "$work/err")"
 grep -q 'to(device)' "$work/owned/train.py" || fail "train.py was not fixed"
 [[ $(stat -c %u:%g "$work/owned/train.py") == "$expected_owner" ]] ||
@@ -40,7 +33,7 @@ mkdir -p "$work/readonly"
 printf "$finding" >"$work/readonly/frozen.py"
 cp "$work/readonly/frozen.py" "$work/frozen.orig"
 chmod 444 "$work/readonly/frozen.py"
-fix "$work/readonly"
+fix_apply "$work/readonly" --no-git
 [[ $status -eq 0 ]] || fail "a read-only file must not fail the run, got $status: $(cat "$work/err")"
 cmp -s "$work/readonly/frozen.py" "$work/frozen.orig" || fail "the read-only file was rewritten"
 [[ $(stat -c %a "$work/readonly/frozen.py") == 444 ]] || fail "the read-only file's mode changed"
@@ -52,7 +45,7 @@ mkdir -p "$work/linked"
 printf "$finding" >"$work/linked/a.py"
 ln "$work/linked/a.py" "$work/other-name.py"
 inode=$(stat -c %i "$work/linked/a.py")
-fix "$work/linked"
+fix_apply "$work/linked" --no-git
 [[ $status -eq 0 ]] || fail "a hard-linked file must not fail the run, got $status: $(cat "$work/err")"
 [[ $(stat -c %i "$work/linked/a.py") == "$inode" && $(stat -c %h "$work/linked/a.py") == 2 ]] ||
   fail "the hard link was split"
@@ -64,7 +57,7 @@ grep -q 'a.py: warning: the file has 2 hard links; fix does not edit it' "$work/
 mkdir -p "$work/link/src"
 printf "$finding" >"$work/link/src/impl.py"
 ln -s src/impl.py "$work/link/model.py"
-fix "$work/link"
+fix_apply "$work/link" --no-git
 [[ -L "$work/link/model.py" && $(readlink "$work/link/model.py") == src/impl.py ]] ||
   fail "the symlink was replaced"
 grep -q 'to(device)' "$work/link/src/impl.py" || fail "the symlink's target was not fixed"

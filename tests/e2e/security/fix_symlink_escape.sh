@@ -9,15 +9,8 @@
 #     index that lists `sub/x.py` while `sub` links elsewhere): the same;
 #   - symlinks inside the tree: the target is edited once, the links stay.
 set -euo pipefail
-binary=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 finding='import torch\nx = torch.zeros(3).cuda()\n'
-fix() { # tree, then options; stderr in $work/err, exit status in $status
-  status=0
-  "$binary" fix --apply "$@" >"$work/out" 2>"$work/err" || status=$?
-}
 
 # 1. A planted symlink where fix used to put its temporary file.
 mkdir -p "$work/victims" "$work/tree1"
@@ -25,7 +18,7 @@ printf 'MARKER\n' >"$work/victims/evil.pth"
 chmod 600 "$work/victims/evil.pth"
 printf "$finding" >"$work/tree1/x.py"
 ln -s "$work/victims/evil.pth" "$work/tree1/x.py.mpsaudit-fix"
-fix "$work/tree1" --no-git
+fix_apply "$work/tree1" --no-git
 [[ $status -eq 0 ]] || fail "fix exited $status: $(cat "$work/err")"
 [[ $(cat "$work/victims/evil.pth") == MARKER ]] || fail "the victim behind the planted symlink was written"
 [[ $(stat -c %a "$work/victims/evil.pth") == 600 ]] || fail "the victim's mode was changed through the link"
@@ -41,7 +34,7 @@ printf "$finding" >"$work/victims/outside.py"
 cp "$work/victims/outside.py" "$work/victims/outside.py.orig"
 ln -s "$work/victims/outside.py" "$work/tree2/evil.py"
 printf "$finding" >"$work/tree2/ok.py"
-fix "$work/tree2" --no-git
+fix_apply "$work/tree2" --no-git
 cmp -s "$work/victims/outside.py" "$work/victims/outside.py.orig" || fail "a file outside the tree was edited"
 [[ -L "$work/tree2/evil.py" ]] || fail "the symlink to outside was replaced by a file"
 grep -q 'evil.py: warning: a symbolic link leads outside the scanned tree' "$work/err" ||
@@ -63,7 +56,7 @@ if command -v git >/dev/null; then
   git -C "$work/tree3" add sub/x.py
   rm -r "$work/tree3/sub"
   ln -s "$work/victims/subdir" "$work/tree3/sub"
-  fix "$work/tree3"
+  fix_apply "$work/tree3"
   cmp -s "$work/victims/subdir/x.py" "$work/victims/subdir.orig.py" ||
     fail "a file outside the tree was edited through a directory symlink"
   # Discovery never follows a directory symlink, also for paths the index
@@ -79,7 +72,7 @@ mkdir -p "$work/tree4/lib"
 printf "$finding" >"$work/tree4/lib/model.py"
 ln -s lib/model.py "$work/tree4/a_link.py"
 ln -s lib/model.py "$work/tree4/z_link.py"
-fix "$work/tree4" --no-git
+fix_apply "$work/tree4" --no-git
 [[ $status -eq 0 ]] || fail "fix exited $status: $(cat "$work/err")"
 [[ -L "$work/tree4/a_link.py" && -L "$work/tree4/z_link.py" ]] || fail "an in-tree symlink became a file"
 [[ $(grep -c 'to(device)' "$work/tree4/lib/model.py") -eq 1 ]] || fail "the target was not fixed exactly once"
@@ -90,7 +83,7 @@ rm "$work/tree4/lib/model.py"
 printf "$finding" >"$work/tree4/lib/model.txt"
 ln -sf lib/model.txt "$work/tree4/a_link.py"
 ln -sf lib/model.txt "$work/tree4/z_link.py"
-fix "$work/tree4" --no-git
+fix_apply "$work/tree4" --no-git
 [[ $(grep -c '^device = ' "$work/tree4/lib/model.txt") -eq 1 ]] || fail "a target of two links was edited twice"
 [[ -L "$work/tree4/a_link.py" ]] || fail "an in-tree symlink became a file"
 echo "ok"

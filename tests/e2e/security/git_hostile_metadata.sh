@@ -15,11 +15,7 @@ unset MPSAUDIT_RULES_DIR
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 new_repo() {
-  rm -rf "$WORK/repo"
-  git init -q -b main "$WORK/repo"
-  cd "$WORK/repo"
-  git config user.email lab@example.org
-  git config user.name "A Lab"
+  work_repo
   mkdir -p src
   printf 'import torch\nm = torch.nn.Linear(2, 2)\n' >src/model.py
   printf 'import torch\ntorch.cuda.synchronize()\n' >canary.py

@@ -8,16 +8,17 @@
 # and a refused include in it is reported, with the exit code it gives
 # without the cycle (3).
 set -euo pipefail
-binary=$(realpath "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 
-scan() { # tree; JSON report in $work/report.json, exit status in $status
-  status=0
-  timeout 60 "$binary" scan --no-git --no-cache --format json "$work/$1" >"$work/report.json" 2>"$work/stderr" ||
-    status=$?
-  [[ $status -ne 124 ]] || fail "$1: the scan did not finish within 60 s"
+scan_tree() { # name, then each file and its text: the tree $work/NAME of these files, scanned (scan_json)
+  local tree=$work/$1
+  shift
+  mkdir -p "$tree"
+  while (($#)); do
+    printf '%b' "$2" >"$tree/$1"
+    shift 2
+  done
+  scan_json "$tree"
 }
 count() { # rule-or-code kind(findings|diagnostics) path line: how many
   python3 - "$work/report.json" "$@" <<'PY'
@@ -34,29 +35,23 @@ expect_once() { # rule-or-code kind path line
 }
 
 # Two files that include each other; deps.txt is reached only through the include.
-mkdir -p "$work/pair"
-printf 'numpy\n-r deps.txt\n' >"$work/pair/requirements.txt"
-printf 'torch==2.1.0+cu118\n-r requirements.txt\n-r /dev/zero\n' >"$work/pair/deps.txt"
-scan pair
+scan_tree pair requirements.txt 'numpy\n-r deps.txt\n' \
+  deps.txt 'torch==2.1.0+cu118\n-r requirements.txt\n-r /dev/zero\n'
 [[ $status -eq 3 ]] || fail "a refused include inside a cycle exits $status, want 3 (as without the cycle)"
 expect_once MPS701 findings requirements.txt 2 "the CUDA pin of deps.txt"
 expect_once include-outside-root diagnostics deps.txt 3 "/dev/zero in deps.txt"
 expect_once include-cycle diagnostics requirements.txt 2 "the cycle"
 
 # The same without the cycle gives the same finding and the same exit code.
-mkdir -p "$work/chain"
-printf 'numpy\n-r deps.txt\n' >"$work/chain/requirements.txt"
-printf 'torch==2.1.0+cu118\n-r /dev/zero\n' >"$work/chain/deps.txt"
-scan chain
+scan_tree chain requirements.txt 'numpy\n-r deps.txt\n' \
+  deps.txt 'torch==2.1.0+cu118\n-r /dev/zero\n'
 [[ $status -eq 3 ]] || fail "the chain without a cycle exits $status, want 3"
 expect_once MPS701 findings requirements.txt 2 "the chain's CUDA pin"
 
 # A longer cycle through a file scanned on its own: each file's pin once.
-mkdir -p "$work/ring"
-printf 'numpy\n-r a.in\n' >"$work/ring/requirements.txt"
-printf 'torch==2.1.0+cu118\n-r requirements-gpu.txt\n' >"$work/ring/a.in"
-printf 'torchvision==0.16.0+cu118\n-r requirements.txt\n-r /dev/zero\n' >"$work/ring/requirements-gpu.txt"
-scan ring
+scan_tree ring requirements.txt 'numpy\n-r a.in\n' \
+  a.in 'torch==2.1.0+cu118\n-r requirements-gpu.txt\n' \
+  requirements-gpu.txt 'torchvision==0.16.0+cu118\n-r requirements.txt\n-r /dev/zero\n'
 [[ $status -eq 3 ]] || fail "the ring exits $status, want 3"
 expect_once MPS701 findings requirements.txt 2 "a.in's pin, at its include"
 expect_once MPS701 findings requirements-gpu.txt 1 "requirements-gpu.txt's own pin"

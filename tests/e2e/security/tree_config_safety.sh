@@ -11,10 +11,7 @@
 # --fail-on. Every human-readable report names the config used, relative to
 # the current directory, and says whose it is.
 set -euo pipefail
-binary=$(realpath "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash" "$1"
 cd "$work"
 
 new_tree() { # name, then the text of its mpsaudit.toml
@@ -30,18 +27,11 @@ PY
   printf 'import torch\ntorch.cuda.synchronize()\n' >"$1/src/canary.py"
   printf '%b' "$2" >"$1/mpsaudit.toml"
 }
-scan() { # tree, then options; JSON report in $work/report.json, exit status in $status
-  local tree=$1; shift
-  status=0
-  timeout 60 "$binary" scan --no-git --no-cache --format json "$@" "$tree" >"$work/report.json" 2>"$work/stderr" ||
-    status=$?
-  [[ $status -ne 124 ]] || fail "$tree: the scan did not finish within 60 s"
-}
 findings_of() { # rule: how many open findings of it
   python3 -c "import json,sys; print(sum(1 for f in json.load(open('$work/report.json'))['findings'] if f['rule']==sys.argv[1] and not f.get('suppressed')))" "$1"
 }
 expect_pickle() { # what the tree's config tried
-  scan "$@"
+  scan_json "$@"
   [[ $(findings_of MPS964) -eq 1 ]] || fail "$1: the hostile checkpoint's MPS964 is hidden: $(head -c 2000 "$work/report.json")"
   [[ $status -eq 1 ]] || fail "$1: exit $status with a hostile checkpoint, want 1: $(cat "$work/stderr")"
   python3 -c "import json,sys; w=json.load(open('$work/report.json'))['workflow']; sys.exit(0 if w['config_from_tree'] and w['config_file'].endswith('$1/mpsaudit.toml') else 1)" ||
@@ -88,17 +78,17 @@ for report in r.txt r.md r.html; do
 done
 
 # 6. The user's own choices still decide: --ignore, --select, --config, --baseline, --fail-on.
-scan exclude --ignore MPS964
+scan_json exclude --ignore MPS964
 [[ $(findings_of MPS964) -eq 0 ]] || fail "--ignore MPS964 did not hide it"
-scan disable --select MPS1
+scan_json disable --select MPS1
 [[ $(findings_of MPS964) -eq 0 ]] || fail "--select MPS1 did not hide MPS964"
 printf 'exclude = ["*.pt"]\n' >"$work/user.toml"
-scan include --config "$work/user.toml"
+scan_json include --config "$work/user.toml"
 [[ $(findings_of MPS964) -eq 0 && $status -eq 1 ]] || fail "the user's --config exclude did not hide the checkpoint"
 python3 -c "import json,sys; sys.exit(0 if not json.load(open('$work/report.json'))['workflow']['config_from_tree'] else 1)" ||
   fail "a --config file is reported as the tree's"
-scan baseline --baseline baseline/known.baseline
+scan_json baseline --baseline baseline/known.baseline
 [[ $(findings_of MPS964) -eq 0 ]] || fail "the user's --baseline did not hide MPS964"
-scan never --fail-on never
+scan_json never --fail-on never
 [[ $status -eq 0 ]] || fail "the user's --fail-on never exits $status, want 0"
 echo "a config from the scanned tree cannot hide a hostile checkpoint"
