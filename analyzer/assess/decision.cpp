@@ -510,27 +510,35 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   return levels;
 }
 
+// The items DUAL leaves on Linux: multi-GPU machinery.
+std::vector<bool> linux_only_items(const EffortEstimate &effort) {
+  std::vector<bool> linux_only;
+  for (const EffortItem &item : effort.items)
+    linux_only.push_back(item.family == "distributed");
+  return linux_only;
+}
+
 // Whether the recommended path is the whole estimate (the reasons then give
 // one figure, not two).
-bool recommended_is_everything(const EffortEstimate &effort) {
-  return format_hours(effort.recommended) == format_hours(effort.total);
+bool recommended_is_everything(const EffortEstimate &effort, const RecommendedPlan &recommended) {
+  return format_hours(recommended.hours) == format_hours(effort.total);
 }
 
 // What `fix` removes, of the estimate the reason before it leads with: the
 // recommended path (as the summary's `Fix:` line says), else the native
 // port, named, when only the port has something to edit.
-std::string fix_credit_reason(const EffortEstimate &effort) {
-  if (effort.path == RecommendedPath::KeepLinux)
+std::string fix_credit_reason(const EffortEstimate &effort, const RecommendedPlan &recommended) {
+  if (recommended.path == RecommendedPath::KeepLinux)
     return {}; // nothing of keeping Linux is a code edit
   auto has_sites = [](const FixCredit &fix) { return fix.safe_sites + fix.unsafe_sites > 0; };
-  if (recommended_is_everything(effort))
+  if (recommended_is_everything(effort, recommended))
     return has_sites(effort.fix) ? fix_credit_sentence(effort.fix) : std::string();
-  if (has_sites(effort.recommended_fix))
-    return fix_credit_sentence(effort.recommended_fix);
+  if (has_sites(recommended.fix))
+    return fix_credit_sentence(recommended.fix);
   return has_sites(effort.fix) ? fix_credit_sentence(effort.fix, "the native port") : std::string();
 }
 
-std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
+std::vector<ActionStep> action_plan(const EffortEstimate &effort, const RecommendedPlan &recommended) {
   std::vector<ActionStep> plan;
   std::vector<ActionStep> blockers, deferred;
   for (const EffortItem &item : effort.items) {
@@ -566,10 +574,10 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
     plan.push_back(std::move(step));
   for (auto &step : deferred)
     plan.push_back(std::move(step));
-  if (!effort.path_steps.empty()) {
+  if (!recommended.steps.empty()) {
     // The recommended path's own steps lead; the port follows, folded.
     std::vector<ActionStep> path_plan;
-    for (const PathStep &own : effort.path_steps) {
+    for (const PathStep &own : recommended.steps) {
       ActionStep step;
       step.title = own.title;
       step.effort = std::string(to_string(Effort::Small));
@@ -590,6 +598,18 @@ std::vector<ActionStep> action_plan(const EffortEstimate &effort) {
 }
 
 } // namespace
+
+RecommendedPath path_for(Outcome outcome) {
+  switch (outcome) {
+  case Outcome::Adapt:
+    break;
+  case Outcome::Dual:
+    return RecommendedPath::MacEntryPoints;
+  case Outcome::KeepLinuxGpu:
+    return RecommendedPath::KeepLinux;
+  }
+  return RecommendedPath::Port;
+}
 
 Verdict decide(const VerdictInput &input, VerdictDetail detail) {
   const ScanResult &scan = input.scan;
@@ -797,18 +817,18 @@ void demote_errors_off_entry_paths(std::vector<Finding> &findings, const Assessm
 
 // The effort line of the reasons: the recommended path's figure first (the
 // one the summary leads with), then all the distinct fixes where they differ.
-std::string effort_reason(const EffortEstimate &effort) {
+std::string effort_reason(const EffortEstimate &effort, const RecommendedPlan &recommended) {
   const std::string all =
       counted(effort.items.size(), "distinct fix", "distinct fixes") + " for " +
       counted(effort.open_findings, "open finding") +
       (effort.not_estimated ? ", plus " + counted(effort.not_estimated, "blocker") + " not estimated"
                             : std::string());
-  if (effort.path == RecommendedPath::KeepLinux)
-    return "Estimated effort " + format_hours(effort.recommended) + " to " + effort.recommended_goal +
+  if (recommended.path == RecommendedPath::KeepLinux)
+    return "Estimated effort " + format_hours(recommended.hours) + " to " + recommended.goal +
            "; porting anyway would take " + format_hours(effort.native_port) + " for all " + all + ".";
-  if (recommended_is_everything(effort))
+  if (recommended_is_everything(effort, recommended))
     return "Estimated effort " + format_hours(effort.total) + " over " + all + ".";
-  return "Estimated effort " + format_hours(effort.recommended) + " on the recommended path; " +
+  return "Estimated effort " + format_hours(recommended.hours) + " on the recommended path; " +
          format_hours(effort.total) + " for all " + all + ".";
 }
 
@@ -865,12 +885,10 @@ Assessment assess(const AssessmentInput &input) {
   Decision &decision = assessment.decision;
   decision.outcome = verdict.outcome;
   // The first effort figure prices the path the verdict recommends.
-  price_recommended_path(assessment.effort,
-                         verdict.outcome == Outcome::Adapt  ? RecommendedPath::Port
-                         : verdict.outcome == Outcome::Dual ? RecommendedPath::MacEntryPoints
-                                                            : RecommendedPath::KeepLinux,
-                         assessment.roles, input.model,
-                         off_recommended_path(scan.project_files, reach, kept_on_linux), scan.display_prefix);
+  assessment.recommended =
+      plan_for(path_for(verdict.outcome), assessment.effort, assessment.roles, input.model,
+               {off_recommended_path(scan.project_files, reach, kept_on_linux),
+                linux_only_items(assessment.effort), scan.display_prefix});
   for (auto &factor : verdict.factors) {
     name_entries(scan, factor, assessment.reachability);
     (factor.pushes_to == verdict.outcome ? decision.deciding : decision.secondary)
@@ -963,8 +981,8 @@ Assessment assess(const AssessmentInput &input) {
   std::vector<std::string> &context = decision.context_reasons;
   if (const std::string entry_line = entry_points_reason(scan, assessment.entry_points); !entry_line.empty())
     context.push_back(entry_line);
-  context.push_back(effort_reason(assessment.effort));
-  if (std::string credit = fix_credit_reason(assessment.effort); !credit.empty())
+  context.push_back(effort_reason(assessment.effort, assessment.recommended));
+  if (std::string credit = fix_credit_reason(assessment.effort, assessment.recommended); !credit.empty())
     context.push_back(std::move(credit));
   if (assessment.memory.has_estimate)
     context.push_back("Memory fit: " + assessment.memory.summary + ".");
@@ -977,7 +995,7 @@ Assessment assess(const AssessmentInput &input) {
   decision.secondary_groups = group_by_cause(decision.secondary, scan);
 
   assessment.acceptance = acceptance_levels(scan, input.probe, assessment.effort);
-  assessment.plan = action_plan(assessment.effort);
+  assessment.plan = action_plan(assessment.effort, assessment.recommended);
   return assessment;
 }
 

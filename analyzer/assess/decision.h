@@ -53,6 +53,9 @@ void take_training_scale(const RuleCatalog &catalog, DecisionThresholds &thresho
 enum class Outcome : std::uint8_t { Adapt, Dual, KeepLinuxGpu };
 std::string_view to_string(Outcome outcome); // "ADAPT", "DUAL", "KEEP_LINUX_GPU"
 std::string_view outcome_meaning(Outcome outcome);
+// The path whose plan an outcome recommends: ADAPT ports, DUAL makes the Mac
+// entry points run, KEEP_LINUX_GPU pins Linux.
+RecommendedPath path_for(Outcome outcome);
 
 // The criteria's knobs, with their documented defaults. The config file
 // (mpsaudit.toml [assess]) fills this struct.
@@ -202,6 +205,7 @@ struct Assessment {
   // By path, for files with findings.
   std::map<std::string, FileReachability> reachability;
   EffortEstimate effort;
+  RecommendedPlan recommended; // the path the decision recommends, priced over `effort`
   MemoryFit memory;
   ProbeVerdicts probe;
   Decision decision;

@@ -1071,8 +1071,6 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
 
   estimate.native_port = estimate.total;
   estimate.native_port += estimate.deferred;
-  estimate.recommended = estimate.total;
-  estimate.recommended_fix = estimate.fix;
   return estimate;
 }
 
@@ -1106,10 +1104,12 @@ bool left_to_docs(const EffortItem &item, const FileShare &share,
 }
 
 // ADAPT: everything the Mac needs now, without the docs' showcases.
-void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
-                const std::set<std::string> &off_path, const std::string &path_prefix) {
-  HourRange hours;
-  FixCredit fix;
+RecommendedPlan price_port(const EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
+                           const PlanScope &scope) {
+  RecommendedPlan plan;
+  plan.path = RecommendedPath::Port;
+  HourRange &hours = plan.hours;
+  FixCredit &fix = plan.fix;
   for (const EffortItem &item : estimate.items) {
     if (!item.estimable)
       continue;
@@ -1119,22 +1119,21 @@ void price_port(EffortEstimate &estimate, const std::map<std::string, Role> &rol
       continue;
     }
     for (const FileShare &share : item.files)
-      if (!left_to_docs(item, share, role_of) && !off_path.count(share.path)) {
+      if (!left_to_docs(item, share, role_of) && !scope.off_path.count(share.path)) {
         hours += share.hours;
         fix += share.fix;
       }
   }
-  estimate.recommended = hours;
-  estimate.recommended_fix = fix;
-  estimate.recommended_goal = estimate.entry_points.empty()
-                                  ? "port the repository to MPS"
-                                  : "run " + list_of(estimate.entry_points, 3, path_prefix) + " on MPS";
-  estimate.recommended_basis =
+  plan.goal = estimate.entry_points.empty()
+                  ? "port the repository to MPS"
+                  : "run " + list_of(estimate.entry_points, 3, scope.path_prefix) + " on MPS";
+  plan.basis =
       "the port of everything the Mac needs now (documentation's showcases of CUDA-only libraries stay as "
       "they "
       "are), with acceptance on the Mac" +
       std::string(estimate.deferred.high > 0 ? "; kernels with a fallback are routed to it, their ports wait"
                                              : "");
+  return plan;
 }
 
 // The Mac entry points a DUAL goal names: inference and evaluation first,
@@ -1171,19 +1170,22 @@ std::vector<std::string> mac_work_entries(const std::vector<std::string> &mac_en
 // DUAL: the items the Mac entry points need. Training code and multi-GPU
 // machinery stay on Linux; everything else (model, inference, evaluation,
 // data, tests, tooling, one-offs) is on the Mac path.
-void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string, Role> &role_of,
-                            const EffortModel &model, const std::set<std::string> &off_path,
-                            const std::string &path_prefix) {
-  HourRange hours;
-  FixCredit fix;
+RecommendedPlan price_mac_entry_points(const EffortEstimate &estimate,
+                                       const std::map<std::string, Role> &role_of, const EffortModel &model,
+                                       const PlanScope &scope) {
+  RecommendedPlan plan;
+  plan.path = RecommendedPath::MacEntryPoints;
+  HourRange &hours = plan.hours;
+  FixCredit &fix = plan.fix;
   std::vector<std::string> mac_entries;
   for (const std::string &path : estimate.entry_points) {
     const auto role = role_of.find(path);
-    if ((role == role_of.end() || !on_linux_only(role->second)) && !off_path.count(path))
+    if ((role == role_of.end() || !on_linux_only(role->second)) && !scope.off_path.count(path))
       mac_entries.push_back(path);
   }
-  for (const EffortItem &item : estimate.items) {
-    if (!item.estimable || item.family == "distributed")
+  for (std::size_t index = 0; index < estimate.items.size(); ++index) {
+    const EffortItem &item = estimate.items[index];
+    if (!item.estimable || (index < scope.linux_only_items.size() && scope.linux_only_items[index]))
       continue;
     if (item.key == kAcceptanceKey) {
       hours += acceptance_hours(model, static_cast<int>(mac_entries.size()));
@@ -1197,55 +1199,54 @@ void price_mac_entry_points(EffortEstimate &estimate, const std::map<std::string
     for (const FileShare &share : item.files) {
       const auto role = role_of.find(share.path);
       if ((role != role_of.end() && on_linux_only(role->second)) || left_to_docs(item, share, role_of) ||
-          off_path.count(share.path))
+          scope.off_path.count(share.path))
         continue;
       hours += share.hours;
       fix += share.fix;
     }
   }
-  estimate.recommended = hours;
-  estimate.recommended_fix = fix;
   const std::vector<std::string> named = mac_work_entries(mac_entries, role_of);
-  estimate.recommended_goal =
-      named.empty() ? "run inference, evaluation and tests on MPS while training stays on Linux"
-                    : "run " + list_of(named, 3, path_prefix) + " on MPS while training stays on Linux";
-  estimate.recommended_basis =
-      "the open work outside training code and multi-GPU machinery, plus acceptance on "
-      "the Mac for " +
-      std::to_string(std::max<std::size_t>(mac_entries.size(), 1)) + " entry point" +
-      (mac_entries.size() > 1 ? "s" : "");
+  plan.goal = named.empty()
+                  ? "run inference, evaluation and tests on MPS while training stays on Linux"
+                  : "run " + list_of(named, 3, scope.path_prefix) + " on MPS while training stays on Linux";
+  plan.basis = "the open work outside training code and multi-GPU machinery, plus acceptance on "
+               "the Mac for " +
+               std::to_string(std::max<std::size_t>(mac_entries.size(), 1)) + " entry point" +
+               (mac_entries.size() > 1 ? "s" : "");
+  return plan;
 }
 
 // KEEP_LINUX_GPU: pin the environment; guard the imports of CUDA-only
 // components so that the package installs and imports elsewhere, where
 // there are few enough of them for that to be cheap.
-void price_keep_linux(EffortEstimate &estimate, const EffortModel &model) {
+RecommendedPlan price_keep_linux(const EffortEstimate &estimate, const EffortModel &model) {
+  RecommendedPlan plan;
+  plan.path = RecommendedPath::KeepLinux;
   int components = 0;
   for (const EffortItem &item : estimate.items)
     if (item.kind == EffortItemKind::Kernel || starts_with(item.key, "package:") ||
         (item.kind == EffortItemKind::Finding && item.family == "library" && item.effort != Effort::Trivial))
       ++components;
   const int guarded = std::min(components, model.keep_guard_max_components);
-  estimate.recommended = model.keep_pin;
-  estimate.recommended += model.keep_guard_per_component.scaled(guarded);
-  estimate.recommended_fix = {};
-  estimate.recommended_goal = "pin and document the Linux GPU environment";
-  estimate.recommended_basis =
-      "pin and document the Linux environment (" + format_hours(model.keep_pin) + ")" +
-      (guarded > 0 ? " and guard the imports of " + std::to_string(guarded) + " of " +
-                         counted(static_cast<std::size_t>(components), "CUDA-only component") + " (" +
-                         format_hours(model.keep_guard_per_component) + " each)"
-                   : std::string());
-  estimate.path_steps = {{"Pin and document the Linux GPU environment", model.keep_pin,
-                          "Record the driver, CUDA, PyTorch and package versions (a lock file or a container "
-                          "image) and the commands that train and evaluate."}};
+  plan.hours = model.keep_pin;
+  plan.hours += model.keep_guard_per_component.scaled(guarded);
+  plan.goal = "pin and document the Linux GPU environment";
+  plan.basis = "pin and document the Linux environment (" + format_hours(model.keep_pin) + ")" +
+               (guarded > 0 ? " and guard the imports of " + std::to_string(guarded) + " of " +
+                                  counted(static_cast<std::size_t>(components), "CUDA-only component") +
+                                  " (" + format_hours(model.keep_guard_per_component) + " each)"
+                            : std::string());
+  plan.steps = {{"Pin and document the Linux GPU environment", model.keep_pin,
+                 "Record the driver, CUDA, PyTorch and package versions (a lock file or a container "
+                 "image) and the commands that train and evaluate."}};
   if (guarded > 0)
-    estimate.path_steps.push_back(
+    plan.steps.push_back(
         {"Guard the imports of " + counted(static_cast<std::size_t>(guarded), "CUDA-only component"),
          model.keep_guard_per_component.scaled(guarded),
          "Import each inside try/except ImportError or behind an option, so that the package imports, and "
          "its "
          "CPU paths run, where CUDA is missing."});
+  return plan;
 }
 
 } // namespace
@@ -1262,28 +1263,24 @@ std::string_view to_string(RecommendedPath path) {
   return "port";
 }
 
-void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
-                            const std::vector<FileRole> &roles, const EffortModel &model,
-                            const std::set<std::string> &off_path, const std::string &path_prefix) {
+RecommendedPlan plan_for(RecommendedPath path, const EffortEstimate &estimate,
+                         const std::vector<FileRole> &roles, const EffortModel &model,
+                         const PlanScope &scope) {
   const std::map<std::string, Role> role_of = role_by_path(roles);
-  estimate.path = path;
   switch (path) {
   case RecommendedPath::Port:
-    price_port(estimate, role_of, off_path, path_prefix);
     break;
   case RecommendedPath::MacEntryPoints:
-    price_mac_entry_points(estimate, role_of, model, off_path, path_prefix);
-    break;
+    return price_mac_entry_points(estimate, role_of, model, scope);
   case RecommendedPath::KeepLinux:
-    price_keep_linux(estimate, model);
-    break;
+    return price_keep_linux(estimate, model);
   }
+  return price_port(estimate, role_of, scope);
 }
 
-std::string native_port_text(const EffortEstimate &estimate) {
-  std::string text =
-      format_hours(estimate.native_port) + " to port everything natively" +
-      (estimate.path == RecommendedPath::KeepLinux ? " anyway, instead of keeping Linux GPUs" : "");
+std::string native_port_text(const EffortEstimate &estimate, RecommendedPath path) {
+  std::string text = format_hours(estimate.native_port) + " to port everything natively" +
+                     (path == RecommendedPath::KeepLinux ? " anyway, instead of keeping Linux GPUs" : "");
   const auto &families = estimate.kernel_families;
   if (families.empty())
     return text;

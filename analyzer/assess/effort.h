@@ -203,13 +203,6 @@ struct EffortEstimate {
   HourRange deferred;
   // The native port of everything: `total` plus the deferred kernel ports.
   HourRange native_port;
-  // The recommended path's cost (price_recommended_path; `total` until then).
-  RecommendedPath path = RecommendedPath::Port;
-  HourRange recommended;
-  FixCredit recommended_fix;                 // what `mpsaudit fix` removes of `recommended`
-  std::string recommended_goal;              // "run train.py and sample.py on MPS"
-  std::string recommended_basis;             // how `recommended` adds up, one sentence
-  std::vector<PathStep> path_steps;          // the recommended path's own steps; none for a port
   std::vector<std::string> entry_points;     // scripts (a __main__ guard) outside tests and docs
   std::vector<KernelFamily> kernel_families; // largest first
   FixCredit fix;                             // what `mpsaudit fix` removes of `total`
@@ -245,15 +238,35 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
 // the roles it was built with.
 void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role> &role_of);
 
-// Prices `path` over the estimate's items: sets recommended, recommended_fix,
-// recommended_goal and recommended_basis (docs/effort-model.md, "Two figures").
-// Files in `off_path` are not on it: code behind an option the Mac need not
-// choose, optional sub-projects, and entry points that Linux keeps beside
-// Mac-capable ones of the same purpose (an entry in it is no Mac entry).
-// The goal names entry points after `path_prefix` (ScanResult::display_prefix).
-void price_recommended_path(EffortEstimate &estimate, RecommendedPath path,
-                            const std::vector<FileRole> &roles, const EffortModel &model,
-                            const std::set<std::string> &off_path = {}, const std::string &path_prefix = {});
+// The plan of the path the decision recommends, priced over an estimate's
+// items: the first figure of every report (docs/effort-model.md, "Two
+// figures").
+struct RecommendedPlan {
+  RecommendedPath path = RecommendedPath::Port;
+  HourRange hours;
+  FixCredit fix;               // what `mpsaudit fix` removes of `hours`
+  std::string goal;            // "run train.py and sample.py on MPS"
+  std::string basis;           // how `hours` adds up, one sentence
+  std::vector<PathStep> steps; // the path's own steps; none for a port
+};
+
+// What a plan leaves out and how it names entries: files in `off_path` are
+// not on the path (code behind an option the Mac need not choose, optional
+// sub-projects, and entry points that Linux keeps beside Mac-capable ones of
+// the same purpose: an entry in it is no Mac entry); `linux_only_items`
+// marks items DUAL leaves on Linux (training at scale, as the decision's
+// thresholds say), by index into the estimate's items; the goal names entry
+// points after `path_prefix` (ScanResult::display_prefix).
+struct PlanScope {
+  std::set<std::string> off_path;
+  std::vector<bool> linux_only_items;
+  std::string path_prefix;
+};
+
+// Prices `path` over the estimate's items.
+RecommendedPlan plan_for(RecommendedPath path, const EffortEstimate &estimate,
+                         const std::vector<FileRole> &roles, const EffortModel &model,
+                         const PlanScope &scope = {});
 
 // A kernel name or file stem without its variant tokens (dtype, head
 // dimension, architecture, numbers): "flash_fwd_hdim64_fp16_sm80" ->
@@ -266,6 +279,6 @@ std::string package_key(std::string_view name);
 
 // "4–9 person-months to port natively (9 kernel families, of which 2 use
 // tensor cores or PTX: a, b)": the native-port figure in words.
-std::string native_port_text(const EffortEstimate &estimate);
+std::string native_port_text(const EffortEstimate &estimate, RecommendedPath path);
 
 } // namespace mpsaudit

@@ -110,7 +110,7 @@ void write_github_report(std::ostream &out, const ScanResult &result, const Repo
   if (context.assessment && !context.findings_only) {
     const Assessment &assessment = *context.assessment;
     summary += ". Decision: " + std::string(to_string(assessment.decision.outcome)) + ", " +
-               format_hours(assessment.effort.recommended) + " to " + assessment.effort.recommended_goal;
+               format_hours(assessment.recommended.hours) + " to " + assessment.recommended.goal;
   }
   if (const std::string config = config_line(result, context.catalog); !config.empty())
     summary += ". " + config;

@@ -257,27 +257,27 @@ void write_decision_banner(std::ostream &out, const ReportContext &context) {
 // code edit.
 void write_effort_totals(std::ostream &out, const Assessment &assessment) {
   const EffortEstimate &effort = assessment.effort;
-  const bool keep = effort.path == RecommendedPath::KeepLinux;
-  const std::string recommended = format_hours(effort.recommended);
+  const RecommendedPlan &plan = assessment.recommended;
+  const bool keep = plan.path == RecommendedPath::KeepLinux;
+  const std::string recommended = format_hours(plan.hours);
   const std::string native = format_hours(effort.native_port);
   const std::string total = format_hours(effort.total);
   const auto tile = [&out](bool shown) { out << (shown ? "<div>" : "<div hidden>"); };
   tile(true);
-  out << "<b id=\"effort-recommended\" data-low=\"" << html_number(effort.recommended.low)
-      << "\" data-high=\"" << html_number(effort.recommended.high) << "\" title=\""
-      << html_escape(effort.recommended_basis) << "\">" << html_escape(recommended) << "</b>to "
-      << html_escape(effort.recommended_goal) << "</div>";
+  out << "<b id=\"effort-recommended\" data-low=\"" << html_number(plan.hours.low) << "\" data-high=\""
+      << html_number(plan.hours.high) << "\" title=\"" << html_escape(plan.basis) << "\">"
+      << html_escape(recommended) << "</b>to " << html_escape(plan.goal) << "</div>";
   tile(native != recommended);
   out << "<b id=\"effort-native-port\" data-low=\"" << html_number(effort.native_port.low)
       << "\" data-high=\"" << html_number(effort.native_port.high) << "\" title=\""
-      << html_escape(native_port_text(effort)) << "\">" << html_escape(native) << "</b>"
+      << html_escape(native_port_text(effort, plan.path)) << "\">" << html_escape(native) << "</b>"
       << (keep ? "if you port anyway" : "native port of everything") << "</div>";
   tile(!keep && total != recommended && total != native);
   out << "<b id=\"effort-total\" data-low=\"" << html_number(effort.total.low) << "\" data-high=\""
       << html_number(effort.total.high) << "\">" << html_escape(total)
       << "</b>port of what the Mac needs now</div>";
   // What `fix` removes of the recommended path, as the text's `Fix:` line.
-  const FixCredit &fix = effort.recommended_fix;
+  const FixCredit &fix = plan.fix;
   tile(!keep && fix.safe_sites > 0);
   out << "<b id=\"fix-credit\" data-low=\"" << html_number(fix.safe.low) << "\" data-high=\""
       << html_number(fix.safe.high) << "\" data-findings=\"" << fix.safe_sites << "\">"
@@ -336,7 +336,8 @@ void write_effort_note(std::ostream &out, const Assessment &assessment) {
   out << ". Effort model: <code>" << html_escape(assessment.effort_model_origin) << "</code>.";
   // KEEP_LINUX_GPU's path edits no code: `fix` would only shorten a port
   // that is not recommended.
-  if (effort.path != RecommendedPath::KeepLinux && effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
+  if (assessment.recommended.path != RecommendedPath::KeepLinux &&
+      effort.fix.safe_sites + effort.fix.unsafe_sites > 0)
     out << " " << html_escape(fix_credit_sentence(effort.fix, "all the open work"));
   out << "</p>\n";
 }

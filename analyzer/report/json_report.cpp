@@ -292,14 +292,15 @@ void write_effort_json(JsonStreamWriter &json, const Assessment &assessment) {
   json.member("kernel_families", families);
   json.member("model", assessment.effort_model_origin);
   json.member("native_port_hours", hours_json(effort.native_port));
-  json.member("native_port_text", native_port_text(effort));
+  const RecommendedPlan &plan = assessment.recommended;
+  json.member("native_port_text", native_port_text(effort, plan.path));
   json.member("not_estimated", effort.not_estimated);
   json.member("open_findings", effort.open_findings);
-  json.member("recommended", nlohmann::json{{"path", std::string(to_string(effort.path))},
-                                            {"goal", sanitize_utf8(effort.recommended_goal)},
-                                            {"basis", sanitize_utf8(effort.recommended_basis)},
-                                            {"fix", fix_credit_json(effort.recommended_fix)}});
-  json.member("recommended_hours", hours_json(effort.recommended));
+  json.member("recommended", nlohmann::json{{"path", std::string(to_string(plan.path))},
+                                            {"goal", sanitize_utf8(plan.goal)},
+                                            {"basis", sanitize_utf8(plan.basis)},
+                                            {"fix", fix_credit_json(plan.fix)}});
+  json.member("recommended_hours", hours_json(plan.hours));
   json.member("suppressed_findings", effort.suppressed_findings);
   json.member("total", hours_json(effort.total));
   json.end_object();

@@ -89,13 +89,13 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     out << "\n";
 
     const EffortEstimate &effort = assessment->effort;
-    out << "## Effort: " << format_hours(effort.recommended) << "\n\n";
-    out << "- **Recommended path (" << to_string(decision.outcome) << "):** "
-        << format_hours(effort.recommended) << " to " << markdown_text(effort.recommended_goal) << ": "
-        << markdown_text(effort.recommended_basis) << ".\n";
-    out << (effort.path == RecommendedPath::KeepLinux ? "- **If you port anyway:** "
-                                                      : "- **Native port of everything:** ")
-        << markdown_text(native_port_text(effort))
+    const RecommendedPlan &plan = assessment->recommended;
+    out << "## Effort: " << format_hours(plan.hours) << "\n\n";
+    out << "- **Recommended path (" << to_string(decision.outcome) << "):** " << format_hours(plan.hours)
+        << " to " << markdown_text(plan.goal) << ": " << markdown_text(plan.basis) << ".\n";
+    out << (plan.path == RecommendedPath::KeepLinux ? "- **If you port anyway:** "
+                                                    : "- **Native port of everything:** ")
+        << markdown_text(native_port_text(effort, plan.path))
         << ": the items below, summed low with low and high with high, plus the deferred kernel ports.\n\n";
     out << counted(effort.items.size(), "distinct fix", "distinct fixes") << " for "
         << counted(effort.open_findings, "open finding") << " (" << effort.guarded_findings << " guarded and "
@@ -106,8 +106,8 @@ void write_markdown_report(std::ostream &out, const ScanResult &result, const Re
     if (effort.deferred.high > 0)
       out << "; kernel ports a fallback lets wait: " << format_hours(effort.deferred);
     out << ". Model: " << markdown_code(assessment->effort_model_origin) << " (docs/effort-model.md).\n\n";
-    if (effort.recommended_fix.safe_sites + effort.recommended_fix.unsafe_sites > 0)
-      out << markdown_text(fix_credit_sentence(effort.recommended_fix)) << "\n\n";
+    if (plan.fix.safe_sites + plan.fix.unsafe_sites > 0)
+      out << markdown_text(fix_credit_sentence(plan.fix)) << "\n\n";
     rollup_table(out, "Category", effort.by_category, 20);
     rollup_table(out, "Component role", effort.by_role, 10);
     rollup_table(out, "Directory", effort.by_directory, 10, [&result](const std::string &directory) {

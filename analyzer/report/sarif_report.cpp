@@ -151,14 +151,14 @@ void write_sarif_report(std::ostream &out, const ScanResult &result, const Repor
     nlohmann::json properties = {
         {"decision", std::string(to_string(assessment.decision.outcome))},
         {"headline", sanitize_utf8(assessment.decision.headline)},
-        {"recommendedHours", hours(effort.recommended)},
-        {"recommendedGoal", sanitize_utf8(effort.recommended_goal)},
+        {"recommendedHours", hours(assessment.recommended.hours)},
+        {"recommendedGoal", sanitize_utf8(assessment.recommended.goal)},
         {"nativePortHours", hours(effort.native_port)},
         {"effortHours", hours(effort.total)},
     };
-    if (effort.path != RecommendedPath::KeepLinux) {
-      properties["fixRemovesHours"] = hours(effort.recommended_fix.safe);
-      properties["fixRemovesHours"]["findings"] = effort.recommended_fix.safe_sites;
+    if (assessment.recommended.path != RecommendedPath::KeepLinux) {
+      properties["fixRemovesHours"] = hours(assessment.recommended.fix.safe);
+      properties["fixRemovesHours"]["findings"] = assessment.recommended.fix.safe_sites;
     }
     json.member("properties", properties);
   }

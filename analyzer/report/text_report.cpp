@@ -656,7 +656,8 @@ AssessmentLines assessment_lines(const Assessment &assessment) {
                         ? decision.headline
                         : decision.headline.substr(decision.headline.find(": ") + 2));
   // The recommended path leads; the native port follows where it differs.
-  lines.effort = "Effort: " + format_hours(effort.recommended) + " to " + effort.recommended_goal + " (" +
+  const RecommendedPlan &plan = assessment.recommended;
+  lines.effort = "Effort: " + format_hours(plan.hours) + " to " + plan.goal + " (" +
                  std::string(to_string(decision.outcome)) + "); " +
                  counted(effort.items.size(), "distinct fix", "distinct fixes") + " (" +
                  std::to_string(effort.open_findings) + " open, " + std::to_string(effort.guarded_findings) +
@@ -665,10 +666,10 @@ AssessmentLines assessment_lines(const Assessment &assessment) {
     lines.effort += " + " + counted(effort.not_estimated, "blocker") + " not estimated";
   if (effort.deferred.high > 0)
     lines.effort += "; deferred kernel ports " + format_hours(effort.deferred);
-  if (format_hours(effort.native_port) != format_hours(effort.recommended))
-    lines.native_port = "Native port: " + native_port_text(effort);
-  if (effort.recommended_fix.safe_sites + effort.recommended_fix.unsafe_sites > 0)
-    lines.fix = "Fix: " + fix_credit_sentence(effort.recommended_fix);
+  if (format_hours(effort.native_port) != format_hours(plan.hours))
+    lines.native_port = "Native port: " + native_port_text(effort, plan.path);
+  if (plan.fix.safe_sites + plan.fix.unsafe_sites > 0)
+    lines.fix = "Fix: " + fix_credit_sentence(plan.fix);
   if (decision.if_resolved && !decision.what_would_change.empty())
     lines.would_change = "Would change: " + decision.what_would_change.front();
   return lines;

@@ -359,7 +359,7 @@ TEST_CASE("the decision's fix credit is the recommended path's, as the summary's
   const Assessment assessment = assess_scan(scan_of({{"net.py", std::string(testing::kDualModelCode)},
                                                      {"train.py", std::string(testing::kDualTrainScript)}}));
   REQUIRE(assessment.decision.outcome == Outcome::Dual);
-  const FixCredit &on_path = assessment.effort.recommended_fix;
+  const FixCredit &on_path = assessment.recommended.fix;
   REQUIRE(on_path.safe_sites > 0);
   REQUIRE(assessment.effort.fix.safe_sites > on_path.safe_sites);
   const auto &reasons = assessment.decision.reasons;
@@ -686,8 +686,8 @@ TEST_CASE("a KEEP_LINUX_GPU plan pins and guards first, and only then the port, 
   for (std::size_t i = 2; i < keep.plan.size(); ++i)
     CHECK(keep.plan[i].if_port_anyway);
   // What the plan's own steps cost is the recommended path's figure.
-  CHECK(keep.plan[0].hours.low + keep.plan[1].hours.low == Approx(keep.effort.recommended.low));
-  CHECK(keep.plan[0].hours.high + keep.plan[1].hours.high == Approx(keep.effort.recommended.high));
+  CHECK(keep.plan[0].hours.low + keep.plan[1].hours.low == Approx(keep.recommended.hours.low));
+  CHECK(keep.plan[0].hours.high + keep.plan[1].hours.high == Approx(keep.recommended.hours.high));
   for (const auto &reason : keep.decision.reasons)
     CHECK(reason.find("mpsaudit fix --apply removes") == std::string::npos);
 
@@ -834,8 +834,8 @@ TEST_CASE("a CUDA-only entry beside a Mac-capable one of the same purpose is kep
   CHECK(factor.path == "generate_multi_gpu.py");
   CHECK(factor.summary.find("generate.py (inference) does the same job on a Mac") != std::string::npos);
   // The recommended path prices the Mac-capable entry alone.
-  CHECK(beside.effort.recommended_goal.find("generate.py") != std::string::npos);
-  CHECK(beside.effort.recommended_goal.find("generate_multi_gpu.py") == std::string::npos);
+  CHECK(beside.recommended.goal.find("generate.py") != std::string::npos);
+  CHECK(beside.recommended.goal.find("generate_multi_gpu.py") == std::string::npos);
 
   // Near cases: alone, or beside an entry that needs CUDA too, the same
   // blocker is on the critical path and decides KEEP_LINUX_GPU.

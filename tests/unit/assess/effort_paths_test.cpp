@@ -79,7 +79,7 @@ TEST_CASE("a kernel family is one port plus a small amount per variant", "[asses
   REQUIRE(item_with_key(effort, "kernel:norm_kernel") != nullptr);
   REQUIRE(effort.kernel_families.size() == 2);
   CHECK(effort.kernel_families[0].name == "attn_fwd"); // largest first
-  CHECK(native_port_text(effort).find("2 kernel families") != std::string::npos);
+  CHECK(native_port_text(effort, RecommendedPath::Port).find("2 kernel families") != std::string::npos);
 }
 
 TEST_CASE("C++ findings beside priced kernels are part of the families' ports",
@@ -168,30 +168,35 @@ TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][
                                    {"train.py", std::string(testing::kDualTrainScript)}});
   const auto roles = classify_roles(scan.project_files, {});
   const EffortModel model = repository_model();
-  EffortEstimate effort = estimate_effort(scan, roles, model);
-  CHECK(effort.recommended.high == Approx(effort.total.high)); // until a path is priced
+  const EffortEstimate effort = estimate_effort(scan, roles, model);
 
-  price_recommended_path(effort, RecommendedPath::Port, roles, model);
-  CHECK(effort.recommended.high == Approx(effort.total.high));
-  CHECK(effort.recommended_goal == "run train.py on MPS");
+  const RecommendedPlan port = plan_for(RecommendedPath::Port, effort, roles, model);
+  CHECK(port.path == RecommendedPath::Port);
+  CHECK(port.hours.high == Approx(effort.total.high));
+  CHECK(port.goal == "run train.py on MPS");
 
-  price_recommended_path(effort, RecommendedPath::MacEntryPoints, roles, model);
-  CHECK(effort.recommended.high < effort.total.high); // training and distributed stay on Linux
-  CHECK(effort.recommended.high > 0);
-  CHECK(effort.recommended_goal.find("while training stays on Linux") != std::string::npos);
+  const RecommendedPlan dual = plan_for(RecommendedPath::MacEntryPoints, effort, roles, model);
+  CHECK(dual.hours.high < effort.total.high); // training stays on Linux
+  CHECK(dual.hours.high > 0);
+  CHECK(dual.goal.find("while training stays on Linux") != std::string::npos);
+  // Items the decision marks Linux-only (multi-GPU machinery) are off the Mac side.
+  PlanScope linux_only;
+  for (const EffortItem &item : effort.items)
+    linux_only.linux_only_items.push_back(item.family == "distributed");
+  CHECK(plan_for(RecommendedPath::MacEntryPoints, effort, roles, model, linux_only).hours.high <=
+        dual.hours.high);
 
   // Files no Mac path needs (option-only code, optional sub-projects) are off both paths.
   for (const RecommendedPath path : {RecommendedPath::Port, RecommendedPath::MacEntryPoints}) {
-    price_recommended_path(effort, path, roles, model);
-    const HourRange with_model = effort.recommended;
-    price_recommended_path(effort, path, roles, model, {"net.py"});
-    CHECK(effort.recommended.high < with_model.high);
+    const HourRange with_model = plan_for(path, effort, roles, model).hours;
+    CHECK(plan_for(path, effort, roles, model, {{"net.py"}, {}, {}}).hours.high < with_model.high);
   }
 
-  price_recommended_path(effort, RecommendedPath::KeepLinux, roles, model);
-  CHECK(effort.recommended.low == Approx(model.keep_pin.low));
-  CHECK(effort.recommended_fix.safe_sites == 0);
-  CHECK(effort.native_port.high == Approx(effort.total.high + effort.deferred.high)); // unchanged by the path
+  const RecommendedPlan keep = plan_for(RecommendedPath::KeepLinux, effort, roles, model);
+  CHECK(keep.hours.low == Approx(model.keep_pin.low));
+  CHECK(keep.fix.safe_sites == 0);
+  CHECK_FALSE(keep.steps.empty()); // pin the environment
+  CHECK(port.steps.empty());
 
   // assess() prices the path its verdict recommends.
   AssessmentInput input;
@@ -200,7 +205,7 @@ TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][
   input.thresholds = testing::repository_thresholds();
   const Assessment assessment = assess(input);
   CHECK(assessment.decision.outcome == Outcome::Dual);
-  CHECK(assessment.effort.path == RecommendedPath::MacEntryPoints);
+  CHECK(assessment.recommended.path == RecommendedPath::MacEntryPoints);
 }
 
 TEST_CASE("fix's credit names the estimate it is part of", "[assess][effort][fix]") {
@@ -236,14 +241,14 @@ TEST_CASE("a DUAL goal names the Mac's inference entries, never download scripts
   const EffortModel model = repository_model();
   const ScanResult only_tools = scan_of({{"train.py", train}, {"download.py", download}});
   const auto tool_roles = classify_roles(only_tools.project_files, {});
-  EffortEstimate tools = estimate_effort(only_tools, tool_roles, model);
-  price_recommended_path(tools, RecommendedPath::MacEntryPoints, tool_roles, model);
-  CHECK(tools.recommended_goal == "run inference, evaluation and tests on MPS while training stays on Linux");
+  const EffortEstimate tools = estimate_effort(only_tools, tool_roles, model);
+  CHECK(plan_for(RecommendedPath::MacEntryPoints, tools, tool_roles, model).goal ==
+        "run inference, evaluation and tests on MPS while training stays on Linux");
 
   const ScanResult with_predict =
       scan_of({{"train.py", train}, {"download.py", download}, {"predict.py", predict}});
   const auto roles = classify_roles(with_predict.project_files, {});
-  EffortEstimate effort = estimate_effort(with_predict, roles, model);
-  price_recommended_path(effort, RecommendedPath::MacEntryPoints, roles, model);
-  CHECK(effort.recommended_goal == "run predict.py on MPS while training stays on Linux");
+  const EffortEstimate effort = estimate_effort(with_predict, roles, model);
+  CHECK(plan_for(RecommendedPath::MacEntryPoints, effort, roles, model).goal ==
+        "run predict.py on MPS while training stays on Linux");
 }

@@ -54,7 +54,7 @@ TEST_CASE("markdown: decision, effort, findings and plan, with table cells escap
   write_markdown_report(out, fixture.scan, fixture.context);
   const std::string md = out.str();
   CHECK(md.find("## Decision: **KEEP_LINUX_GPU**") != std::string::npos);
-  CHECK(md.find("## Effort: " + format_hours(fixture.assessment.effort.recommended)) != std::string::npos);
+  CHECK(md.find("## Effort: " + format_hours(fixture.assessment.recommended.hours)) != std::string::npos);
   CHECK(md.find("## Action plan") != std::string::npos);
   CHECK(md.find("| MPS402 | error |") != std::string::npos);
   CHECK(md.find("<script>") == std::string::npos);
@@ -126,7 +126,7 @@ TEST_CASE("json carries the assessment; text ends with the decision summary", "[
   const std::string text = out.str();
   CHECK(text.find("Decision: KEEP_LINUX_GPU - ") != std::string::npos);
   // The effort line leads with the recommended path's figure.
-  CHECK(text.find("Effort: " + format_hours(fixture.assessment.effort.recommended)) != std::string::npos);
+  CHECK(text.find("Effort: " + format_hours(fixture.assessment.recommended.hours)) != std::string::npos);
   CHECK(text.find("\033[") == std::string::npos); // no colour unless asked
   std::ostringstream coloured;
   write_text_report(coloured, fixture.scan, fixture.context, TextOptions{true});
