@@ -510,11 +510,15 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
   return levels;
 }
 
-// The items DUAL leaves on Linux: multi-GPU machinery.
-std::vector<bool> linux_only_items(const EffortEstimate &effort) {
+// The items DUAL leaves on Linux wherever they sit: those of the
+// training-scale families (multi-GPU machinery: process groups, DDP, FSDP).
+// A training-scale library named by rule (deepspeed, bitsandbytes) is priced
+// where it is used instead: its shares in training code are Linux's already,
+// and one in inference code is work the Mac side needs.
+std::vector<bool> linux_only_items(const EffortEstimate &effort, const DecisionThresholds &thresholds) {
   std::vector<bool> linux_only;
   for (const EffortItem &item : effort.items)
-    linux_only.push_back(item.family == "distributed");
+    linux_only.push_back(contains(thresholds.training_scale_families, item.family));
   return linux_only;
 }
 
@@ -888,7 +892,7 @@ Assessment assess(const AssessmentInput &input) {
   assessment.recommended =
       plan_for(path_for(verdict.outcome), assessment.effort, assessment.roles, input.model,
                {off_recommended_path(scan.project_files, reach, kept_on_linux),
-                linux_only_items(assessment.effort), scan.display_prefix});
+                linux_only_items(assessment.effort, input.thresholds), scan.display_prefix});
   for (auto &factor : verdict.factors) {
     name_entries(scan, factor, assessment.reachability);
     (factor.pushes_to == verdict.outcome ? decision.deciding : decision.secondary)
