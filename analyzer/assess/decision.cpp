@@ -50,6 +50,12 @@ std::string location(const ScanResult &scan, const DecisionFactor &factor) {
   return path_for_display(scan, factor_location(factor));
 }
 
+// "CUDA kernel `roi_align` in csrc/roi.cu": a kernel family's factor, as
+// its reasons and what would change it name it.
+std::string kernel_subject(const ScanResult &scan, const DecisionFactor &factor) {
+  return "CUDA kernel `" + factor.name + "` in " + path_for_display(scan, factor.path);
+}
+
 std::string quoted_name(const DecisionFactor &factor) {
   return "`" + (factor.name.empty() ? factor.rule_id : factor.name) + "`";
 }
@@ -615,93 +621,108 @@ RecommendedPath path_for(Outcome outcome) {
   return RecommendedPath::Port;
 }
 
-Verdict decide(const VerdictInput &input, VerdictDetail detail) {
-  const ScanResult &scan = input.scan;
-  const std::map<std::string, Role> &role_of = input.role_of;
-  const std::set<std::string> &non_deciding = input.non_deciding;
-  const std::map<std::string, std::string> &kept_on_linux = input.kept_on_linux;
-  const EffortEstimate &effort = input.effort;
-  const MemoryFit &memory = input.memory;
-  const DecisionThresholds &thresholds = input.thresholds;
-  const std::vector<bool> &excluded = input.excluded;
-  Verdict verdict;
-  auto role_for = [&](const std::string &path) {
-    const auto it = role_of.find(path);
-    return it == role_of.end() ? Role::Tooling : it->second;
-  };
-  const auto add_finding_factor = [&](std::size_t index, FactorKind kind, Outcome pushes_to, Role role) {
+namespace {
+
+// Where decide() puts a finding's factor: the whole factor, or only the
+// outcome it pushes to when the caller asks for the outcome alone.
+struct FactorSink {
+  const ScanResult &scan;
+  VerdictDetail detail;
+  Verdict &verdict;
+  void add(std::size_t index, FactorKind kind, Outcome pushes_to, Role role) {
     if (detail == VerdictDetail::OutcomeOnly)
       verdict.outcome = std::max(verdict.outcome, pushes_to);
     else
       verdict.factors.push_back(finding_factor(scan, index, kind, pushes_to, role));
-  };
-  // Files whose kernels the effort model prices: a guarded finding there is
-  // part of a kernel's port, and the kernel's own fallback item below says so
-  // once per kernel.
-  std::set<std::string> kernel_files;
+  }
+};
+
+Role role_in(const std::map<std::string, Role> &role_of, const std::string &path) {
+  const auto it = role_of.find(path);
+  return it == role_of.end() ? Role::Tooling : it->second;
+}
+
+// Files whose kernels the effort model prices: a guarded finding there is
+// part of a kernel's port, and the kernel's own fallback item says so once
+// per kernel.
+std::set<std::string> kernel_item_files(const EffortEstimate &effort) {
+  std::set<std::string> files;
   for (const EffortItem &item : effort.items)
     if (item.kind == EffortItemKind::Kernel)
       for (const auto &share : item.files)
-        kernel_files.insert(share.path);
-  for (std::size_t index = 0; index < scan.findings.size(); ++index) {
-    if (index < excluded.size() && excluded[index])
-      continue;
-    const Finding &finding = scan.findings[index];
-    if (finding.suppressed)
-      continue;
-    const Role role = role_for(finding.path);
-    // Peripheral roles, and files only tests, examples, a container or an
-    // optional sub-project run (assess/reachability.h), never decide.
-    if (contains(thresholds.peripheral_roles, role) || non_deciding.count(finding.path))
-      continue;
-    const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
-    if (finding.guard != Guard::None) {
-      // An option the Mac need not choose (`--engine trt`) has nothing to
-      // fall back from: it is no reason for Linux GPUs.
-      if (finding.guard != Guard::OptionalPath &&
-          rank(effort_class) >= rank(thresholds.fallback_item_min_effort) &&
-          !kernel_files.count(finding.path))
-        add_finding_factor(index, FactorKind::FallbackItem, fallback_outcome(role), role);
-      continue;
-    }
-    if (!is_open_finding(finding) || repository_wide_fix(finding))
-      continue;
-    const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
-    if (is_blocker(finding, thresholds)) {
-      const auto sibling = kept_on_linux.find(finding.path);
-      if (critical && sibling != kept_on_linux.end()) {
-        add_finding_factor(index, FactorKind::EntryBlocker, Outcome::Dual, role);
-        if (detail == VerdictDetail::Factors)
-          verdict.factors.back().summary += sibling->second + " does the same job on a Mac";
-      } else if (critical)
-        add_finding_factor(index, FactorKind::CriticalBlocker, Outcome::KeepLinuxGpu, role);
-      else
-        add_finding_factor(index, FactorKind::TrainingBlocker, Outcome::Dual, role);
-    } else if (is_training_scale(finding, thresholds)) {
-      add_finding_factor(index, FactorKind::TrainingScale, Outcome::Dual, role);
-    }
+        files.insert(share.path);
+  return files;
+}
+
+// The factor of one finding that may decide (criteria 1-4 of
+// docs/decision.md): a blocker, training at scale, or a large item with a
+// fallback.
+void weigh_finding(const VerdictInput &input, std::size_t index, const std::set<std::string> &kernel_files,
+                   FactorSink &sink) {
+  const Finding &finding = input.scan.findings[index];
+  const DecisionThresholds &thresholds = input.thresholds;
+  const Role role = role_in(input.role_of, finding.path);
+  // Peripheral roles, and files only tests, examples, a container or an
+  // optional sub-project run (assess/reachability.h), never decide.
+  if (finding.suppressed || contains(thresholds.peripheral_roles, role) ||
+      input.non_deciding.count(finding.path))
+    return;
+  const Effort effort_class = finding.rule ? finding.rule->effort : Effort::Small;
+  if (finding.guard != Guard::None) {
+    // An option the Mac need not choose (`--engine trt`) has nothing to
+    // fall back from: it is no reason for Linux GPUs.
+    if (finding.guard != Guard::OptionalPath &&
+        rank(effort_class) >= rank(thresholds.fallback_item_min_effort) && !kernel_files.count(finding.path))
+      sink.add(index, FactorKind::FallbackItem, fallback_outcome(role), role);
+    return;
   }
-  for (const EffortItem &item : effort.items)
-    if (item.kind == EffortItemKind::Kernel && item.deferred.high > 0 &&
-        !(!item.files.empty() && non_deciding.count(item.files.front().path))) {
-      DecisionFactor factor;
-      factor.kind = FactorKind::FallbackItem;
-      factor.path = item.files.empty() ? "" : item.files.front().path;
-      factor.pushes_to = fallback_outcome(role_for(factor.path));
-      factor.name = item.key.substr(item.key.rfind(':') + 1);
-      factor.summary = "CUDA kernel `" + factor.name + "` in " + path_for_display(scan, factor.path) +
-                       " has a CPU/Python fallback: the Mac runs the fallback, " +
-                       (factor.pushes_to == Outcome::Dual ? "Linux keeps the fast kernel for training"
-                                                          : "its Metal port can wait");
-      verdict.factors.push_back(std::move(factor));
+  if (!is_open_finding(finding) || repository_wide_fix(finding))
+    return;
+  const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
+  if (is_blocker(finding, thresholds)) {
+    const auto sibling = input.kept_on_linux.find(finding.path);
+    if (critical && sibling != input.kept_on_linux.end()) {
+      sink.add(index, FactorKind::EntryBlocker, Outcome::Dual, role);
+      if (sink.detail == VerdictDetail::Factors)
+        sink.verdict.factors.back().summary += sibling->second + " does the same job on a Mac";
+    } else if (critical) {
+      sink.add(index, FactorKind::CriticalBlocker, Outcome::KeepLinuxGpu, role);
+    } else {
+      sink.add(index, FactorKind::TrainingBlocker, Outcome::Dual, role);
     }
-  // The effort criteria weigh what may decide: the shares of files only
-  // tests, examples, a container or an optional sub-project run are left
-  // out (the reported estimate still counts them).
-  HourRange deciding_total = effort.total;
-  for (const EffortItem &item : effort.items)
+  } else if (is_training_scale(finding, thresholds)) {
+    sink.add(index, FactorKind::TrainingScale, Outcome::Dual, role);
+  }
+}
+
+// CUDA kernels with a CPU/Python fallback: the Mac runs the fallback.
+void weigh_kernel_fallbacks(const VerdictInput &input, Verdict &verdict) {
+  for (const EffortItem &item : input.effort.items) {
+    if (item.kind != EffortItemKind::Kernel || item.deferred.high <= 0 ||
+        (!item.files.empty() && input.non_deciding.count(item.files.front().path)))
+      continue;
+    DecisionFactor factor;
+    factor.kind = FactorKind::FallbackItem;
+    factor.path = item.files.empty() ? "" : item.files.front().path;
+    factor.pushes_to = fallback_outcome(role_in(input.role_of, factor.path));
+    factor.name = item.key.substr(item.key.rfind(':') + 1);
+    factor.summary = kernel_subject(input.scan, factor) +
+                     " has a CPU/Python fallback: the Mac runs the fallback, " +
+                     (factor.pushes_to == Outcome::Dual ? "Linux keeps the fast kernel for training"
+                                                        : "its Metal port can wait");
+    verdict.factors.push_back(std::move(factor));
+  }
+}
+
+// The effort criteria weigh what may decide: the shares of files only
+// tests, examples, a container or an optional sub-project run are left out
+// (the reported estimate still counts them).
+void weigh_effort(const VerdictInput &input, Verdict &verdict) {
+  const DecisionThresholds &thresholds = input.thresholds;
+  HourRange deciding_total = input.effort.total;
+  for (const EffortItem &item : input.effort.items)
     for (const FileShare &share : item.files)
-      if (non_deciding.count(share.path)) {
+      if (input.non_deciding.count(share.path)) {
         deciding_total.low -= std::min(deciding_total.low, share.hours.low);
         deciding_total.high -= std::min(deciding_total.high, share.hours.high);
       }
@@ -714,26 +735,43 @@ Verdict decide(const VerdictInput &input, VerdictDetail detail) {
     verdict.factors.push_back(effort_factor(FactorKind::EffortDual, Outcome::Dual, "The high estimate",
                                             deciding_total.high, thresholds.adapt_max_hours,
                                             "too much to make the Mac the native platform at once"));
-  if (thresholds.memory_decides && memory.has_model_size) {
-    if (memory.inference_fits_no_mac()) {
-      DecisionFactor factor;
-      factor.kind = FactorKind::MemoryInference;
-      factor.pushes_to = Outcome::KeepLinuxGpu;
-      factor.path = memory.basis.path;
-      factor.summary = "The model needs " + format_gib(memory.inference_bytes) +
-                       " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary +
-                       ")";
-      verdict.factors.push_back(std::move(factor));
-    } else if (memory.training_fits_no_mac()) {
-      DecisionFactor factor;
-      factor.kind = FactorKind::MemoryTraining;
-      factor.pushes_to = Outcome::Dual;
-      factor.path = memory.basis.path;
-      factor.summary = "Training needs at least " + format_gib(memory.training_bytes) +
-                       ", more than any Mac offers; inference fits (" + memory.summary + ")";
-      verdict.factors.push_back(std::move(factor));
-    }
+}
+
+// A model larger than any Mac: for inference KEEP_LINUX_GPU, for training DUAL.
+void weigh_memory(const VerdictInput &input, Verdict &verdict) {
+  const MemoryFit &memory = input.memory;
+  if (!input.thresholds.memory_decides || !memory.has_model_size)
+    return;
+  DecisionFactor factor;
+  factor.path = memory.basis.path;
+  if (memory.inference_fits_no_mac()) {
+    factor.kind = FactorKind::MemoryInference;
+    factor.pushes_to = Outcome::KeepLinuxGpu;
+    factor.summary = "The model needs " + format_gib(memory.inference_bytes) +
+                     " for inference alone, more than any Apple-Silicon Mac offers (" + memory.summary + ")";
+  } else if (memory.training_fits_no_mac()) {
+    factor.kind = FactorKind::MemoryTraining;
+    factor.pushes_to = Outcome::Dual;
+    factor.summary = "Training needs at least " + format_gib(memory.training_bytes) +
+                     ", more than any Mac offers; inference fits (" + memory.summary + ")";
+  } else {
+    return;
   }
+  verdict.factors.push_back(std::move(factor));
+}
+
+} // namespace
+
+Verdict decide(const VerdictInput &input, VerdictDetail detail) {
+  Verdict verdict;
+  FactorSink sink{input.scan, detail, verdict};
+  const std::set<std::string> kernel_files = kernel_item_files(input.effort);
+  for (std::size_t index = 0; index < input.scan.findings.size(); ++index)
+    if (index >= input.excluded.size() || !input.excluded[index])
+      weigh_finding(input, index, kernel_files, sink);
+  weigh_kernel_fallbacks(input, verdict);
+  weigh_effort(input, verdict);
+  weigh_memory(input, verdict);
   for (const auto &factor : verdict.factors)
     verdict.outcome = std::max(verdict.outcome, factor.pushes_to);
   return verdict;
@@ -858,6 +896,119 @@ TracedEntryPoints trace_entry_points(const std::vector<ProjectFile> &files) {
 
 } // namespace
 
+namespace {
+
+// What would change the verdict: every deciding finding resolved, the
+// estimate made and the verdict decided again without them
+// (Decision::if_resolved, and the first of what_would_change).
+void resolve_deciding_findings(const AssessmentInput &input, const VerdictInput &as_decided,
+                               const std::vector<FileRole> &roles, Decision &decision) {
+  const ScanResult &scan = as_decided.scan;
+  std::vector<bool> excluded(scan.findings.size(), false);
+  std::vector<const DecisionFactor *> finding_factors;
+  for (const auto &factor : decision.deciding)
+    if (factor.finding_index >= 0) {
+      excluded[static_cast<std::size_t>(factor.finding_index)] = true;
+      finding_factors.push_back(&factor);
+    }
+  if (!finding_factors.empty()) {
+    const EffortEstimate effort_after =
+        estimate_effort(scan, roles, input.model, excluded, input.fix_target_torch, input.fixes,
+                        EstimateDetail::WithoutPlaces);
+    const Verdict after = decide({scan, as_decided.role_of, as_decided.non_deciding, as_decided.kept_on_linux,
+                                  effort_after, as_decided.memory, as_decided.thresholds, excluded},
+                                 VerdictDetail::OutcomeOnly);
+    decision.if_resolved = after.outcome;
+    std::vector<std::string> fixes;
+    std::set<std::string> seen;
+    for (const DecisionFactor *factor : finding_factors)
+      if (seen.insert(factor->rule_id + "|" + factor->path).second) // one phrase per rule and file
+        fixes.push_back(fix_phrase(scan, *factor));
+    std::string sentence = join_limited(fixes, 3);
+    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+    decision.what_would_change.push_back(
+        sentence +
+        (after.outcome == decision.outcome
+             ? ", and the verdict stays " + std::string(to_string(after.outcome)) + " (other factors remain)"
+             : ", and the verdict becomes " + std::string(to_string(after.outcome))) +
+        ".");
+  }
+}
+
+// What would change the verdict besides its findings: the thresholds, the
+// model's size, a kernel's Metal port; and what would move an ADAPT.
+void add_threshold_changes(const DecisionThresholds &thresholds, const ScanResult &scan, Decision &decision) {
+  for (const auto &factor : decision.deciding) {
+    if (factor.kind == FactorKind::EffortKeep || factor.kind == FactorKind::EffortDual)
+      decision.what_would_change.push_back(
+          "Bring the estimate under " +
+          format_hours(factor.kind == FactorKind::EffortKeep
+                           ? HourRange{thresholds.keep_min_hours, thresholds.keep_min_hours}
+                           : HourRange{thresholds.adapt_max_hours, thresholds.adapt_max_hours}) +
+          " (the largest items are first in the plan's later steps), or raise the threshold in the config.");
+    else if (factor.kind == FactorKind::MemoryTraining)
+      decision.what_would_change.push_back(
+          "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts "
+          "training "
+          "memory under " +
+          format_gib(usable_bytes(kLargestMacGB)) + "; inference already fits.");
+    else if (factor.kind == FactorKind::MemoryInference)
+      decision.what_would_change.push_back(
+          "Inference on a Mac needs a smaller or quantized model (fewer than " +
+          format_gib(usable_bytes(kLargestMacGB)) + " of weights and activations).");
+    else if (factor.kind == FactorKind::FallbackItem && factor.finding_index < 0)
+      decision.what_would_change.push_back("Port " + kernel_subject(scan, factor) +
+                                           " to Metal, and the Mac no longer needs the slow fallback.");
+  }
+  if (decision.outcome == Outcome::Adapt)
+    decision.what_would_change.push_back(
+        "Nothing blocks ADAPT. It would become KEEP_LINUX_GPU if a CUDA-only library without fallback "
+        "entered the "
+        "model or inference path, and DUAL if one entered only the training code, or the estimate grew "
+        "past " +
+        format_hours({thresholds.adapt_max_hours, thresholds.adapt_max_hours}) + ".");
+}
+
+// The headline, the reasons and their groups, from the factors.
+void write_reasons(const ScanResult &scan, const HourRange &deciding_effort, Assessment &assessment) {
+  Decision &decision = assessment.decision;
+  const std::string outcome_text(to_string(decision.outcome));
+  if (decision.deciding.empty()) {
+    // No figure here: the Effort line gives the recommended path's, and a
+    // second range beside it (the threshold's own estimate) reads as a
+    // contradiction in a table of many repositories.
+    decision.headline =
+        outcome_text + ": no blocker, and the estimate" +
+        (deciding_effort.high < assessment.effort.total.high
+             ? " without optional sub-projects, containers and tests"
+             : "") +
+        " is within " +
+        format_hours({assessment.thresholds.adapt_max_hours, assessment.thresholds.adapt_max_hours});
+  } else {
+    const DecisionFactor &first = decision.deciding.front();
+    decision.headline = outcome_text + ": " + first.summary;
+    if (decision.deciding.size() > 1)
+      decision.headline += " (and " + std::to_string(decision.deciding.size() - 1) + " more)";
+  }
+  std::vector<std::string> &context = decision.context_reasons;
+  if (const std::string entry_line = entry_points_reason(scan, assessment.entry_points); !entry_line.empty())
+    context.push_back(entry_line);
+  context.push_back(effort_reason(assessment.effort, assessment.recommended));
+  if (std::string credit = fix_credit_reason(assessment.effort, assessment.recommended); !credit.empty())
+    context.push_back(std::move(credit));
+  if (assessment.memory.has_estimate)
+    context.push_back("Memory fit: " + assessment.memory.summary + ".");
+  for (const auto &factor : decision.deciding)
+    decision.reasons.push_back(factor.summary);
+  for (const auto &factor : decision.secondary)
+    decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
+  decision.reasons.insert(decision.reasons.end(), context.begin(), context.end());
+  decision.deciding_groups = group_by_cause(decision.deciding, scan);
+  decision.secondary_groups = group_by_cause(decision.secondary, scan);
+}
+
+} // namespace
+
 Assessment assess(const AssessmentInput &input) {
   Assessment assessment;
   const ScanResult empty;
@@ -902,101 +1053,15 @@ Assessment assess(const AssessmentInput &input) {
   lead_with_strongest(decision.deciding, scan);
 
   // What would change it: resolve every deciding finding and decide again.
-  std::vector<bool> excluded(scan.findings.size(), false);
-  std::vector<const DecisionFactor *> finding_factors;
-  for (const auto &factor : decision.deciding)
-    if (factor.finding_index >= 0) {
-      excluded[static_cast<std::size_t>(factor.finding_index)] = true;
-      finding_factors.push_back(&factor);
-    }
-  if (!finding_factors.empty()) {
-    const EffortEstimate effort_after =
-        estimate_effort(scan, assessment.roles, input.model, excluded, input.fix_target_torch, input.fixes,
-                        EstimateDetail::WithoutPlaces);
-    const Verdict after = decide({scan, role_of, non_deciding, kept_on_linux, effort_after, assessment.memory,
-                                  input.thresholds, excluded},
-                                 VerdictDetail::OutcomeOnly);
-    decision.if_resolved = after.outcome;
-    std::vector<std::string> fixes;
-    std::set<std::string> seen;
-    for (const DecisionFactor *factor : finding_factors)
-      if (seen.insert(factor->rule_id + "|" + factor->path).second) // one phrase per rule and file
-        fixes.push_back(fix_phrase(scan, *factor));
-    std::string sentence = join_limited(fixes, 3);
-    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
-    decision.what_would_change.push_back(
-        sentence +
-        (after.outcome == decision.outcome
-             ? ", and the verdict stays " + std::string(to_string(after.outcome)) + " (other factors remain)"
-             : ", and the verdict becomes " + std::string(to_string(after.outcome))) +
-        ".");
-  }
+  resolve_deciding_findings(input,
+                            {scan, role_of, non_deciding, kept_on_linux, assessment.effort, assessment.memory,
+                             input.thresholds, nothing_excluded},
+                            assessment.roles, decision);
   // Once the what-if estimate is gone: the two are never held at once.
   return_free_memory();
   roll_up_by_place(assessment.effort, role_of);
-  for (const auto &factor : decision.deciding) {
-    if (factor.kind == FactorKind::EffortKeep || factor.kind == FactorKind::EffortDual)
-      decision.what_would_change.push_back(
-          "Bring the estimate under " +
-          format_hours(factor.kind == FactorKind::EffortKeep
-                           ? HourRange{input.thresholds.keep_min_hours, input.thresholds.keep_min_hours}
-                           : HourRange{input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours}) +
-          " (the largest items are first in the plan's later steps), or raise the threshold in the config.");
-    else if (factor.kind == FactorKind::MemoryTraining)
-      decision.what_would_change.push_back(
-          "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts "
-          "training "
-          "memory under " +
-          format_gib(usable_bytes(kLargestMacGB)) + "; inference already fits.");
-    else if (factor.kind == FactorKind::MemoryInference)
-      decision.what_would_change.push_back(
-          "Inference on a Mac needs a smaller or quantized model (fewer than " +
-          format_gib(usable_bytes(kLargestMacGB)) + " of weights and activations).");
-    else if (factor.kind == FactorKind::FallbackItem && factor.finding_index < 0)
-      decision.what_would_change.push_back("Port " + factor.summary.substr(0, factor.summary.find(" has a")) +
-                                           " to Metal, and the Mac no longer needs the slow fallback.");
-  }
-  if (decision.outcome == Outcome::Adapt)
-    decision.what_would_change.push_back(
-        "Nothing blocks ADAPT. It would become KEEP_LINUX_GPU if a CUDA-only library without fallback "
-        "entered the "
-        "model or inference path, and DUAL if one entered only the training code, or the estimate grew "
-        "past " +
-        format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours}) + ".");
-
-  // Reasons and headline.
-  const std::string outcome_text(to_string(decision.outcome));
-  if (decision.deciding.empty()) {
-    // No figure here: the Effort line gives the recommended path's, and a
-    // second range beside it (the threshold's own estimate) reads as a
-    // contradiction in a table of many repositories.
-    decision.headline = outcome_text + ": no blocker, and the estimate" +
-                        (verdict.deciding_effort.high < assessment.effort.total.high
-                             ? " without optional sub-projects, containers and tests"
-                             : "") +
-                        " is within " +
-                        format_hours({input.thresholds.adapt_max_hours, input.thresholds.adapt_max_hours});
-  } else {
-    const DecisionFactor &first = decision.deciding.front();
-    decision.headline = outcome_text + ": " + first.summary;
-    if (decision.deciding.size() > 1)
-      decision.headline += " (and " + std::to_string(decision.deciding.size() - 1) + " more)";
-  }
-  std::vector<std::string> &context = decision.context_reasons;
-  if (const std::string entry_line = entry_points_reason(scan, assessment.entry_points); !entry_line.empty())
-    context.push_back(entry_line);
-  context.push_back(effort_reason(assessment.effort, assessment.recommended));
-  if (std::string credit = fix_credit_reason(assessment.effort, assessment.recommended); !credit.empty())
-    context.push_back(std::move(credit));
-  if (assessment.memory.has_estimate)
-    context.push_back("Memory fit: " + assessment.memory.summary + ".");
-  for (const auto &factor : decision.deciding)
-    decision.reasons.push_back(factor.summary);
-  for (const auto &factor : decision.secondary)
-    decision.reasons.push_back("Also (" + std::string(to_string(factor.pushes_to)) + "): " + factor.summary);
-  decision.reasons.insert(decision.reasons.end(), context.begin(), context.end());
-  decision.deciding_groups = group_by_cause(decision.deciding, scan);
-  decision.secondary_groups = group_by_cause(decision.secondary, scan);
+  add_threshold_changes(input.thresholds, scan, decision);
+  write_reasons(scan, verdict.deciding_effort, assessment);
 
   assessment.acceptance = acceptance_levels(scan, input.probe, assessment.effort);
   assessment.plan = action_plan(assessment.effort, assessment.recommended);
