@@ -884,12 +884,12 @@ struct TracedEntryPoints {
 // The entry points and what each runs. The module index and the import
 // graph serve only this, and are freed before the effort is estimated:
 // on a large tree they hold a few hundred bytes a file.
-TracedEntryPoints trace_entry_points(const std::vector<ProjectFile> &files) {
+TracedEntryPoints trace_entry_points(const std::vector<ProjectFile> &files, const AssessPolicy &policy) {
   const ModuleIndex modules(files);
   const auto graph = build_module_graph(files, modules);
   TracedEntryPoints traced;
-  traced.entries = discover_entry_points(files, modules, graph);
-  traced.reach = compute_reachability(files, traced.entries, graph);
+  traced.entries = discover_entry_points(files, modules, graph, policy);
+  traced.reach = compute_reachability(files, traced.entries, graph, policy);
   apply_option_gating(find_option_gated_files(files, modules, traced.reach), traced.reach);
   return traced;
 }
@@ -937,7 +937,8 @@ void resolve_deciding_findings(const AssessmentInput &input, const VerdictInput 
 
 // What would change the verdict besides its findings: the thresholds, the
 // model's size, a kernel's Metal port; and what would move an ADAPT.
-void add_threshold_changes(const DecisionThresholds &thresholds, const ScanResult &scan, Decision &decision) {
+void add_threshold_changes(const DecisionThresholds &thresholds, const ScanResult &scan,
+                           const MemoryFit &memory, Decision &decision) {
   for (const auto &factor : decision.deciding) {
     if (factor.kind == FactorKind::EffortKeep || factor.kind == FactorKind::EffortDual)
       decision.what_would_change.push_back(
@@ -951,11 +952,11 @@ void add_threshold_changes(const DecisionThresholds &thresholds, const ScanResul
           "Training on a Mac needs a smaller model, LoRA/adapters or gradient checkpointing that cuts "
           "training "
           "memory under " +
-          format_gib(usable_bytes(kLargestMacGB)) + "; inference already fits.");
+          format_gib(usable_bytes(memory.largest_tier_gb)) + "; inference already fits.");
     else if (factor.kind == FactorKind::MemoryInference)
       decision.what_would_change.push_back(
           "Inference on a Mac needs a smaller or quantized model (fewer than " +
-          format_gib(usable_bytes(kLargestMacGB)) + " of weights and activations).");
+          format_gib(usable_bytes(memory.largest_tier_gb)) + " of weights and activations).");
     else if (factor.kind == FactorKind::FallbackItem && factor.finding_index < 0)
       decision.what_would_change.push_back("Port " + kernel_subject(scan, factor) +
                                            " to Metal, and the Mac no longer needs the slow fallback.");
@@ -1016,8 +1017,9 @@ Assessment assess(const AssessmentInput &input) {
   assessment.thresholds = input.thresholds;
   assessment.probe = input.probe;
   assessment.effort_model_origin = input.model.origin;
-  assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides);
-  const auto [entries, reach] = trace_entry_points(scan.project_files);
+  const AssessPolicy &policy = input.policy ? *input.policy : bundled_assess_policy();
+  assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides, policy);
+  const auto [entries, reach] = trace_entry_points(scan.project_files, policy);
   return_free_memory(); // the module index and graph
   roles_from_reachability(scan, entries, reach, assessment.roles);
   const std::set<std::string> non_deciding = non_deciding_files(scan.project_files, reach, input.thresholds);
@@ -1028,7 +1030,7 @@ Assessment assess(const AssessmentInput &input) {
       estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch, input.fixes,
                       EstimateDetail::WithoutPlaces); // roll_up_by_place below, after the what-if
   return_free_memory(); // the estimate's grouping tables, before the what-if builds its own
-  assessment.memory = estimate_memory_fit(scan.project_files);
+  assessment.memory = estimate_memory_fit(scan.project_files, policy.mac_memory_tiers_gb);
 
   assessment.entry_points = judge_entry_points(scan, entries, reach, assessment.effort, input.thresholds);
   const std::map<std::string, std::string> kept_on_linux =
@@ -1060,7 +1062,7 @@ Assessment assess(const AssessmentInput &input) {
   // Once the what-if estimate is gone: the two are never held at once.
   return_free_memory();
   roll_up_by_place(assessment.effort, role_of);
-  add_threshold_changes(input.thresholds, scan, decision);
+  add_threshold_changes(input.thresholds, scan, assessment.memory, decision);
   write_reasons(scan, verdict.deciding_effort, assessment);
 
   assessment.acceptance = acceptance_levels(scan, input.probe, assessment.effort);

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "assess/assess_policy.h"
 #include "assess/decision_probe.h"
 #include "assess/effort.h"
 #include "assess/entry_points.h"
@@ -262,6 +263,8 @@ struct AssessmentInput {
   // rules/fixes.toml as the session loaded it (session/session.h); null:
   // the effort model credits no fix.
   const FixCatalog *fixes = nullptr;
+  // rules/assess.toml as the session loaded it; null: the bundled one.
+  const AssessPolicy *policy = nullptr;
 };
 
 Assessment assess(const AssessmentInput &input);

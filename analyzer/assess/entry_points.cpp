@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "assess/assess_policy.h"
 #include "assess/roles.h"
 #include "core/fact_kinds.h"
 #include "core/text.h"
@@ -29,48 +30,6 @@ constexpr std::array<PurposeName, 9> kPurposeNames{{
     {EntryPurpose::Test, "test"},
 }};
 
-// Words in a script's name or its argparse description that say what it is
-// for. Checked in order, so "benchmark" is not read as "bench" + training.
-struct PurposeWord {
-  std::string_view word;
-  EntryPurpose purpose;
-};
-constexpr PurposeWord kPurposeWords[] = {
-    {"train", EntryPurpose::Training},        {"training", EntryPurpose::Training},
-    {"trainer", EntryPurpose::Training},      {"finetune", EntryPurpose::Training},
-    {"finetuning", EntryPurpose::Training},   {"pretrain", EntryPurpose::Training},
-    {"pretraining", EntryPurpose::Training},  {"fit", EntryPurpose::Training},
-    {"benchmark", EntryPurpose::Benchmark},   {"benchmarks", EntryPurpose::Benchmark},
-    {"bench", EntryPurpose::Benchmark},       {"profile", EntryPurpose::Benchmark},
-    {"speed", EntryPurpose::Benchmark},       {"throughput", EntryPurpose::Benchmark},
-    {"latency", EntryPurpose::Benchmark},     {"export", EntryPurpose::Export},
-    {"convert", EntryPurpose::Export},        {"onnx", EntryPurpose::Export},
-    {"torchscript", EntryPurpose::Export},    {"trace", EntryPurpose::Export},
-    {"quantize", EntryPurpose::Export},       {"deploy", EntryPurpose::Export},
-    {"eval", EntryPurpose::Evaluation},       {"evaluate", EntryPurpose::Evaluation},
-    {"evaluation", EntryPurpose::Evaluation}, {"val", EntryPurpose::Evaluation},
-    {"validate", EntryPurpose::Evaluation},   {"validation", EntryPurpose::Evaluation},
-    {"test", EntryPurpose::Evaluation},       {"score", EntryPurpose::Evaluation},
-    {"infer", EntryPurpose::Inference},       {"inference", EntryPurpose::Inference},
-    {"predict", EntryPurpose::Inference},     {"prediction", EntryPurpose::Inference},
-    {"demo", EntryPurpose::Inference},        {"generate", EntryPurpose::Inference},
-    {"generation", EntryPurpose::Inference},  {"sample", EntryPurpose::Inference},
-    {"sampling", EntryPurpose::Inference},    {"serve", EntryPurpose::Inference},
-    {"server", EntryPurpose::Inference},      {"app", EntryPurpose::Inference},
-    {"detect", EntryPurpose::Inference},      {"segment", EntryPurpose::Inference},
-    {"chat", EntryPurpose::Inference},        {"synthesize", EntryPurpose::Inference},
-    {"transcribe", EntryPurpose::Inference},  {"prepare", EntryPurpose::DataPrep},
-    {"preprocess", EntryPurpose::DataPrep},   {"preprocessing", EntryPurpose::DataPrep},
-    {"download", EntryPurpose::DataPrep},     {"dataset", EntryPurpose::DataPrep},
-    {"data", EntryPurpose::DataPrep},         {"tokenize", EntryPurpose::DataPrep},
-    {"extract", EntryPurpose::DataPrep},
-};
-
-// Flags that only a training run takes.
-constexpr std::string_view kTrainingFlags[] = {"--epochs",        "--lr",           "--learning-rate",
-                                               "--learning_rate", "--weight-decay", "--weight_decay",
-                                               "--warmup",        "--resume"};
-
 std::vector<std::string> words_of(std::string_view text) {
   std::vector<std::string> words;
   std::string word;
@@ -87,11 +46,13 @@ std::vector<std::string> words_of(std::string_view text) {
   return words;
 }
 
-std::optional<EntryPurpose> purpose_of_words(const std::vector<std::string> &words) {
+// The purpose the first word the policy knows names; words match whole.
+std::optional<EntryPurpose> purpose_of_words(const std::vector<std::string> &words,
+                                             const AssessPolicy &policy) {
   for (const std::string &word : words)
-    for (const PurposeWord &hint : kPurposeWords)
-      if (word == hint.word)
-        return hint.purpose;
+    for (const auto &[hint, purpose] : policy.purpose_words)
+      if (word == hint)
+        return purpose;
   return std::nullopt;
 }
 
@@ -109,6 +70,13 @@ std::string_view stem(std::string_view name) {
 
 std::string_view to_string(EntryPurpose purpose) {
   return kPurposeNames[static_cast<std::size_t>(purpose)].name;
+}
+
+std::optional<EntryPurpose> entry_purpose_from_string(std::string_view text) {
+  for (const PurposeName &entry : kPurposeNames)
+    if (entry.name == text)
+      return entry.purpose;
+  return std::nullopt;
 }
 
 bool runs_on_a_mac(MacStatus status) {
@@ -132,12 +100,12 @@ std::string_view to_string(EntryScope scope) {
   return "main";
 }
 
-PurposeGuess guess_purpose(const ProjectFile &file) {
+PurposeGuess guess_purpose(const ProjectFile &file, const AssessPolicy &policy) {
   // The file's own name, then its directories, deepest first.
   const std::string_view name = file_name(file.path);
   if (name == "hubconf.py")
     return {EntryPurpose::Inference, "hubconf.py: loads models through torch.hub"};
-  if (auto purpose = purpose_of_words(words_of(stem(name))))
+  if (auto purpose = purpose_of_words(words_of(stem(name)), policy))
     return {*purpose, "name: " + std::string(name)};
   std::string_view directory = file.path.size() > name.size()
                                    ? std::string_view(file.path).substr(0, file.path.size() - name.size() - 1)
@@ -146,7 +114,7 @@ PurposeGuess guess_purpose(const ProjectFile &file) {
     const auto slash = directory.rfind('/');
     const std::string_view component =
         slash == std::string_view::npos ? directory : directory.substr(slash + 1);
-    if (auto purpose = purpose_of_words(words_of(component)))
+    if (auto purpose = purpose_of_words(words_of(component), policy))
       return {*purpose, "directory: " + std::string(component) + "/"};
     directory = slash == std::string_view::npos ? std::string_view{} : directory.substr(0, slash);
   }
@@ -166,12 +134,12 @@ PurposeGuess guess_purpose(const ProjectFile &file) {
         description = argument->value;
     if (ends_with(fact.name, ".add_argument") && training_flag.empty())
       if (const Argument *flag = fact.positional_argument(0); flag && flag->is_string)
-        for (std::string_view known : kTrainingFlags)
+        for (const std::string &known : policy.training_flags)
           if (flag->value == known)
             training_flag = flag->value;
   }
   if (!description.empty())
-    if (auto purpose = purpose_of_words(words_of(description)))
+    if (auto purpose = purpose_of_words(words_of(description), policy))
       return {*purpose, "argparse description: \"" + description.substr(0, 80) + "\""};
   if (optimizer || backward)
     return {EntryPurpose::Training, std::string("content: ") +
@@ -239,7 +207,8 @@ struct Found {
 } // namespace
 
 std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &files, const ModuleIndex &index,
-                                              const std::vector<std::vector<std::uint32_t>> &graph) {
+                                              const std::vector<std::vector<std::uint32_t>> &graph,
+                                              const AssessPolicy &policy) {
   std::map<std::size_t, Found> found;
   const auto add = [&](std::size_t file, std::string how, bool container) {
     Found &entry = found[file];
@@ -287,9 +256,9 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
     EntryPoint entry;
     entry.path = files[file].path;
     entry.found_by = std::move(how.by);
-    if (is_test_file(entry.path))
+    if (is_test_file(entry.path, policy))
       entry.scope = EntryScope::Test;
-    else if (is_docs_file(entry.path))
+    else if (is_docs_file(entry.path, policy))
       entry.scope = EntryScope::Example;
     else if (!sub_project_of(entry.path, roots).empty())
       entry.scope = EntryScope::SubProject;
@@ -299,7 +268,7 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
       entry.purpose = EntryPurpose::Test;
       entry.purpose_source = "path: test file";
     } else {
-      PurposeGuess guess = guess_purpose(files[file]);
+      PurposeGuess guess = guess_purpose(files[file], policy);
       entry.purpose = guess.purpose;
       entry.purpose_source = std::move(guess.source);
     }
@@ -310,7 +279,7 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
   if (!any_main)
     for (std::size_t i = 0; i < files.size(); ++i) {
       const std::string &path = files[i].path;
-      if (file_name(path) != "__init__.py" || is_test_file(path) || is_docs_file(path) ||
+      if (file_name(path) != "__init__.py" || is_test_file(path, policy) || is_docs_file(path, policy) ||
           !sub_project_of(path, roots).empty() || !index.parent_packages(i).empty())
         continue;
       EntryPoint entry;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,9 @@ enum class EntryPurpose : std::uint8_t {
   Test,
 };
 std::string_view to_string(EntryPurpose purpose); // "training", ..., "data-prep", "test"
+std::optional<EntryPurpose> entry_purpose_from_string(std::string_view text);
+
+struct AssessPolicy; // assess/assess_policy.h: the purpose words and training flags
 
 // Where an entry sits: only main entries decide the repository's verdict.
 enum class EntryScope : std::uint8_t {
@@ -58,10 +62,11 @@ struct PurposeGuess {
 // A script's purpose from its name (file, then directories), its argparse
 // description, its content (backward()/optimizer steps: training; no_grad/
 // eval() without steps: inference) and its flags, in that order.
-PurposeGuess guess_purpose(const ProjectFile &file);
+PurposeGuess guess_purpose(const ProjectFile &file, const AssessPolicy &policy);
 
 std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &files, const ModuleIndex &index,
-                                              const std::vector<std::vector<std::uint32_t>> &graph);
+                                              const std::vector<std::vector<std::uint32_t>> &graph,
+                                              const AssessPolicy &policy);
 
 // What one entry point needs to run on a Mac.
 struct EntryBlocker {

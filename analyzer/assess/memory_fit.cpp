@@ -130,8 +130,9 @@ std::vector<MemoryEvidence> collect_memory_evidence(const std::vector<ProjectFil
   return evidence;
 }
 
-MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
+MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence, const std::vector<int> &tiers_gb) {
   MemoryFit fit;
+  fit.largest_tier_gb = tiers_gb.empty() ? 0 : tiers_gb.back();
   fit.evidence = evidence;
   fit.has_estimate = !evidence.empty();
   // The largest model decides; measured tensors win a tie over a config estimate.
@@ -174,7 +175,7 @@ MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
     fit.method.push_back("training need raised to the documented " + format_gib(fit.stated_vram_bytes) +
                          " of GPU memory");
   }
-  for (int gigabytes : kAppleMemoryTiersGB) {
+  for (int gigabytes : tiers_gb) {
     MemoryTier tier;
     tier.gigabytes = gigabytes;
     tier.usable_fraction = usable_fraction(gigabytes);
@@ -200,8 +201,8 @@ MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
     const std::string what = fit.has_model_size ? "training with Adam" : "the documented GPU memory";
     if (fit.training_min_tier_gb < 0)
       training = what + " (" + format_gib(fit.training_bytes) + ") fits no Mac, not even " +
-                 std::to_string(kLargestMacGB) + " GB";
-    else if (fit.training_min_tier_gb == kAppleMemoryTiersGB.front())
+                 std::to_string(fit.largest_tier_gb) + " GB";
+    else if (!tiers_gb.empty() && fit.training_min_tier_gb == tiers_gb.front())
       training = what + " fits from " + std::to_string(fit.training_min_tier_gb) + " GB";
     else
       training = what + " needs " + std::to_string(fit.training_min_tier_gb) + " GB or more";
@@ -210,8 +211,8 @@ MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence) {
   return fit;
 }
 
-MemoryFit estimate_memory_fit(const std::vector<ProjectFile> &files) {
-  return estimate_memory_fit(collect_memory_evidence(files));
+MemoryFit estimate_memory_fit(const std::vector<ProjectFile> &files, const std::vector<int> &tiers_gb) {
+  return estimate_memory_fit(collect_memory_evidence(files), tiers_gb);
 }
 
 } // namespace mpsaudit

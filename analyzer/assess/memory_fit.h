@@ -25,16 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "assess/assess_policy.h"
 #include "core/project_pass.h"
 
 namespace mpsaudit {
-
-// Apple-Silicon unified-memory configurations, in GB as Apple sells them
-// (binary gigabytes: a "16 GB" Mac has 16 GiB), up to the largest: 192 GB
-// for M2 Ultra (2023), 256 and 512 GB for M3 Ultra (Mac Studio, 2025).
-inline constexpr std::array<int, 9> kAppleMemoryTiersGB{16, 24, 32, 64, 96, 128, 192, 256, 512};
-// The largest Mac's memory, for "fits no Mac, not even N GB".
-inline constexpr int kLargestMacGB = kAppleMemoryTiersGB.back();
 
 // The share of a tier Metal recommends for one process's GPU working set
 // (MTLDevice.recommendedMaxWorkingSetSize): 2/3 up to 32 GB, 3/4 above.
@@ -74,7 +68,8 @@ struct MemoryFit {
   // Smallest tier (GB) that fits; 0 when unknown, -1 when no Mac fits.
   int inference_min_tier_gb = 0;
   int training_min_tier_gb = 0;
-  std::vector<MemoryTier> tiers;
+  std::vector<MemoryTier> tiers;        // the Apple-Silicon memory tiers, ascending
+  int largest_tier_gb = 0;              // for "fits no Mac, not even N GB"
   std::vector<MemoryEvidence> evidence; // everything found, basis included
   // "inference fits from 16 GB; training with Adam needs 64 GB or more"
   std::string summary;
@@ -88,10 +83,13 @@ struct MemoryFit {
 
 // Gathers evidence from the facts of a scan.
 std::vector<MemoryEvidence> collect_memory_evidence(const std::vector<ProjectFile> &files);
-// The estimate from evidence (pure arithmetic; tests call it directly).
-MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence);
-// Both in one: what reports and the decision call.
-MemoryFit estimate_memory_fit(const std::vector<ProjectFile> &files);
+// The estimate from evidence against the Macs' memory tiers in GB, ascending
+// (pure arithmetic; tests call it directly). The tiers are rules/assess.toml's
+// `[mac_memory] tiers_gb`: Apple's configurations in binary gigabytes.
+MemoryFit estimate_memory_fit(const std::vector<MemoryEvidence> &evidence,
+                              const std::vector<int> &tiers_gb = bundled_assess_policy().mac_memory_tiers_gb);
+// Both in one: what the decision calls.
+MemoryFit estimate_memory_fit(const std::vector<ProjectFile> &files, const std::vector<int> &tiers_gb);
 
 // "24 GB" style with binary gigabytes, one decimal below 10 GB.
 std::string format_gib(std::uint64_t bytes);

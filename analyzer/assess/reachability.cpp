@@ -369,7 +369,8 @@ NativeAnchors anchor_natives(const std::vector<ProjectFile> &files) {
 
 Reachability compute_reachability(const std::vector<ProjectFile> &files,
                                   const std::vector<EntryPoint> &entries,
-                                  const std::vector<std::vector<std::uint32_t>> &graph) {
+                                  const std::vector<std::vector<std::uint32_t>> &graph,
+                                  const AssessPolicy &policy) {
   Reachability reach;
   reach.files.resize(files.size());
   reach.runs.resize(entries.size());
@@ -457,7 +458,7 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
       record.status = ReachStatus::ContainerOnly;
     else if (by & ByExample)
       record.status = ReachStatus::ExampleOnly;
-    else if ((by & ByTest) || (code && is_test_file(files[i].path)))
+    else if ((by & ByTest) || (code && is_test_file(files[i].path, policy)))
       record.status = ReachStatus::TestOnly; // a test no entry imports: the test runner runs it
     else
       record.status = code ? ReachStatus::Unreached : ReachStatus::NotCode;

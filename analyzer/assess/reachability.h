@@ -116,8 +116,13 @@ std::string sub_project_of(std::string_view path, const std::vector<std::string>
 // Dockerfiles and files under a docker/ or container directory.
 bool is_container_file(std::string_view path, FileKind kind);
 
+struct AssessPolicy; // assess/assess_policy.h
+
+// What each entry runs; a test file (as the policy places tests) that no
+// entry imports is one the test runner runs.
 Reachability compute_reachability(const std::vector<ProjectFile> &files,
                                   const std::vector<EntryPoint> &entries,
-                                  const std::vector<std::vector<std::uint32_t>> &graph);
+                                  const std::vector<std::vector<std::uint32_t>> &graph,
+                                  const AssessPolicy &policy);
 
 } // namespace mpsaudit

@@ -1,77 +1,15 @@
 #include "assess/roles.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
+#include "assess/assess_policy.h"
 #include "core/fact_kinds.h"
 #include "core/text.h"
 
 namespace mpsaudit {
 namespace {
-
-// Path words that hint at a role. A directory or file-name component equal
-// to one of these (or, for file names, starting with it: train_gan.py).
-struct PathHint {
-  std::string_view word;
-  Role role;
-};
-constexpr PathHint kPathHints[] = {
-    {"model", Role::Model},
-    {"models", Role::Model},
-    {"arch", Role::Model},
-    {"archs", Role::Model},
-    {"network", Role::Model},
-    {"networks", Role::Model},
-    {"nets", Role::Model},
-    {"net", Role::Model},
-    {"modules", Role::Model},
-    {"layers", Role::Model},
-    {"ops", Role::Model},
-    {"kernels", Role::Model},
-    {"csrc", Role::Model},
-    {"train", Role::Training},
-    {"training", Role::Training},
-    {"trainer", Role::Training},
-    {"finetune", Role::Training},
-    {"pretrain", Role::Training},
-    {"launch", Role::Training},
-    {"distributed", Role::Training},
-    {"data", Role::Data},
-    {"dataset", Role::Data},
-    {"datasets", Role::Data},
-    {"dataloader", Role::Data},
-    {"loader", Role::Data},
-    {"preprocess", Role::Data},
-    {"preprocessing", Role::Data},
-    {"transforms", Role::Data},
-    {"eval", Role::Evaluation},
-    {"evals", Role::Evaluation},
-    {"evaluate", Role::Evaluation},
-    {"evaluation", Role::Evaluation},
-    {"val", Role::Evaluation},
-    {"validate", Role::Evaluation},
-    {"validation", Role::Evaluation},
-    {"benchmark", Role::Evaluation},
-    {"benchmarks", Role::Evaluation},
-    {"bench", Role::Evaluation},
-    {"infer", Role::Inference},
-    {"inference", Role::Inference},
-    {"predict", Role::Inference},
-    {"demo", Role::Inference},
-    {"sample", Role::Inference},
-    {"generate", Role::Inference},
-    {"serve", Role::Inference},
-    {"detect", Role::Inference},
-    {"detection", Role::Inference},
-    {"segment", Role::Inference},
-    {"scripts", Role::Tooling},
-    {"export", Role::Tooling},
-    {"convert", Role::Tooling},
-    {"tools", Role::Tooling},
-    {"utils", Role::Tooling},
-    {"bin", Role::Tooling},
-    {"docker", Role::Tooling},
-};
 
 std::vector<std::string_view> split_path(std::string_view path) {
   std::vector<std::string_view> parts;
@@ -93,25 +31,24 @@ std::string stem_of(std::string_view name) {
   return to_lower(dot == std::string_view::npos || dot == 0 ? name : name.substr(0, dot));
 }
 
-bool is_test_path(const std::vector<std::string_view> &parts) {
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    const std::string dir = to_lower(parts[i]);
-    if (dir == "test" || dir == "tests" || dir == "testing" || dir == "unittests")
+bool is_listed(const std::vector<std::string> &words, const std::string &word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+bool is_test_path(const std::vector<std::string_view> &parts, const AssessPolicy &policy) {
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i)
+    if (is_listed(policy.test_directories, to_lower(parts[i])))
       return true;
-  }
   if (parts.empty())
     return false;
   const std::string stem = stem_of(parts.back());
   return starts_with(stem, "test_") || ends_with(stem, "_test") || stem == "conftest";
 }
 
-bool is_docs_path(const std::vector<std::string_view> &parts) {
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    const std::string dir = to_lower(parts[i]);
-    if (dir == "docs" || dir == "doc" || dir == "examples" || dir == "example" || dir == "tutorials" ||
-        dir == "tutorial" || dir == "notebooks")
+bool is_docs_path(const std::vector<std::string_view> &parts, const AssessPolicy &policy) {
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i)
+    if (is_listed(policy.docs_directories, to_lower(parts[i])))
       return true;
-  }
   return false;
 }
 
@@ -172,7 +109,7 @@ namespace {
 
 // Content evidence from Python facts. Each kind of evidence counts once per
 // file with a weight, so a file is not a "model" because of one stray class.
-void content_evidence(const ProjectFile &file, Evidence &evidence) {
+void content_evidence(const ProjectFile &file, const RoleWeights &weight, Evidence &evidence) {
   std::array<int, kRoleSignalCount> count{};
   for (const Fact &fact : file.facts.facts)
     if (const std::optional<RoleSignal> signal = role_signal(fact))
@@ -187,36 +124,36 @@ void content_evidence(const ProjectFile &file, Evidence &evidence) {
   // (a probe head in an evaluation script), so they do not make it the model.
   const bool script = main_guard > 0;
   if (modules && !script)
-    evidence.add(Role::Model, 3,
+    evidence.add(Role::Model, weight.nn_module_classes,
                  counted(static_cast<std::size_t>(modules), "nn.Module class", "nn.Module classes"));
   if (forwards && modules && !script)
-    evidence.add(Role::Model, 1, "defines forward()");
+    evidence.add(Role::Model, weight.defines_forward, "defines forward()");
   if (optimizers)
-    evidence.add(Role::Training, 3, "constructs a torch.optim optimizer");
+    evidence.add(Role::Training, weight.optimizer, "constructs a torch.optim optimizer");
   if (backward)
-    evidence.add(Role::Training, 2, "calls backward()");
+    evidence.add(Role::Training, weight.backward, "calls backward()");
   if (steps && (optimizers || backward))
-    evidence.add(Role::Training, 1, "steps an optimizer");
+    evidence.add(Role::Training, weight.optimizer_step, "steps an optimizer");
   if (loaders)
-    evidence.add(Role::Data, 2, "uses DataLoader");
+    evidence.add(Role::Data, weight.data_loader, "uses DataLoader");
   if (datasets)
-    evidence.add(Role::Data, 2, "defines a torch Dataset");
+    evidence.add(Role::Data, weight.dataset, "defines a torch Dataset");
   if (no_grad && !optimizers && !backward)
-    evidence.add(Role::Inference, 2, "runs under no_grad / eval()");
+    evidence.add(Role::Inference, weight.no_grad, "runs under no_grad / eval()");
   if ((main_guard || argparse) && (!modules || script) && !optimizers && !loaders && !no_grad)
-    evidence.add(Role::Tooling, 1, main_guard ? "a __main__ script" : "a command-line script");
+    evidence.add(Role::Tooling, weight.script, main_guard ? "a __main__ script" : "a command-line script");
 }
 
-void path_evidence(const std::vector<std::string_view> &parts, Evidence &evidence) {
+void path_evidence(const std::vector<std::string_view> &parts, const AssessPolicy &policy,
+                   Evidence &evidence) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const bool is_file = i + 1 == parts.size();
     const std::string word = is_file ? stem_of(parts[i]) : to_lower(parts[i]);
-    for (const PathHint &hint : kPathHints) {
-      const bool hit =
-          word == hint.word || (is_file && word.size() > hint.word.size() && starts_with(word, hint.word) &&
-                                (word[hint.word.size()] == '_' || word[hint.word.size()] == '-'));
+    for (const auto &[hint, role] : policy.path_hints) {
+      const bool hit = word == hint || (is_file && word.size() > hint.size() && starts_with(word, hint) &&
+                                        (word[hint.size()] == '_' || word[hint.size()] == '-'));
       if (hit) {
-        evidence.add(hint.role, 2, "path: " + std::string(parts[i]));
+        evidence.add(role, policy.weights.path_hint, "path: " + std::string(parts[i]));
         break;
       }
     }
@@ -240,11 +177,11 @@ Role kind_default(FileKind kind) {
 
 } // namespace
 
-bool is_test_file(std::string_view path) {
-  return is_test_path(split_path(path));
+bool is_test_file(std::string_view path, const AssessPolicy &policy) {
+  return is_test_path(split_path(path), policy);
 }
-bool is_docs_file(std::string_view path) {
-  return is_docs_path(split_path(path));
+bool is_docs_file(std::string_view path, const AssessPolicy &policy) {
+  return is_docs_path(split_path(path), policy);
 }
 
 bool path_glob_match(std::string_view glob, std::string_view path) {
@@ -282,7 +219,7 @@ std::map<std::string, Role> role_by_path(const std::vector<FileRole> &roles) {
 }
 
 std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
-                                     const std::vector<RoleOverride> &overrides) {
+                                     const std::vector<RoleOverride> &overrides, const AssessPolicy &policy) {
   std::vector<FileRole> roles;
   roles.reserve(files.size());
   for (const ProjectFile &file : files) {
@@ -300,17 +237,17 @@ std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
       const auto parts = split_path(file.path);
       // Tests and docs are decided by place: a test that builds a model is
       // still a test, and an example notebook is still an example.
-      if (is_test_path(parts)) {
+      if (is_test_path(parts, policy)) {
         result.role = Role::Tests;
         result.reasons.push_back("path: test file");
-      } else if (is_docs_path(parts) || file.kind == FileKind::Prose) {
+      } else if (is_docs_path(parts, policy) || file.kind == FileKind::Prose) {
         result.role = Role::Docs;
         result.reasons.push_back(file.kind == FileKind::Prose ? "documentation" : "path: docs/examples");
       } else {
         Evidence evidence;
         if (file.kind == FileKind::Python || file.kind == FileKind::Notebook)
-          content_evidence(file, evidence);
-        path_evidence(parts, evidence);
+          content_evidence(file, policy.weights, evidence);
+        path_evidence(parts, policy, evidence);
         int best = -1;
         for (int role = 0; role < kRoleCount; ++role)
           if (evidence.score[role] > 0 &&

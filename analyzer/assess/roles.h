@@ -22,6 +22,8 @@
 
 namespace mpsaudit {
 
+struct AssessPolicy; // assess/assess_policy.h: the path words and weights
+
 // A user override: files whose path matches `glob` get `role`.
 struct RoleOverride {
   std::string glob;
@@ -56,18 +58,20 @@ enum class RoleSignal : std::uint8_t {
 inline constexpr std::size_t kRoleSignalCount = 10;
 std::optional<RoleSignal> role_signal(const Fact &fact);
 
-// Classifies every file; the result is in the order of `files`.
+// Classifies every file by the policy's path words and weights; the result
+// is in the order of `files`.
 std::vector<FileRole> classify_roles(const std::vector<ProjectFile> &files,
-                                     const std::vector<RoleOverride> &overrides);
+                                     const std::vector<RoleOverride> &overrides, const AssessPolicy &policy);
 
 // The roles keyed by path, for lookups.
 std::map<std::string, Role> role_by_path(const std::vector<FileRole> &roles);
 
 // Where tests and docs/examples live by place (the same test classify_roles
-// applies): `tests/`, `test_*.py`, `conftest.py`; `docs/`, `examples/`,
-// `notebooks/`. Entry-point discovery scopes its entries with them.
-bool is_test_file(std::string_view path);
-bool is_docs_file(std::string_view path);
+// applies): the policy's test directories (`tests/`), `test_*.py`,
+// `conftest.py`; its docs directories (`docs/`, `examples/`, `notebooks/`).
+// Entry-point discovery scopes its entries with them.
+bool is_test_file(std::string_view path, const AssessPolicy &policy);
+bool is_docs_file(std::string_view path, const AssessPolicy &policy);
 
 // Glob on '/'-separated paths: `*` within a component, `**` across them, `?`.
 bool path_glob_match(std::string_view glob, std::string_view path);

@@ -517,6 +517,22 @@ bool load_fix_catalog(const SessionRequest &request, FixCatalog &fixes, std::ost
   return problems.empty();
 }
 
+// rules/assess.toml, the assessment's vocabulary: a rules directory of the
+// user's own without one keeps the bundled policy; a file that is there but
+// broken is an error, as fixes.toml's is.
+bool load_assess_policy_file(const SessionRequest &request, AssessPolicy &policy, std::ostream &err) {
+  const std::string path = request.rules_dir + "/assess.toml";
+  std::error_code error;
+  if (!fs::exists(path, error))
+    return true;
+  std::vector<Diagnostic> problems;
+  policy = load_assess_policy(path, problems);
+  for (const auto &problem : problems)
+    err << terminal_safe(problem.path) << ":" << problem.line << ": " << terminal_safe(problem.message)
+        << "\n";
+  return problems.empty();
+}
+
 // The assessment's input: effort model (rules/effort.toml or the config's),
 // the config's decision thresholds, the probe's verdicts when given or run.
 // False after printing a problem.
@@ -527,6 +543,7 @@ bool assessment_input(const SessionRequest &request, Session &session, const Sca
   input.thresholds = decision_thresholds(session.workflow, session.catalog, result);
   input.fix_target_torch = session.workflow.config.target_torch.value; // as `mpsaudit fix` reads it
   input.fixes = &session.fixes;
+  input.policy = &session.policy;
   std::vector<Diagnostic> problems;
   std::string effort_model = effort_model_path(session.workflow);
   const bool bundled_model = effort_model.empty() && request.bundled_rules;
@@ -575,10 +592,11 @@ ScanResult scan_with_progress(const SessionRequest &request, ScanOptions &option
 
 // Files the assessment gives the test role (by path, or by the config's
 // [roles]).
-std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResult &result) {
+std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResult &result,
+                                 const AssessPolicy &policy) {
   std::set<std::string> tests;
   const auto overrides = decision_thresholds(workflow, RuleCatalog(), result).role_overrides;
-  for (const FileRole &role : classify_roles(result.project_files, overrides))
+  for (const FileRole &role : classify_roles(result.project_files, overrides, policy))
     if (role.role == Role::Tests)
       tests.insert(role.path);
   return tests;
@@ -609,7 +627,8 @@ SessionStatus run_session(SessionRequest request, Session &session) {
   prefetch_scan_data({coverage_directory(request.executable), probe_data_directory(request.executable), ""});
   if (!load_rule_catalog(request.rules_dir, session.catalog, err, request.scan.cache_directory))
     return SessionStatus::Refused;
-  if (!load_fix_catalog(request, session.fixes, err))
+  if (!load_fix_catalog(request, session.fixes, err) ||
+      !load_assess_policy_file(request, session.policy, err))
     return SessionStatus::Refused;
   if (request.check_catalogs && !request.check_catalogs(session.catalog, session.fixes))
     return SessionStatus::Refused;
@@ -643,7 +662,7 @@ SessionStatus run_session(SessionRequest request, Session &session) {
   if (request.goal == SessionGoal::WriteBaseline)
     return SessionStatus::BaselineWritten;
   if (request.goal == SessionGoal::Fix) {
-    session.test_files = test_files(session.workflow, result);
+    session.test_files = test_files(session.workflow, result, session.policy);
     return SessionStatus::Ok;
   }
   // A scan that read nothing has nothing to decide: no decision is better

@@ -108,9 +108,10 @@ enum class SessionStatus {
 struct Session {
   RuleCatalog catalog;
   FixCatalog fixes;
-  WorkflowOptions workflow; // with the resolved config
-  ScanOptions options;      // as scanned (a file list becomes ".", with a filter)
-  std::string fail_on;      // after the config
+  AssessPolicy policy = bundled_assess_policy(); // rules/assess.toml of the rules directory
+  WorkflowOptions workflow;                      // with the resolved config
+  ScanOptions options;                           // as scanned (a file list becomes ".", with a filter)
+  std::string fail_on;                           // after the config
   ScanResult result;
   // The scan read no file: no assessment, and this says why.
   bool nothing_scanned = false;

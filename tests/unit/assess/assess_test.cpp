@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../test_support.h"
+#include "assess/assess_policy.h"
 #include "assess/assessment_inputs.h"
 #include "assess/decision.h"
 #include "core/compiled_op.h"
@@ -113,7 +114,8 @@ TEST_CASE("roles come from content first, then paths, and overrides win", "[asse
   CHECK(role_of(assessment, "examples/demo.py") == Role::Docs);
   CHECK(role_of(assessment, "misc.py") == Role::Tooling);
 
-  const auto overridden = classify_roles(scan.project_files, {{"run.py", Role::Inference}});
+  const auto overridden =
+      classify_roles(scan.project_files, {{"run.py", Role::Inference}}, bundled_assess_policy());
   CHECK(overridden[1].role == Role::Inference);
   CHECK(overridden[1].reasons.front() == "override: run.py");
 }
@@ -201,8 +203,8 @@ TEST_CASE("a hundred .cuda() calls are one helper plus a capped edit per file", 
   for (int i = 0; i < 100; ++i)
     many += "y" + std::to_string(i) + " = x.cuda()\n";
   const ScanResult scan = scan_of({{"a.py", many}, {"b.py", "import torch\nz = torch.ones(1).cuda()\n"}});
-  const EffortEstimate effort =
-      estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  const EffortEstimate effort = estimate_effort(
+      scan, classify_roles(scan.project_files, {}, bundled_assess_policy()), repository_model());
   REQUIRE(effort.open_findings == 101);
   const auto item = std::find_if(effort.items.begin(), effort.items.end(),
                                  [](const EffortItem &i) { return i.rule_id == "MPS201"; });
@@ -226,7 +228,7 @@ TEST_CASE("a hundred .cuda() calls are one helper plus a capped edit per file", 
 TEST_CASE("known findings appended after the reported ones join their files' shares", "[assess][effort]") {
   ScanResult scan = scan_of({{"a.py", "import torch\nx = torch.ones(1).cuda()\ny = torch.ones(1).cuda()\n"},
                              {"b.py", "import torch\nz = torch.ones(1).cuda()\n"}});
-  const auto roles = classify_roles(scan.project_files, {});
+  const auto roles = classify_roles(scan.project_files, {}, bundled_assess_policy());
   const EffortEstimate sorted = estimate_effort(scan, roles, repository_model());
   // As the assessment sees a baseline (session.cpp): a known finding of a.py
   // after b.py's findings, a second sorted run.
@@ -264,8 +266,8 @@ TEST_CASE("small fixes count once per repository, guarded and info findings cost
       scan_of({{"a.py", "from flash_attn import flash_attn_func\n"},
                {"b.py", "from flash_attn import flash_attn_func\n"},
                {"c.py", "try:\n    import triton\nexcept ImportError:\n    triton = None\n"}});
-  const EffortEstimate effort =
-      estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  const EffortEstimate effort = estimate_effort(
+      scan, classify_roles(scan.project_files, {}, bundled_assess_policy()), repository_model());
   REQUIRE(effort.items.size() == 2); // the package, then acceptance on the Mac
   CHECK(effort.items[0].rule_id == "MPS402");
   CHECK(effort.items[0].key == "package:flash-attn");
@@ -291,7 +293,7 @@ TEST_CASE("the estimate credits what mpsaudit fix removes, safe and unsafe apart
                                "if torch.cuda.is_available():\n"
                                "    torch.cuda.synchronize()\n"; // guarded: no work, no credit
   const ScanResult scan = scan_of({{"train.py", training}});
-  const auto roles = classify_roles(scan.project_files, {});
+  const auto roles = classify_roles(scan.project_files, {}, bundled_assess_policy());
   const EffortEstimate effort =
       estimate_effort(scan, roles, repository_model(), {}, "2.8", &repository_fixes());
   auto item = [&](const EffortEstimate &estimate, const std::string &key) {
@@ -372,8 +374,8 @@ TEST_CASE("the decision's fix credit is the recommended path's, as the summary's
 
 TEST_CASE("fix credit is nothing where fix has nothing to edit", "[assess][effort][fix]") {
   const ScanResult scan = scan_of({{"a.py", "from flash_attn import flash_attn_func\n"}});
-  const EffortEstimate effort =
-      estimate_effort(scan, classify_roles(scan.project_files, {}), repository_model());
+  const EffortEstimate effort = estimate_effort(
+      scan, classify_roles(scan.project_files, {}, bundled_assess_policy()), repository_model());
   REQUIRE(effort.open_findings == 1);
   CHECK(effort.fix.safe_sites + effort.fix.unsafe_sites == 0);
   CHECK(effort.fix.with_unsafe.high == 0);
@@ -401,7 +403,8 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   gemm.facts.facts.push_back(kernel("mma_gemm", "80", "4"));
   scan.project_files = {plain, gemm};
   const EffortModel model = repository_model();
-  EffortEstimate effort = estimate_effort(scan, classify_roles(scan.project_files, {}), model);
+  EffortEstimate effort =
+      estimate_effort(scan, classify_roles(scan.project_files, {}, bundled_assess_policy()), model);
   REQUIRE(effort.items.size() == 3); // two kernel families and acceptance on the Mac
   auto find = [&](const std::string &name) {
     return *std::find_if(effort.items.begin(), effort.items.end(),
@@ -430,7 +433,7 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   critical.name = "ns::gemm";
   critical.set_attribute("fallbacks", "none");
   scan.project_files[1].facts.facts.push_back(critical);
-  effort = estimate_effort(scan, classify_roles(scan.project_files, {}), model);
+  effort = estimate_effort(scan, classify_roles(scan.project_files, {}, bundled_assess_policy()), model);
   CHECK(find("scale").hours.high == Approx(model.kernel_with_fallback.high));
   CHECK(find("scale").deferred.high == Approx(scale_port.high));
   CHECK(effort.deferred.high == Approx(find("scale").deferred.high));
@@ -454,7 +457,7 @@ TEST_CASE("kernels scale with device code; a fallback defers the port", "[assess
   binding_file.facts.facts.push_back(binding);
   bindings.project_files = {kernel_file, binding_file};
   const EffortEstimate by_binding =
-      estimate_effort(bindings, classify_roles(bindings.project_files, {}), model);
+      estimate_effort(bindings, classify_roles(bindings.project_files, {}, bundled_assess_policy()), model);
   REQUIRE(by_binding.items.size() == 2);
   CHECK(by_binding.items[0].kind == EffortItemKind::Kernel);
   CHECK(by_binding.items[0].deferred.high == 0);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../test_support.h"
+#include "assess/assess_policy.h"
 #include "assess/decision.h"
 #include "dual_fixture.h"
 
@@ -142,7 +143,8 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
       "import torch\nx = torch.zeros(1).cuda()\nif __name__ == \"__main__\":\n    pass\n";
   const EffortModel model = repository_model();
   const ScanResult one = scan_of({{"run.py", script}});
-  const EffortEstimate single = estimate_effort(one, classify_roles(one.project_files, {}), model);
+  const EffortEstimate single =
+      estimate_effort(one, classify_roles(one.project_files, {}, bundled_assess_policy()), model);
   REQUIRE(single.entry_points.size() == 1);
   const EffortItem *base = item_with_key(single, "one-off:mac-acceptance");
   REQUIRE(base != nullptr);
@@ -152,7 +154,8 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
   for (int i = 0; i < 20; ++i)
     many.push_back({"tool" + std::to_string(i) + ".py", script});
   const ScanResult lots = scan_of(many);
-  const EffortEstimate twenty = estimate_effort(lots, classify_roles(lots.project_files, {}), model);
+  const EffortEstimate twenty =
+      estimate_effort(lots, classify_roles(lots.project_files, {}, bundled_assess_policy()), model);
   const EffortItem *scaled = item_with_key(twenty, "one-off:mac-acceptance");
   REQUIRE(scaled != nullptr);
   // Capped: at most acceptance_entry_cap further entry points count.
@@ -166,7 +169,7 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
 TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][paths]") {
   const ScanResult scan = scan_of({{"net.py", std::string(testing::kDualModelCode)},
                                    {"train.py", std::string(testing::kDualTrainScript)}});
-  const auto roles = classify_roles(scan.project_files, {});
+  const auto roles = classify_roles(scan.project_files, {}, bundled_assess_policy());
   const EffortModel model = repository_model();
   const EffortEstimate effort = estimate_effort(scan, roles, model);
 
@@ -240,14 +243,14 @@ TEST_CASE("a DUAL goal names the Mac's inference entries, never download scripts
                               "\nif __name__ == \"__main__\":\n    predict(None, None)\n";
   const EffortModel model = repository_model();
   const ScanResult only_tools = scan_of({{"train.py", train}, {"download.py", download}});
-  const auto tool_roles = classify_roles(only_tools.project_files, {});
+  const auto tool_roles = classify_roles(only_tools.project_files, {}, bundled_assess_policy());
   const EffortEstimate tools = estimate_effort(only_tools, tool_roles, model);
   CHECK(plan_for(RecommendedPath::MacEntryPoints, tools, tool_roles, model).goal ==
         "run inference, evaluation and tests on MPS while training stays on Linux");
 
   const ScanResult with_predict =
       scan_of({{"train.py", train}, {"download.py", download}, {"predict.py", predict}});
-  const auto roles = classify_roles(with_predict.project_files, {});
+  const auto roles = classify_roles(with_predict.project_files, {}, bundled_assess_policy());
   const EffortEstimate effort = estimate_effort(with_predict, roles, model);
   CHECK(plan_for(RecommendedPath::MacEntryPoints, effort, roles, model).goal ==
         "run predict.py on MPS while training stays on Linux");

@@ -29,8 +29,8 @@ Traced trace(const ScanResult &scan) {
   const ModuleIndex index(scan.project_files);
   const auto graph = build_module_graph(scan.project_files, index);
   Traced traced;
-  traced.entries = discover_entry_points(scan.project_files, index, graph);
-  traced.reach = compute_reachability(scan.project_files, traced.entries, graph);
+  traced.entries = discover_entry_points(scan.project_files, index, graph, bundled_assess_policy());
+  traced.reach = compute_reachability(scan.project_files, traced.entries, graph, bundled_assess_policy());
   return traced;
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("a library with no scripts: its top-level packages are the entry point
 TEST_CASE("purpose: name, then argparse description, then content, then flags", "[assess][entry-points]") {
   const auto purpose_of = [](const std::string &path, const std::string &text) {
     const ProjectFile file{path, FileKind::Python, testing::extract(FileKind::Python, text, path)};
-    return guess_purpose(file);
+    return guess_purpose(file, bundled_assess_policy());
   };
   CHECK(purpose_of("tools/train_net.py", "").purpose == EntryPurpose::Training);
   CHECK(purpose_of("tools/train_net.py", "").source == "name: train_net.py");

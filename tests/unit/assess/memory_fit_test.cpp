@@ -114,7 +114,7 @@ TEST_CASE("footprint arithmetic: 1B parameters in fp16", "[memory-fit]") {
   CHECK(fit.training_min_tier_gb == 32);
   CHECK(fit.summary == "inference fits from 16 GB; training with Adam needs 32 GB or more");
   CHECK_FALSE(fit.training_fits_no_mac());
-  REQUIRE(fit.tiers.size() == kAppleMemoryTiersGB.size());
+  REQUIRE(fit.tiers.size() == bundled_assess_policy().mac_memory_tiers_gb.size());
   CHECK(fit.tiers[0].usable_bytes == 16ull * kGiB * 2 / 3);
   CHECK(fit.tiers[3].usable_bytes == 64ull * kGiB * 3 / 4);
 }
@@ -184,7 +184,7 @@ TEST_CASE("the largest model decides; shards of one model are summed", "[memory-
   std::vector<ProjectFile> files{shard("hf/model-00001-of-00002.safetensors", 3'000'000'000),
                                  shard("hf/model-00002-of-00002.safetensors", 2'000'000'000),
                                  shard("tests/tiny.pt", 1000)};
-  const MemoryFit fit = estimate_memory_fit(files);
+  const MemoryFit fit = estimate_memory_fit(files, bundled_assess_policy().mac_memory_tiers_gb);
   CHECK(fit.parameters == 5'000'000'000ull);
   CHECK(fit.basis.detail == "2 shards");
   CHECK(fit.evidence.size() == 2);
@@ -200,7 +200,7 @@ TEST_CASE("the sample repository: the issue's example sentence", "[memory-fit][s
        {"checkpoints/encoder.pt", "checkpoints/finetuned_dp.pt", "weights/model.safetensors"})
     files.push_back(project_file(
         checkpoint, checkpoint::extract_checkpoint(read_file(root + checkpoint), checkpoint, "")));
-  const MemoryFit fit = estimate_memory_fit(files);
+  const MemoryFit fit = estimate_memory_fit(files, bundled_assess_policy().mac_memory_tiers_gb);
   CHECK(fit.basis.source == "model-config");
   CHECK(fit.parameters == 1'099'956'224ull);
   // bf16: inference 1.2 * 1,099,956,224 * 2 = 2.46 GiB -> 16 GB.

@@ -1,0 +1,157 @@
+#include "assess/assess_policy.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "rules/toml_reader.h"
+
+namespace mpsaudit {
+
+// rules/assess.toml as the build read it (assess_policy_text.cpp, generated).
+extern const char *const kBundledAssessPolicyText;
+
+namespace {
+
+constexpr const char *kCode = "assess-policy";
+
+const toml::table *table_at(TomlFileReader &reader, const toml::table &parent, std::string_view key,
+                            const std::string &where) {
+  const toml::table *table = parent.get_as<toml::table>(key);
+  if (!table)
+    reader.error(&parent, "missing table [" + where + "]");
+  return table;
+}
+
+// A table of lists of words, one list per name that `parse` knows: each
+// word becomes a (word, value) pair, in the file's order of names.
+template <typename Value, typename Parse>
+std::vector<std::pair<std::string, Value>> word_table(TomlFileReader &reader, const toml::table &table,
+                                                      const std::string &where, Parse parse) {
+  std::vector<std::pair<std::string, Value>> pairs;
+  for (const auto &[key, node] : table) {
+    const std::optional<Value> value = parse(key.str());
+    if (!value) {
+      reader.error(&node, "unknown name '" + std::string(key.str()) + "' in " + where);
+      continue;
+    }
+    for (std::string &word : reader.strings_at(table, key.str(), where))
+      pairs.emplace_back(std::move(word), *value);
+  }
+  return pairs;
+}
+
+std::vector<std::string> required_words(TomlFileReader &reader, const toml::table &table, std::string_view key,
+                                        const std::string &where) {
+  std::vector<std::string> words = reader.strings_at(table, key, where);
+  if (words.empty())
+    reader.error(&table, "'" + std::string(key) + "' in " + where + " needs at least one word");
+  return words;
+}
+
+int weight_at(TomlFileReader &reader, const toml::table &weights, std::string_view key) {
+  const toml::node *node = weights.get(key);
+  const std::optional<std::int64_t> value = node ? node->value_exact<std::int64_t>() : std::nullopt;
+  if (!value || *value < 0 || *value > 100) {
+    reader.error(node ? node : &weights,
+                 "'" + std::string(key) + "' in [file_roles.weights] must be a whole number from 0 to 100");
+    return 0;
+  }
+  return static_cast<int>(*value);
+}
+
+void read_file_roles(TomlFileReader &reader, const toml::table &roles, AssessPolicy &policy) {
+  reader.check_keys(roles, {"path_hints", "test_directories", "docs_directories", "weights"}, "[file_roles]");
+  if (const toml::table *hints = table_at(reader, roles, "path_hints", "file_roles.path_hints"))
+    policy.path_hints = word_table<Role>(reader, *hints, "[file_roles.path_hints]", role_from_string);
+  policy.test_directories = required_words(reader, roles, "test_directories", "[file_roles]");
+  policy.docs_directories = required_words(reader, roles, "docs_directories", "[file_roles]");
+  const toml::table *weights = table_at(reader, roles, "weights", "file_roles.weights");
+  if (!weights)
+    return;
+  reader.check_keys(*weights,
+                    {"nn_module_classes", "defines_forward", "optimizer", "backward", "optimizer_step",
+                     "data_loader", "dataset", "no_grad", "script", "path_hint"},
+                    "[file_roles.weights]");
+  RoleWeights &w = policy.weights;
+  for (auto [key, slot] : std::initializer_list<std::pair<std::string_view, int *>>{
+           {"nn_module_classes", &w.nn_module_classes},
+           {"defines_forward", &w.defines_forward},
+           {"optimizer", &w.optimizer},
+           {"backward", &w.backward},
+           {"optimizer_step", &w.optimizer_step},
+           {"data_loader", &w.data_loader},
+           {"dataset", &w.dataset},
+           {"no_grad", &w.no_grad},
+           {"script", &w.script},
+           {"path_hint", &w.path_hint}})
+    *slot = weight_at(reader, *weights, key);
+}
+
+void read_entry_purposes(TomlFileReader &reader, const toml::table &purposes, AssessPolicy &policy) {
+  reader.check_keys(purposes, {"words", "training_flags"}, "[entry_purposes]");
+  if (const toml::table *words = table_at(reader, purposes, "words", "entry_purposes.words"))
+    policy.purpose_words =
+        word_table<EntryPurpose>(reader, *words, "[entry_purposes.words]", entry_purpose_from_string);
+  policy.training_flags = required_words(reader, purposes, "training_flags", "[entry_purposes]");
+}
+
+void read_mac_memory(TomlFileReader &reader, const toml::table &memory, AssessPolicy &policy) {
+  reader.check_keys(memory, {"tiers_gb", "source"}, "[mac_memory]");
+  const toml::array *tiers = memory.get_as<toml::array>("tiers_gb");
+  if (tiers)
+    for (const toml::node &tier : *tiers) {
+      const std::optional<std::int64_t> gigabytes = tier.value_exact<std::int64_t>();
+      if (!gigabytes || *gigabytes <= 0 || *gigabytes > 65536 ||
+          (!policy.mac_memory_tiers_gb.empty() && *gigabytes <= policy.mac_memory_tiers_gb.back())) {
+        reader.error(&tier, "'tiers_gb' in [mac_memory] must be whole gigabytes in ascending order");
+        policy.mac_memory_tiers_gb.clear();
+        return;
+      }
+      policy.mac_memory_tiers_gb.push_back(static_cast<int>(*gigabytes));
+    }
+  if (policy.mac_memory_tiers_gb.empty())
+    reader.error(tiers ? static_cast<const toml::node *>(tiers) : &memory,
+                 "'tiers_gb' in [mac_memory] needs at least one tier");
+}
+
+} // namespace
+
+AssessPolicy parse_assess_policy(std::string_view text, const std::string &origin,
+                                 std::vector<Diagnostic> &diagnostics) {
+  AssessPolicy policy;
+  policy.origin = origin;
+  TomlFileReader reader(origin, kCode, diagnostics);
+  const std::optional<toml::table> document = reader.parse(text);
+  if (!document)
+    return policy;
+  reader.check_keys(*document, {"file_roles", "entry_purposes", "mac_memory"}, "the top level");
+  if (const toml::table *roles = table_at(reader, *document, "file_roles", "file_roles"))
+    read_file_roles(reader, *roles, policy);
+  if (const toml::table *purposes = table_at(reader, *document, "entry_purposes", "entry_purposes"))
+    read_entry_purposes(reader, *purposes, policy);
+  if (const toml::table *memory = table_at(reader, *document, "mac_memory", "mac_memory"))
+    read_mac_memory(reader, *memory, policy);
+  return policy;
+}
+
+AssessPolicy load_assess_policy(const std::string &path, std::vector<Diagnostic> &diagnostics) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostics.push_back({DiagnosticLevel::Error, path, 0, kCode, "cannot read the assessment policy"});
+    return bundled_assess_policy();
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_assess_policy(text.str(), path, diagnostics);
+}
+
+const AssessPolicy &bundled_assess_policy() {
+  static const AssessPolicy policy = [] {
+    std::vector<Diagnostic> ignored; // a unit test holds the source file to no diagnostics
+    return parse_assess_policy(kBundledAssessPolicyText, "rules/assess.toml", ignored);
+  }();
+  return policy;
+}
+
+} // namespace mpsaudit
