@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "assess/roles.h"
 #include "rules/toml_reader.h"
 
 namespace mpsaudit {
@@ -41,8 +42,8 @@ std::vector<std::pair<std::string, Value>> word_table(TomlFileReader &reader, co
   return pairs;
 }
 
-std::vector<std::string> required_words(TomlFileReader &reader, const toml::table &table, std::string_view key,
-                                        const std::string &where) {
+std::vector<std::string> required_words(TomlFileReader &reader, const toml::table &table,
+                                        std::string_view key, const std::string &where) {
   std::vector<std::string> words = reader.strings_at(table, key, where);
   if (words.empty())
     reader.error(&table, "'" + std::string(key) + "' in " + where + " needs at least one word");
@@ -74,17 +75,17 @@ void read_file_roles(TomlFileReader &reader, const toml::table &roles, AssessPol
                      "data_loader", "dataset", "no_grad", "script", "path_hint"},
                     "[file_roles.weights]");
   RoleWeights &w = policy.weights;
-  for (auto [key, slot] : std::initializer_list<std::pair<std::string_view, int *>>{
-           {"nn_module_classes", &w.nn_module_classes},
-           {"defines_forward", &w.defines_forward},
-           {"optimizer", &w.optimizer},
-           {"backward", &w.backward},
-           {"optimizer_step", &w.optimizer_step},
-           {"data_loader", &w.data_loader},
-           {"dataset", &w.dataset},
-           {"no_grad", &w.no_grad},
-           {"script", &w.script},
-           {"path_hint", &w.path_hint}})
+  for (auto [key, slot] :
+       std::initializer_list<std::pair<std::string_view, int *>>{{"nn_module_classes", &w.nn_module_classes},
+                                                                 {"defines_forward", &w.defines_forward},
+                                                                 {"optimizer", &w.optimizer},
+                                                                 {"backward", &w.backward},
+                                                                 {"optimizer_step", &w.optimizer_step},
+                                                                 {"data_loader", &w.data_loader},
+                                                                 {"dataset", &w.dataset},
+                                                                 {"no_grad", &w.no_grad},
+                                                                 {"script", &w.script},
+                                                                 {"path_hint", &w.path_hint}})
     *slot = weight_at(reader, *weights, key);
 }
 
@@ -94,6 +95,17 @@ void read_entry_purposes(TomlFileReader &reader, const toml::table &purposes, As
     policy.purpose_words =
         word_table<EntryPurpose>(reader, *words, "[entry_purposes.words]", entry_purpose_from_string);
   policy.training_flags = required_words(reader, purposes, "training_flags", "[entry_purposes]");
+}
+
+void read_launch(TomlFileReader &reader, const toml::table &launch, AssessPolicy &policy) {
+  reader.check_keys(launch, {"launchers", "container_directories"}, "[launch]");
+  policy.launchers = required_words(reader, launch, "launchers", "[launch]");
+  policy.container_directories = required_words(reader, launch, "container_directories", "[launch]");
+}
+
+void read_compiled_ops(TomlFileReader &reader, const toml::table &ops, AssessPolicy &policy) {
+  reader.check_keys(ops, {"not_the_op"}, "[compiled_ops]");
+  policy.not_the_op = required_words(reader, ops, "not_the_op", "[compiled_ops]");
 }
 
 void read_mac_memory(TomlFileReader &reader, const toml::table &memory, AssessPolicy &policy) {
@@ -125,11 +137,16 @@ AssessPolicy parse_assess_policy(std::string_view text, const std::string &origi
   const std::optional<toml::table> document = reader.parse(text);
   if (!document)
     return policy;
-  reader.check_keys(*document, {"file_roles", "entry_purposes", "mac_memory"}, "the top level");
+  reader.check_keys(*document, {"file_roles", "entry_purposes", "launch", "compiled_ops", "mac_memory"},
+                    "the top level");
   if (const toml::table *roles = table_at(reader, *document, "file_roles", "file_roles"))
     read_file_roles(reader, *roles, policy);
   if (const toml::table *purposes = table_at(reader, *document, "entry_purposes", "entry_purposes"))
     read_entry_purposes(reader, *purposes, policy);
+  if (const toml::table *launch = table_at(reader, *document, "launch", "launch"))
+    read_launch(reader, *launch, policy);
+  if (const toml::table *ops = table_at(reader, *document, "compiled_ops", "compiled_ops"))
+    read_compiled_ops(reader, *ops, policy);
   if (const toml::table *memory = table_at(reader, *document, "mac_memory", "mac_memory"))
     read_mac_memory(reader, *memory, policy);
   return policy;
@@ -144,6 +161,11 @@ AssessPolicy load_assess_policy(const std::string &path, std::vector<Diagnostic>
   std::ostringstream text;
   text << in.rdbuf();
   return parse_assess_policy(text.str(), path, diagnostics);
+}
+
+bool AssessPolicy::is_launcher(std::string_view command) const {
+  return std::any_of(launchers.begin(), launchers.end(),
+                     [&](const std::string &glob) { return path_glob_match(glob, command); });
 }
 
 const AssessPolicy &bundled_assess_policy() {

@@ -40,10 +40,16 @@ struct AssessPolicy {
   RoleWeights weights;
   std::vector<std::pair<std::string, EntryPurpose>> purpose_words; // word -> purpose
   std::vector<std::string> training_flags;
-  std::vector<int> mac_memory_tiers_gb; // ascending
-  std::string origin;                   // the file it came from
+  std::vector<std::string> launchers;             // globs on a shell command's name
+  std::vector<std::string> container_directories; // lower case
+  std::vector<std::string> not_the_op;            // words of an op's name that are not the op
+  std::vector<int> mac_memory_tiers_gb;           // ascending
+  std::string origin;                             // the file it came from
 
   int largest_mac_gb() const { return mac_memory_tiers_gb.empty() ? 0 : mac_memory_tiers_gb.back(); }
+  // Whether a shell command (a fact's name: `python3`, `torchrun`) runs the
+  // script its arguments name.
+  bool is_launcher(std::string_view command) const;
 };
 
 // Reads a policy from TOML text; every list and weight is required, and a

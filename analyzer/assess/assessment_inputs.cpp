@@ -5,6 +5,7 @@
 #include <array>
 #include <string_view>
 
+#include "assess/assess_policy.h"
 #include "assess/roles.h"
 #include "core/fact_kinds.h"
 #include "core/text.h"
@@ -16,7 +17,7 @@ namespace mpsaudit {
 // assessment; the end-to-end report tests go through `mpsaudit scan`, which
 // scans with this retention, so their golden decisions and roles catch an
 // omission.
-FactRetention assessment_retention(const Fact &fact) {
+FactRetention assessment_retention(const Fact &fact, const AssessPolicy &policy) {
   static constexpr std::array<std::string_view, 6> kWhole{fact_kind::CudaKernel,  fact_kind::OpRegistration,
                                                           fact_kind::Checkpoint,  fact_kind::CheckpointTensor,
                                                           fact_kind::ModelConfig, fact_kind::DocRequirement};
@@ -38,9 +39,7 @@ FactRetention assessment_retention(const Fact &fact) {
   // every main-path importer reaches only behind a guard is option-only.
   if (fact.kind == fact_kind::LocalCudaOnlyImport)
     return FactRetention::Keep;
-  if (fact.kind == fact_kind::Shell &&
-      (fact.name.find("python") != std::string::npos || fact.name == "torchrun" ||
-       fact.name == "accelerate" || fact.name == "deepspeed" || fact.name == "uv"))
+  if (fact.kind == fact_kind::Shell && policy.is_launcher(fact.name))
     return FactRetention::Keep;
   if (fact.kind == fact_kind::Call &&
       (fact.name == "argparse.ArgumentParser" || fact.name == "importlib.import_module" ||
@@ -61,6 +60,13 @@ FactRetention assessment_retention(const Fact &fact) {
 // Keep in step with assessment_retention above and role_signal (roles.cpp).
 // Module-level definitions are only read in files that call compiled ops
 // (option_gating.cpp, find_op_wrappers), hence "_c" and "ops", not "def".
+std::string assessment_retention_name(const AssessPolicy &policy) {
+  std::string name = "assessment (launchers";
+  for (const std::string &launcher : policy.launchers)
+    name += " " + launcher;
+  return name + ")";
+}
+
 std::vector<std::string> assessment_python_triggers() {
   return {"import",             // imports, importlib.import_module, Dataset imports
           "argparse",           // argparse.ArgumentParser and its calls

@@ -12,7 +12,12 @@
 
 namespace mpsaudit {
 
-FactRetention assessment_retention(const Fact &fact);
+struct AssessPolicy; // assess/assess_policy.h: which shell commands launch scripts
+
+FactRetention assessment_retention(const Fact &fact, const AssessPolicy &policy);
+// The result cache's name of that retention (ScanOptions::retain_fact_name):
+// "assessment", and the launchers the policy keeps shell lines of.
+std::string assessment_retention_name(const AssessPolicy &policy);
 
 // Words a Python file must contain for the assessment to use any of its facts
 // beyond its imports' own words (ScanOptions::retain_fact_python_triggers).

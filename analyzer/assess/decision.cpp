@@ -890,7 +890,7 @@ TracedEntryPoints trace_entry_points(const std::vector<ProjectFile> &files, cons
   TracedEntryPoints traced;
   traced.entries = discover_entry_points(files, modules, graph, policy);
   traced.reach = compute_reachability(files, traced.entries, graph, policy);
-  apply_option_gating(find_option_gated_files(files, modules, traced.reach), traced.reach);
+  apply_option_gating(find_option_gated_files(files, modules, traced.reach, policy.not_the_op), traced.reach);
   return traced;
 }
 

@@ -154,18 +154,12 @@ PurposeGuess guess_purpose(const ProjectFile &file, const AssessPolicy &policy) 
 
 namespace {
 
-// Launchers whose first `.py` argument is the script they run.
-bool is_python_launcher(std::string_view command) {
-  return starts_with(command, "python") || command == "torchrun" || command == "accelerate" ||
-         command == "deepspeed" || command == "uv" || command == "pdm" || command == "poetry" ||
-         command == "mpirun" || command == "srun";
-}
-
 // What a shell fact launches: a script path or a module, relative to the
 // repository (tried from the launching file's directory, then the root).
 std::optional<std::size_t> launched_file(const Fact &fact, const ProjectFile &launcher,
-                                         std::size_t launcher_index, const ModuleIndex &index) {
-  if (!is_python_launcher(fact.name))
+                                         std::size_t launcher_index, const ModuleIndex &index,
+                                         const AssessPolicy &policy) {
+  if (!policy.is_launcher(fact.name))
     return std::nullopt;
   if (const std::string *module = fact.attribute("module"))
     return index.resolve(*module, launcher_index);
@@ -238,7 +232,7 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
         if (auto target = index.resolve(module, i))
           add(*target, "command `" + (script ? *script : module) + "` (" + file.path + ")", false);
       } else if (fact.kind == fact_kind::Shell) {
-        if (auto target = launched_file(fact, file, i, index))
+        if (auto target = launched_file(fact, file, i, index, policy))
           if (files[*target].kind == FileKind::Python)
             add(*target, file.path + ":" + std::to_string(fact.span.line), file.kind == FileKind::Dockerfile);
       }

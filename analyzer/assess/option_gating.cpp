@@ -27,7 +27,8 @@ struct OpWrapper {
   bool gated() const { return uses.optional > 0 && uses.required == 0; }
 };
 
-std::vector<OpWrapper> find_op_wrappers(const std::vector<ProjectFile> &files) {
+std::vector<OpWrapper> find_op_wrappers(const std::vector<ProjectFile> &files,
+                                        const std::vector<std::string> &not_the_op) {
   std::vector<OpWrapper> wrappers;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files[i].kind != FileKind::Python)
@@ -36,7 +37,7 @@ std::vector<OpWrapper> find_op_wrappers(const std::vector<ProjectFile> &files) {
     wrapper.file = i;
     for (const Fact &fact : files[i].facts.facts) {
       if (is_compiled_op_call(fact))
-        wrapper.op_stems.push_back(op_stem(fact.name.substr(fact.name.rfind('.') + 1)));
+        wrapper.op_stems.push_back(op_stem(fact.name.substr(fact.name.rfind('.') + 1), not_the_op));
       else if (is_top_level_definition(fact))
         wrapper.definitions.insert(fact.name);
     }
@@ -128,7 +129,8 @@ void count_uses(const std::vector<ProjectFile> &files, const ModuleIndex &index,
 // Native sources by the wrappers whose ops they implement: by name stem,
 // and the rest of a claimed directory with them.
 std::map<std::size_t, std::set<std::size_t>> claim_natives(const std::vector<ProjectFile> &files,
-                                                           const std::vector<OpWrapper> &wrappers) {
+                                                           const std::vector<OpWrapper> &wrappers,
+                                                           const std::vector<std::string> &not_the_op) {
   constexpr std::size_t kShortestStem = 4; // "nms", "add" would claim too much
   std::map<std::size_t, std::set<std::size_t>> by_native;
   std::map<std::string_view, std::set<std::size_t>> by_directory;
@@ -137,7 +139,7 @@ std::map<std::size_t, std::set<std::size_t>> claim_natives(const std::vector<Pro
       continue;
     const std::string &path = files[i].path;
     const std::string_view name = std::string_view(path).substr(path.rfind('/') + 1);
-    const std::string stem = op_stem(name.substr(0, name.find('.')));
+    const std::string stem = op_stem(name.substr(0, name.find('.')), not_the_op);
     if (stem.size() < kShortestStem)
       continue;
     for (std::size_t w = 0; w < wrappers.size(); ++w)
@@ -213,14 +215,11 @@ bool is_top_level_definition(const Fact &fact) {
          (fact.kind == fact_kind::ClassDef && fact.scope == fact.name);
 }
 
-std::string op_stem(std::string_view name) {
-  static constexpr std::array<std::string_view, 19> kNotTheOp{
-      "cuda", "cpu",      "gpu", "mps", "metal", "kernel",   "kernels", "cu",  "impl", "forward",
-      "fwd",  "backward", "bwd", "op",  "ops",   "launcher", "hip",     "cpp", "cc"};
+std::string op_stem(std::string_view name, const std::vector<std::string> &not_the_op) {
   std::string stem;
   for_each_word(name, [&](std::string_view word) {
     const std::string lower = to_lower(word);
-    if (std::find(kNotTheOp.begin(), kNotTheOp.end(), lower) != kNotTheOp.end())
+    if (std::find(not_the_op.begin(), not_the_op.end(), lower) != not_the_op.end())
       return;
     for (const char c : lower)
       if (std::isalnum(static_cast<unsigned char>(c)))
@@ -230,9 +229,10 @@ std::string op_stem(std::string_view name) {
 }
 
 std::vector<OptionGate> find_option_gated_files(const std::vector<ProjectFile> &files,
-                                                const ModuleIndex &index, const Reachability &reach) {
+                                                const ModuleIndex &index, const Reachability &reach,
+                                                const std::vector<std::string> &not_the_op) {
   std::vector<OptionGate> gates = guarded_cuda_only_modules(files, index, reach);
-  std::vector<OpWrapper> wrappers = find_op_wrappers(files);
+  std::vector<OpWrapper> wrappers = find_op_wrappers(files, not_the_op);
   if (wrappers.empty())
     return gates;
   count_uses(files, index, reach, wrappers);
@@ -245,7 +245,7 @@ std::vector<OptionGate> find_option_gated_files(const std::vector<ProjectFile> &
   for (const OpWrapper &wrapper : wrappers)
     if (wrapper.gated())
       gate(wrapper.file, wrapper);
-  for (const auto &[native, claimants] : claim_natives(files, wrappers)) {
+  for (const auto &[native, claimants] : claim_natives(files, wrappers, not_the_op)) {
     const bool all_gated =
         std::all_of(claimants.begin(), claimants.end(), [&](std::size_t w) { return wrappers[w].gated(); });
     if (all_gated)

@@ -29,9 +29,11 @@ struct OptionGate {
   std::string option;   // the module whose uses are optional, e.g. "pkg/layers/warp.py"
 };
 
-// The gated files among those `reach` marks Reached.
+// The gated files among those `reach` marks Reached; `not_the_op` is the
+// policy's words that name a backend or a part rather than an op.
 std::vector<OptionGate> find_option_gated_files(const std::vector<ProjectFile> &files,
-                                                const ModuleIndex &index, const Reachability &reach);
+                                                const ModuleIndex &index, const Reachability &reach,
+                                                const std::vector<std::string> &not_the_op);
 
 // Marks the gated files OptionOnly and takes them out of every entry's run.
 void apply_option_gating(const std::vector<OptionGate> &gates, Reachability &reach);
@@ -40,7 +42,8 @@ void apply_option_gating(const std::vector<OptionGate> &gates, Reachability &rea
 bool is_top_level_definition(const Fact &fact);
 
 // "warp_conv_cuda_kernel" -> "warpconv": lower case, letters and digits,
-// without the words that name a backend or a part rather than an op.
-std::string op_stem(std::string_view name);
+// without the words of `not_the_op` (rules/assess.toml's [compiled_ops]:
+// a backend or a part rather than an op).
+std::string op_stem(std::string_view name, const std::vector<std::string> &not_the_op);
 
 } // namespace mpsaudit

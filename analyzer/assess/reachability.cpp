@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "assess/assess_policy.h"
 #include "assess/entry_points.h"
 #include "assess/roles.h"
 #include "core/text.h"
@@ -286,7 +287,7 @@ std::string sub_project_of(std::string_view path, const std::vector<std::string>
   return {};
 }
 
-bool is_container_file(std::string_view path, FileKind kind) {
+bool is_container_file(std::string_view path, FileKind kind, const AssessPolicy &policy) {
   if (kind == FileKind::Dockerfile)
     return true;
   std::string_view directory = directory_of(path);
@@ -294,7 +295,8 @@ bool is_container_file(std::string_view path, FileKind kind) {
     const auto slash = directory.rfind('/');
     const std::string name =
         to_lower(slash == std::string_view::npos ? directory : directory.substr(slash + 1));
-    if (name == "docker" || name == "dockerfiles" || name == "container" || name == "containers")
+    if (std::find(policy.container_directories.begin(), policy.container_directories.end(), name) !=
+        policy.container_directories.end())
       return true;
     directory = directory_of(directory);
   }
@@ -454,7 +456,7 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
       record.status = ReachStatus::Reached;
     else if (by & ByBenchmark)
       record.status = ReachStatus::BenchmarkOnly;
-    else if ((by & ByContainer) || is_container_file(files[i].path, files[i].kind))
+    else if ((by & ByContainer) || is_container_file(files[i].path, files[i].kind, policy))
       record.status = ReachStatus::ContainerOnly;
     else if (by & ByExample)
       record.status = ReachStatus::ExampleOnly;

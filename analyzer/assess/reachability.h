@@ -113,10 +113,11 @@ inline constexpr std::size_t kMaxEntriesPerFile = 8;
 std::vector<std::string> sub_project_roots(const std::vector<ProjectFile> &files);
 // The deepest sub-project root that holds `path`, or "".
 std::string sub_project_of(std::string_view path, const std::vector<std::string> &roots);
-// Dockerfiles and files under a docker/ or container directory.
-bool is_container_file(std::string_view path, FileKind kind);
-
 struct AssessPolicy; // assess/assess_policy.h
+
+// Dockerfiles and files under one of the policy's container directories
+// (docker/, containers/).
+bool is_container_file(std::string_view path, FileKind kind, const AssessPolicy &policy);
 
 // What each entry runs; a test file (as the policy places tests) that no
 // entry imports is one the test runner runs.

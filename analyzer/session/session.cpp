@@ -637,8 +637,10 @@ SessionStatus run_session(SessionRequest request, Session &session) {
   // Fix edits a file only while it holds the bytes the scan read (fix/fix.h).
   session.options.keep_content_digests = request.goal == SessionGoal::Fix;
   if (request.goal != SessionGoal::Fix) { // fix reads findings only; the assessment reads these facts
-    session.options.retain_fact = assessment_retention;
-    session.options.retain_fact_name = "assessment";
+    session.options.retain_fact = [&policy = session.policy](const Fact &fact) {
+      return assessment_retention(fact, policy);
+    };
+    session.options.retain_fact_name = assessment_retention_name(session.policy);
     session.options.retain_fact_python_triggers = assessment_python_triggers();
   }
   session.fail_on = request.fail_on;

@@ -34,6 +34,11 @@ path_hint = 2
 [entry_purposes]
 words.inference = ["render"]
 training_flags = ["--epochs"]
+[launch]
+launchers = ["python*"]
+container_directories = ["docker"]
+[compiled_ops]
+not_the_op = ["cuda"]
 [mac_memory]
 tiers_gb = [16, 64]
 )";
@@ -78,14 +83,16 @@ TEST_CASE("a wrong entry in the policy is an error naming its line", "[assess][p
         std::vector<std::string>{"3: unknown name 'trainin' in [file_roles.path_hints]"});
   CHECK(messages_of(replaced(kMinimal, "words.inference", "words.rendering")) ==
         std::vector<std::string>{"18: unknown name 'rendering' in [entry_purposes.words]"});
-  CHECK(messages_of(replaced(kMinimal, "script = 1", "script = 1.5")) ==
-        std::vector<std::string>{"15: 'script' in [file_roles.weights] must be a whole number from 0 to 100"});
-  CHECK(messages_of(replaced(kMinimal, "[16, 64]", "[64, 16]")) ==
-        std::vector<std::string>{"21: 'tiers_gb' in [mac_memory] must be whole gigabytes in ascending order"});
+  CHECK(
+      messages_of(replaced(kMinimal, "script = 1", "script = 1.5")) ==
+      std::vector<std::string>{"15: 'script' in [file_roles.weights] must be a whole number from 0 to 100"});
+  CHECK(
+      messages_of(replaced(kMinimal, "[16, 64]", "[64, 16]")) ==
+      std::vector<std::string>{"26: 'tiers_gb' in [mac_memory] must be whole gigabytes in ascending order"});
   CHECK(messages_of(replaced(kMinimal, "test_directories = [\"checks\"]\n", "")) ==
         std::vector<std::string>{"2: 'test_directories' in [file_roles] needs at least one word"});
   CHECK(messages_of(replaced(kMinimal, "[mac_memory]", "[mac_memroy]")).front() ==
-        "20: unknown key 'mac_memroy' in the top level");
+        "25: unknown key 'mac_memroy' in the top level");
 }
 
 TEST_CASE("the policy's words decide roles and places", "[assess][policy]") {
@@ -105,4 +112,7 @@ TEST_CASE("the policy's words decide roles and places", "[assess][policy]") {
   CHECK(is_docs_file("guides/intro.py", policy));
   CHECK_FALSE(is_docs_file("docs/intro.py", policy));
   CHECK(is_docs_file("docs/intro.py", bundled_assess_policy()));
+  CHECK(policy.is_launcher("python3.11"));
+  CHECK_FALSE(policy.is_launcher("torchrun"));
+  CHECK(bundled_assess_policy().is_launcher("torchrun"));
 }

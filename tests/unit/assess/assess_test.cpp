@@ -731,7 +731,9 @@ TEST_CASE("keeping only the assessment's facts changes neither findings nor asse
     options.paths = {entry.path().string()};
     options.use_git = false;
     const ScanResult whole = run_scan(options, testing::repository_catalog());
-    options.retain_fact = assessment_retention;
+    options.retain_fact = [](const Fact &fact) {
+      return assessment_retention(fact, bundled_assess_policy());
+    };
     const ScanResult pruned = run_scan(options, testing::repository_catalog());
 
     REQUIRE(pruned.findings.size() == whole.findings.size());
@@ -764,7 +766,7 @@ TEST_CASE("keeping only the assessment's facts changes neither findings nor asse
         // operator), the cpu-dispatched-op-calls pass the calls of compiled
         // ops (a `.cpu()` argument), and the assessment keeps argparse calls
         // (an entry's purpose) and literal importlib imports (the module graph).
-        const bool kept_whole = assessment_retention(fact) == FactRetention::Keep ||
+        const bool kept_whole = assessment_retention(fact, bundled_assess_policy()) == FactRetention::Keep ||
                                 operator_coverage_retention(fact) == FactRetention::Keep ||
                                 is_compiled_op_call(fact);
         if (fact.kind == fact_kind::Call && !kept_whole)
@@ -785,18 +787,26 @@ TEST_CASE("the assessment keeps role signals once a file, modules whole, definit
     made.scope = std::move(scope);
     return made;
   };
-  CHECK(assessment_retention(fact("call", "loss.backward", "train")) == FactRetention::Presence);
-  CHECK(assessment_retention(fact("call", "optimizer.zero_grad", "train")) == FactRetention::Presence);
-  CHECK(assessment_retention(fact("call", "torch.no_grad", "evaluate")) == FactRetention::Presence);
-  CHECK(assessment_retention(fact("function-def", "forward", "Net")) == FactRetention::Presence);
+  CHECK(assessment_retention(fact("call", "loss.backward", "train"), bundled_assess_policy()) ==
+        FactRetention::Presence);
+  CHECK(assessment_retention(fact("call", "optimizer.zero_grad", "train"), bundled_assess_policy()) ==
+        FactRetention::Presence);
+  CHECK(assessment_retention(fact("call", "torch.no_grad", "evaluate"), bundled_assess_policy()) ==
+        FactRetention::Presence);
+  CHECK(assessment_retention(fact("function-def", "forward", "Net"), bundled_assess_policy()) ==
+        FactRetention::Presence);
 
   Fact module = fact("class-def", "Net", "Net"); // a class's scope is its own name
   module.set_attribute("nn_module", "true");
-  CHECK(assessment_retention(module) == FactRetention::Keep); // counted, and read by its attribute
-  CHECK(assessment_retention(fact("class-def", "Config", "Config")) == FactRetention::NameOnly);
-  CHECK(assessment_retention(fact("function-def", "forward")) == FactRetention::NameOnly); // module level
-  CHECK(assessment_retention(fact("call", "torch.ops.boxes.nms", "nms")) == FactRetention::NameOnly);
-  CHECK(assessment_retention(fact("call", "print", "train")) == FactRetention::Drop);
+  CHECK(assessment_retention(module, bundled_assess_policy()) ==
+        FactRetention::Keep); // counted, and read by its attribute
+  CHECK(assessment_retention(fact("class-def", "Config", "Config"), bundled_assess_policy()) ==
+        FactRetention::NameOnly);
+  CHECK(assessment_retention(fact("function-def", "forward"), bundled_assess_policy()) ==
+        FactRetention::NameOnly); // module level
+  CHECK(assessment_retention(fact("call", "torch.ops.boxes.nms", "nms"), bundled_assess_policy()) ==
+        FactRetention::NameOnly);
+  CHECK(assessment_retention(fact("call", "print", "train"), bundled_assess_policy()) == FactRetention::Drop);
 }
 
 namespace {

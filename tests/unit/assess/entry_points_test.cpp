@@ -419,10 +419,10 @@ TEST_CASE("the decision leads with its strongest reason", "[assess][decision]") 
 }
 
 TEST_CASE("op stems drop the words that name a backend or a part", "[assess][option-gating]") {
-  CHECK(op_stem("warp_flow_cuda") == "warpflow");
-  CHECK(op_stem("warp_flow_forward") == "warpflow");
-  CHECK(op_stem("ROIPool_kernel") == "roipool");
-  CHECK(op_stem("bindings") == "bindings");
+  CHECK(op_stem("warp_flow_cuda", bundled_assess_policy().not_the_op) == "warpflow");
+  CHECK(op_stem("warp_flow_forward", bundled_assess_policy().not_the_op) == "warpflow");
+  CHECK(op_stem("ROIPool_kernel", bundled_assess_policy().not_the_op) == "roipool");
+  CHECK(op_stem("bindings", bundled_assess_policy().not_the_op) == "bindings");
 }
 
 namespace {
@@ -453,9 +453,9 @@ ScanResult gated_tree(const std::string &head) {
 
 ReachStatus status_of(const ScanResult &scan, const std::string &path) {
   Traced traced = trace(scan);
-  apply_option_gating(
-      find_option_gated_files(scan.project_files, ModuleIndex(scan.project_files), traced.reach),
-      traced.reach);
+  apply_option_gating(find_option_gated_files(scan.project_files, ModuleIndex(scan.project_files),
+                                              traced.reach, bundled_assess_policy().not_the_op),
+                      traced.reach);
   return traced.reach.files[file_index(scan, path)].status;
 }
 
