@@ -796,6 +796,12 @@ TEST_CASE("the assessment keeps role signals once a file, modules whole, definit
   CHECK(assessment_retention(fact("function-def", "forward", "Net"), bundled_assess_policy()) ==
         FactRetention::Presence);
 
+  // Launch lines: every launcher entry discovery knows is kept (srun and
+  // mpirun lines were once dropped before discovery saw them); others are not.
+  for (const std::string launcher : {"python3.11", "torchrun", "srun", "mpirun", "poetry"})
+    CHECK(assessment_retention(fact("shell", launcher), bundled_assess_policy()) == FactRetention::Keep);
+  CHECK(assessment_retention(fact("shell", "hostname"), bundled_assess_policy()) != FactRetention::Keep);
+
   Fact module = fact("class-def", "Net", "Net"); // a class's scope is its own name
   module.set_attribute("nn_module", "true");
   CHECK(assessment_retention(module, bundled_assess_policy()) ==

@@ -93,6 +93,9 @@ TEST_CASE("entry points: __main__ scripts, declared commands, launch lines, hubc
       {"hubconf.py", "from pkg.model import Net\n"},
       {"run.sh", "torchrun --nproc_per_node 8 tools/train.py --cfg x\npython serve_app.py\n",
        FileKind::Shell},
+      {"slurm.sh", "srun python jobs/sweep.py --lr 1\ncp jobs/notes.py /tmp/\n", FileKind::Shell},
+      {"jobs/sweep.py", "import torch\n"},
+      {"jobs/notes.py", "import torch\n"},
       {"pyproject.toml", "[project]\nname = \"pkg\"\n[project.scripts]\npkg-run = \"pkg.cli:run\"\n",
        FileKind::Pyproject},
       {"tests/test_model.py", "from pkg.model import Net\n" + kMain},
@@ -106,6 +109,12 @@ TEST_CASE("entry points: __main__ scripts, declared commands, launch lines, hubc
   const EntryPoint *serve = entry_named(entries, "serve_app.py");
   REQUIRE(serve);
   CHECK(serve->found_by == std::vector<std::string>{"run.sh:2"});
+  // A launcher before the interpreter (srun python x.py) still names the
+  // script; a command that is no launcher (cp) names none.
+  const EntryPoint *sweep = entry_named(entries, "jobs/sweep.py");
+  REQUIRE(sweep);
+  CHECK(sweep->found_by == std::vector<std::string>{"slurm.sh:1"});
+  CHECK_FALSE(entry_named(entries, "jobs/notes.py"));
   const EntryPoint *command = entry_named(entries, "pkg/cli.py");
   REQUIRE(command);
   CHECK(command->found_by.front() == "command `pkg-run` (pyproject.toml)");
