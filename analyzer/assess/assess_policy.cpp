@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "assess/entry_points.h"
 #include "assess/roles.h"
 #include "rules/toml_reader.h"
 
@@ -108,6 +109,13 @@ void read_compiled_ops(TomlFileReader &reader, const toml::table &ops, AssessPol
   policy.not_the_op = required_words(reader, ops, "not_the_op", "[compiled_ops]");
 }
 
+void read_kernel_families(TomlFileReader &reader, const toml::table &families, AssessPolicy &policy) {
+  reader.check_keys(families, {"variant_words", "numbered_prefixes"}, "[kernel_families]");
+  policy.kernel_variant_words = required_words(reader, families, "variant_words", "[kernel_families]");
+  policy.kernel_numbered_prefixes =
+      required_words(reader, families, "numbered_prefixes", "[kernel_families]");
+}
+
 void read_mac_memory(TomlFileReader &reader, const toml::table &memory, AssessPolicy &policy) {
   reader.check_keys(memory, {"tiers_gb", "source"}, "[mac_memory]");
   const toml::array *tiers = memory.get_as<toml::array>("tiers_gb");
@@ -137,8 +145,9 @@ AssessPolicy parse_assess_policy(std::string_view text, const std::string &origi
   const std::optional<toml::table> document = reader.parse(text);
   if (!document)
     return policy;
-  reader.check_keys(*document, {"file_roles", "entry_purposes", "launch", "compiled_ops", "mac_memory"},
-                    "the top level");
+  reader.check_keys(
+      *document, {"file_roles", "entry_purposes", "launch", "compiled_ops", "kernel_families", "mac_memory"},
+      "the top level");
   if (const toml::table *roles = table_at(reader, *document, "file_roles", "file_roles"))
     read_file_roles(reader, *roles, policy);
   if (const toml::table *purposes = table_at(reader, *document, "entry_purposes", "entry_purposes"))
@@ -147,6 +156,8 @@ AssessPolicy parse_assess_policy(std::string_view text, const std::string &origi
     read_launch(reader, *launch, policy);
   if (const toml::table *ops = table_at(reader, *document, "compiled_ops", "compiled_ops"))
     read_compiled_ops(reader, *ops, policy);
+  if (const toml::table *families = table_at(reader, *document, "kernel_families", "kernel_families"))
+    read_kernel_families(reader, *families, policy);
   if (const toml::table *memory = table_at(reader, *document, "mac_memory", "mac_memory"))
     read_mac_memory(reader, *memory, policy);
   return policy;

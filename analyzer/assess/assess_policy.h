@@ -7,16 +7,18 @@
 // rules/effort.toml.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "assess/entry_points.h"
 #include "core/diagnostic.h"
 #include "core/role.h"
 
 namespace mpsaudit {
+
+enum class EntryPurpose : std::uint8_t; // assess/entry_points.h
 
 // What each kind of content evidence adds to a file's role, once per file
 // (assess/roles.cpp, content_evidence).
@@ -40,11 +42,13 @@ struct AssessPolicy {
   RoleWeights weights;
   std::vector<std::pair<std::string, EntryPurpose>> purpose_words; // word -> purpose
   std::vector<std::string> training_flags;
-  std::vector<std::string> launchers;             // globs on a shell command's name
-  std::vector<std::string> container_directories; // lower case
-  std::vector<std::string> not_the_op;            // words of an op's name that are not the op
-  std::vector<int> mac_memory_tiers_gb;           // ascending
-  std::string origin;                             // the file it came from
+  std::vector<std::string> launchers;                // globs on a shell command's name
+  std::vector<std::string> container_directories;    // lower case
+  std::vector<std::string> not_the_op;               // words of an op's name that are not the op
+  std::vector<std::string> kernel_variant_words;     // tokens naming a variant of one kernel
+  std::vector<std::string> kernel_numbered_prefixes; // ... and prefixes of numbered ones (hdim64)
+  std::vector<int> mac_memory_tiers_gb;              // ascending
+  std::string origin;                                // the file it came from
 
   int largest_mac_gb() const { return mac_memory_tiers_gb.empty() ? 0 : mac_memory_tiers_gb.back(); }
   // Whether a shell command (a fact's name: `python3`, `torchrun`) runs the

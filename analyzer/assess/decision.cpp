@@ -898,6 +898,10 @@ TracedEntryPoints trace_entry_points(const std::vector<ProjectFile> &files, cons
 
 namespace {
 
+const AssessPolicy &policy_of(const AssessmentInput &input) {
+  return input.policy ? *input.policy : bundled_assess_policy();
+}
+
 // What would change the verdict: every deciding finding resolved, the
 // estimate made and the verdict decided again without them
 // (Decision::if_resolved, and the first of what_would_change).
@@ -914,7 +918,7 @@ void resolve_deciding_findings(const AssessmentInput &input, const VerdictInput 
   if (!finding_factors.empty()) {
     const EffortEstimate effort_after =
         estimate_effort(scan, roles, input.model, excluded, input.fix_target_torch, input.fixes,
-                        EstimateDetail::WithoutPlaces);
+                        EstimateDetail::WithoutPlaces, policy_of(input));
     const Verdict after = decide({scan, as_decided.role_of, as_decided.non_deciding, as_decided.kept_on_linux,
                                   effort_after, as_decided.memory, as_decided.thresholds, excluded},
                                  VerdictDetail::OutcomeOnly);
@@ -1017,7 +1021,7 @@ Assessment assess(const AssessmentInput &input) {
   assessment.thresholds = input.thresholds;
   assessment.probe = input.probe;
   assessment.effort_model_origin = input.model.origin;
-  const AssessPolicy &policy = input.policy ? *input.policy : bundled_assess_policy();
+  const AssessPolicy &policy = policy_of(input);
   assessment.roles = classify_roles(scan.project_files, input.thresholds.role_overrides, policy);
   const auto [entries, reach] = trace_entry_points(scan.project_files, policy);
   return_free_memory(); // the module index and graph
@@ -1028,7 +1032,7 @@ Assessment assess(const AssessmentInput &input) {
   const std::map<std::string, Role> role_of = role_by_path(assessment.roles);
   assessment.effort =
       estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch, input.fixes,
-                      EstimateDetail::WithoutPlaces); // roll_up_by_place below, after the what-if
+                      EstimateDetail::WithoutPlaces, policy); // roll_up_by_place below, after the what-if
   return_free_memory(); // the estimate's grouping tables, before the what-if builds its own
   assessment.memory = estimate_memory_fit(scan.project_files, policy.mac_memory_tiers_gb);
 

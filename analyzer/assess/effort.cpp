@@ -11,6 +11,7 @@
 
 #include <toml++/toml.h>
 
+#include "assess/assess_policy.h"
 #include "assess/roles.h"
 #include "core/fact_kinds.h"
 #include "core/text.h"
@@ -163,7 +164,7 @@ std::string file_name_of(const std::string &path) {
 
 // A large item's subject: its file, except that explicit instantiation
 // files of one C++/CUDA template ("fwd_hdim64_fp16_sm80.cu") are one family.
-std::string large_item_subject(const std::string &path) {
+std::string large_item_subject(const std::string &path, const AssessPolicy &policy) {
   const std::string name = file_name_of(path);
   const std::size_t dot = name.rfind('.');
   const std::string extension = dot == std::string::npos ? "" : name.substr(dot);
@@ -171,7 +172,7 @@ std::string large_item_subject(const std::string &path) {
   if (!cxx_extensions.count(extension))
     return path;
   const std::string directory = parent_directory(path);
-  return (directory == "." ? "" : directory + "/") + kernel_family_name(name.substr(0, dot)) + "*" +
+  return (directory == "." ? "" : directory + "/") + kernel_family_name(name.substr(0, dot), policy) + "*" +
          extension;
 }
 
@@ -196,25 +197,19 @@ HourRange range_from(const toml::node *node, HourRange fallback, const std::stri
 
 } // namespace
 
-std::string kernel_family_name(std::string_view name) {
-  // Tokens that name a variant of one kernel, not another kernel: element
-  // types, head/tile dimensions, architectures, vector widths, bare numbers.
-  static const std::set<std::string> variant_words{
-      "float", "half", "double",   "bf16",      "fp16",    "fp32",      "fp64", "fp8",
-      "f16",   "f32",  "bfloat16", "float16",   "float32", "int8",      "int4", "uint8",
-      "e4m3",  "e5m2", "causal",   "noncausal", "vec",     "vectorized"};
+std::string kernel_family_name(std::string_view name, const AssessPolicy &policy) {
+  const auto listed = [](const std::vector<std::string> &words, const std::string &word) {
+    return std::find(words.begin(), words.end(), word) != words.end();
+  };
   auto is_variant = [&](const std::string &token) {
-    if (token.empty() || variant_words.count(token))
+    if (token.empty() || listed(policy.kernel_variant_words, token))
       return true;
     std::size_t digits = token.size();
     while (digits > 0 && std::isdigit(static_cast<unsigned char>(token[digits - 1])))
       --digits;
     if (digits == token.size())
       return false; // no trailing number: a word of the name
-    const std::string prefix = token.substr(0, digits);
-    static const std::set<std::string> numbered{"",     "hdim", "dim", "d", "sm",    "v",       "vec",   "bs",
-                                                "tile", "k",    "n",   "m", "block", "headdim", "split", "x"};
-    return numbered.count(prefix) > 0;
+    return listed(policy.kernel_numbered_prefixes, token.substr(0, digits));
   };
   std::string lowered;
   for (char c : name)
@@ -444,7 +439,7 @@ std::string last_name_part(const std::string &name) {
   return colon == std::string::npos ? name : name.substr(colon + 2);
 }
 
-void price_kernel_families(const ScanResult &scan, const EffortModel &model,
+void price_kernel_families(const ScanResult &scan, const EffortModel &model, const AssessPolicy &policy,
                            std::map<std::string, EffortItem> &items,
                            std::map<std::string, std::vector<std::size_t>> &covered_by_kernels,
                            EffortEstimate &estimate) {
@@ -465,7 +460,7 @@ void price_kernel_families(const ScanResult &scan, const EffortModel &model,
           fact.guard == Guard::CpuFallback ||
           (fallbacks.file_has_fallback.count(file.path) ? !fallbacks.file_has_critical.count(file.path)
                                                         : fallbacks.project_all_fallback);
-      families[kernel_family_name(last_name_part(fact.name))].push_back(member);
+      families[kernel_family_name(last_name_part(fact.name), policy)].push_back(member);
     }
   std::map<std::string, std::string> family_of_directory; // for covered findings outside kernel files
   for (auto &[name, members] : families) {
@@ -666,8 +661,8 @@ struct ItemKey {
   std::string subject;
 };
 
-ItemKey item_key_of(const ScanResult &scan, const Finding &finding, const std::string &package,
-                    Effort effort) {
+ItemKey item_key_of(const ScanResult &scan, const Finding &finding, const std::string &package, Effort effort,
+                    const AssessPolicy &policy) {
   ItemKey item{finding.rule_id, {}};
   if (!package.empty()) {
     item.key = "package:" + package; // one package is one piece of work, however many files name it
@@ -676,7 +671,7 @@ ItemKey item_key_of(const ScanResult &scan, const Finding &finding, const std::s
     item.subject = component_of(finding.name);
     item.key += ":" + item.subject;
   } else if (effort == Effort::Large) {
-    const std::string subject = large_item_subject(finding.path);
+    const std::string subject = large_item_subject(finding.path, policy);
     item.key += ":" + subject;
     item.subject = path_for_display(scan, subject);
   } else if (effort == Effort::Blocker) {
@@ -740,7 +735,7 @@ void add_site(EffortItem &item, ShareSlots &slots, std::size_t run, const Intern
 
 // Sorts the open findings into items; the ones that the kernel model or a
 // one-off covers are set aside for those.
-OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
+OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model, const AssessPolicy &policy,
                              const std::vector<bool> &excluded, std::string_view fix_target_torch,
                              const FixCatalog *fixes, EffortEstimate &estimate) {
   // Where the kernel model prices the project's CUDA kernels, the findings
@@ -783,7 +778,7 @@ OpenWork group_open_findings(const ScanResult &scan, const EffortModel &model,
       continue;
     }
     const std::string package = package_of(finding, family, effort);
-    const ItemKey key = item_key_of(scan, finding, package, effort);
+    const ItemKey key = item_key_of(scan, finding, package, effort, policy);
     EffortItem &item = work.items[key.key];
     // A package item takes the largest class any of its findings has.
     if (item.key.empty() || (!package.empty() && effort_rank(effort) > effort_rank(item.effort)))
@@ -1047,14 +1042,14 @@ void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded,
                                std::string_view fix_target_torch, const FixCatalog *fixes,
-                               EstimateDetail detail) {
+                               EstimateDetail detail, const AssessPolicy &policy) {
   EffortEstimate estimate;
   const std::map<std::string, Role> role_of = role_by_path(roles);
 
-  OpenWork work = group_open_findings(scan, model, excluded, fix_target_torch, fixes, estimate);
+  OpenWork work = group_open_findings(scan, model, policy, excluded, fix_target_torch, fixes, estimate);
   price_finding_items(work.items, model, scan.findings, estimate);
   // CUDA kernels from the C++ front end, one item per kernel family.
-  price_kernel_families(scan, model, work.items, work.covered_by_kernels, estimate);
+  price_kernel_families(scan, model, policy, work.items, work.covered_by_kernels, estimate);
   add_one_off_items(model, work);
   // Acceptance on the Mac: part of every port, never an extra.
   estimate.entry_points = entry_points(scan.project_files, role_of);

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "assess/assess_policy.h"
 #include "assess/roles.h"
 #include "core/diagnostic.h"
 #include "core/interned_string.h"
@@ -227,11 +228,13 @@ enum class EstimateDetail : std::uint8_t { Full, WithoutPlaces };
 // the decision's "what would change" question. Roles are by file path. The
 // fix credit asks `fixes` (rules/fixes.toml as the session loaded it; null:
 // no credit) which findings `mpsaudit fix` edits for `fix_target_torch`
-// ("": its default).
+// ("": its default). Kernels are grouped into families by the policy's
+// [kernel_families] words.
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded = {},
                                std::string_view fix_target_torch = {}, const FixCatalog *fixes = nullptr,
-                               EstimateDetail detail = EstimateDetail::Full);
+                               EstimateDetail detail = EstimateDetail::Full,
+                               const AssessPolicy &policy = bundled_assess_policy());
 
 // The roll-ups by file, directory and role (by_file, by_directory,
 // by_role) of an estimate built without them; `role_of` is role_by_path of
@@ -268,10 +271,11 @@ RecommendedPlan plan_for(RecommendedPath path, const EffortEstimate &estimate,
                          const std::vector<FileRole> &roles, const EffortModel &model,
                          const PlanScope &scope = {});
 
-// A kernel name or file stem without its variant tokens (dtype, head
-// dimension, architecture, numbers): "flash_fwd_hdim64_fp16_sm80" ->
-// "flash_fwd". The name itself when nothing else would be left.
-std::string kernel_family_name(std::string_view name);
+// A kernel name or file stem without its variant tokens (the policy's
+// [kernel_families]: dtype, head dimension, architecture, numbers):
+// "flash_fwd_hdim64_fp16_sm80" -> "flash_fwd". The name itself when nothing
+// else would be left.
+std::string kernel_family_name(std::string_view name, const AssessPolicy &policy);
 
 // A package name as one key however a manifest or import spells it:
 // lower case, '_' as '-', without "-cu118", "-cuda12", "-gpu", "-full".

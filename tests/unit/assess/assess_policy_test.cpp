@@ -9,6 +9,7 @@
 
 #include "../test_support.h"
 #include "assess/assess_policy.h"
+#include "assess/effort.h"
 #include "assess/roles.h"
 
 using namespace mpsaudit;
@@ -39,6 +40,9 @@ launchers = ["python*"]
 container_directories = ["docker"]
 [compiled_ops]
 not_the_op = ["cuda"]
+[kernel_families]
+variant_words = ["fp16"]
+numbered_prefixes = ["sm"]
 [mac_memory]
 tiers_gb = [16, 64]
 )";
@@ -88,11 +92,11 @@ TEST_CASE("a wrong entry in the policy is an error naming its line", "[assess][p
       std::vector<std::string>{"15: 'script' in [file_roles.weights] must be a whole number from 0 to 100"});
   CHECK(
       messages_of(replaced(kMinimal, "[16, 64]", "[64, 16]")) ==
-      std::vector<std::string>{"26: 'tiers_gb' in [mac_memory] must be whole gigabytes in ascending order"});
+      std::vector<std::string>{"29: 'tiers_gb' in [mac_memory] must be whole gigabytes in ascending order"});
   CHECK(messages_of(replaced(kMinimal, "test_directories = [\"checks\"]\n", "")) ==
         std::vector<std::string>{"2: 'test_directories' in [file_roles] needs at least one word"});
   CHECK(messages_of(replaced(kMinimal, "[mac_memory]", "[mac_memroy]")).front() ==
-        "25: unknown key 'mac_memroy' in the top level");
+        "28: unknown key 'mac_memroy' in the top level");
 }
 
 TEST_CASE("the policy's words decide roles and places", "[assess][policy]") {
@@ -115,4 +119,7 @@ TEST_CASE("the policy's words decide roles and places", "[assess][policy]") {
   CHECK(policy.is_launcher("python3.11"));
   CHECK_FALSE(policy.is_launcher("torchrun"));
   CHECK(bundled_assess_policy().is_launcher("torchrun"));
+  // Kernel families: this policy knows fp16 and sm<N>, not hdim<N>.
+  CHECK(kernel_family_name("flash_fwd_hdim64_fp16_sm80", policy) == "flash_fwd_hdim64");
+  CHECK(kernel_family_name("flash_fwd_hdim64_fp16_sm80", bundled_assess_policy()) == "flash_fwd");
 }

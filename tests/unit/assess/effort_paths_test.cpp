@@ -42,11 +42,11 @@ const EffortItem *item_with_key(const EffortEstimate &estimate, const std::strin
 } // namespace
 
 TEST_CASE("variant tokens leave a kernel's family name", "[assess][effort][families]") {
-  CHECK(kernel_family_name("flash_fwd_hdim64_fp16_sm80") == "flash_fwd");
-  CHECK(kernel_family_name("index_mul_2d_grad_float_dim64") == "index_mul_2d_grad");
-  CHECK(kernel_family_name("softmax_warp_forward") == "softmax_warp_forward");
-  CHECK(kernel_family_name("cleanup_v2") == "cleanup");
-  CHECK(kernel_family_name("fp16") == "fp16"); // nothing else would be left
+  CHECK(kernel_family_name("flash_fwd_hdim64_fp16_sm80", bundled_assess_policy()) == "flash_fwd");
+  CHECK(kernel_family_name("index_mul_2d_grad_float_dim64", bundled_assess_policy()) == "index_mul_2d_grad");
+  CHECK(kernel_family_name("softmax_warp_forward", bundled_assess_policy()) == "softmax_warp_forward");
+  CHECK(kernel_family_name("cleanup_v2", bundled_assess_policy()) == "cleanup");
+  CHECK(kernel_family_name("fp16", bundled_assess_policy()) == "fp16"); // nothing else would be left
 }
 
 TEST_CASE("package names join however manifests spell them", "[assess][effort][packages]") {
