@@ -145,21 +145,20 @@ AssessPolicy parse_assess_policy(std::string_view text, const std::string &origi
   const std::optional<toml::table> document = reader.parse(text);
   if (!document)
     return policy;
+  using ReadTable = void (*)(TomlFileReader &, const toml::table &, AssessPolicy &);
+  static constexpr std::pair<std::string_view, ReadTable> kTables[] = {
+      {"file_roles", read_file_roles},
+      {"entry_purposes", read_entry_purposes},
+      {"launch", read_launch},
+      {"compiled_ops", read_compiled_ops},
+      {"kernel_families", read_kernel_families},
+      {"mac_memory", read_mac_memory}};
   reader.check_keys(
       *document, {"file_roles", "entry_purposes", "launch", "compiled_ops", "kernel_families", "mac_memory"},
       "the top level");
-  if (const toml::table *roles = table_at(reader, *document, "file_roles", "file_roles"))
-    read_file_roles(reader, *roles, policy);
-  if (const toml::table *purposes = table_at(reader, *document, "entry_purposes", "entry_purposes"))
-    read_entry_purposes(reader, *purposes, policy);
-  if (const toml::table *launch = table_at(reader, *document, "launch", "launch"))
-    read_launch(reader, *launch, policy);
-  if (const toml::table *ops = table_at(reader, *document, "compiled_ops", "compiled_ops"))
-    read_compiled_ops(reader, *ops, policy);
-  if (const toml::table *families = table_at(reader, *document, "kernel_families", "kernel_families"))
-    read_kernel_families(reader, *families, policy);
-  if (const toml::table *memory = table_at(reader, *document, "mac_memory", "mac_memory"))
-    read_mac_memory(reader, *memory, policy);
+  for (const auto &[name, read] : kTables)
+    if (const toml::table *table = table_at(reader, *document, name, std::string(name)))
+      read(reader, *table, policy);
   return policy;
 }
 

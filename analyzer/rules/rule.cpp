@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -57,25 +58,17 @@ std::optional<Severity> severity_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+// In the enum's order: the name of each acceptance check in rules files.
+constexpr std::string_view kAcceptanceCheckNames[] = {"", "seed", "load", "float64"};
+
 std::string_view to_string(AcceptanceCheck check) {
-  switch (check) {
-  case AcceptanceCheck::None:
-    return "";
-  case AcceptanceCheck::Seed:
-    return "seed";
-  case AcceptanceCheck::Load:
-    return "load";
-  case AcceptanceCheck::Float64:
-    return "float64";
-  }
-  return "";
+  return kAcceptanceCheckNames[static_cast<std::size_t>(check)];
 }
 
 std::optional<AcceptanceCheck> acceptance_check_from_string(std::string_view text) {
-  for (AcceptanceCheck check :
-       {AcceptanceCheck::None, AcceptanceCheck::Seed, AcceptanceCheck::Load, AcceptanceCheck::Float64})
-    if (to_string(check) == text)
-      return check;
+  for (std::size_t i = 0; i < std::size(kAcceptanceCheckNames); ++i)
+    if (kAcceptanceCheckNames[i] == text)
+      return static_cast<AcceptanceCheck>(i);
   return std::nullopt;
 }
 
