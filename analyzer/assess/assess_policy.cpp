@@ -26,7 +26,8 @@ const toml::table *table_at(TomlFileReader &reader, const toml::table &parent, s
 }
 
 // A table of lists of words, one list per name that `parse` knows: each
-// word becomes a (word, value) pair, in the file's order of names.
+// word becomes a (word, value) pair. A word says one thing: listed under two
+// names (or twice) it is an error, so that no order of the names decides.
 template <typename Value, typename Parse>
 std::vector<std::pair<std::string, Value>> word_table(TomlFileReader &reader, const toml::table &table,
                                                       const std::string &where, Parse parse) {
@@ -37,8 +38,14 @@ std::vector<std::pair<std::string, Value>> word_table(TomlFileReader &reader, co
       reader.error(&node, "unknown name '" + std::string(key.str()) + "' in " + where);
       continue;
     }
-    for (std::string &word : reader.strings_at(table, key.str(), where))
-      pairs.emplace_back(std::move(word), *value);
+    for (std::string &word : reader.strings_at(table, key.str(), where)) {
+      const bool listed =
+          std::any_of(pairs.begin(), pairs.end(), [&](const auto &pair) { return pair.first == word; });
+      if (listed)
+        reader.error(&node, "'" + word + "' is listed twice in " + where);
+      else
+        pairs.emplace_back(std::move(word), *value);
+    }
   }
   return pairs;
 }
