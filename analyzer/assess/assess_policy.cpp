@@ -6,6 +6,7 @@
 
 #include "assess/entry_points.h"
 #include "assess/roles.h"
+#include "core/text.h"
 #include "rules/toml_reader.h"
 
 namespace mpsaudit {
@@ -98,10 +99,11 @@ void read_file_roles(TomlFileReader &reader, const toml::table &roles, AssessPol
 }
 
 void read_entry_purposes(TomlFileReader &reader, const toml::table &purposes, AssessPolicy &policy) {
-  reader.check_keys(purposes, {"words", "training_flags"}, "[entry_purposes]");
+  reader.check_keys(purposes, {"words", "code_generator_lines", "training_flags"}, "[entry_purposes]");
   if (const toml::table *words = table_at(reader, purposes, "words", "entry_purposes.words"))
     policy.purpose_words =
         word_table<EntryPurpose>(reader, *words, "[entry_purposes.words]", entry_purpose_from_string);
+  policy.code_generator_lines = required_words(reader, purposes, "code_generator_lines", "[entry_purposes]");
   policy.training_flags = required_words(reader, purposes, "training_flags", "[entry_purposes]");
 }
 
@@ -183,6 +185,19 @@ AssessPolicy load_assess_policy(const std::string &path, std::vector<Diagnostic>
 bool AssessPolicy::is_launcher(std::string_view command) const {
   return std::any_of(launchers.begin(), launchers.end(),
                      [&](const std::string &glob) { return path_glob_match(glob, command); });
+}
+
+std::string AssessPolicy::generated_source_line(const Fact &call) const {
+  if (call.kind != fact_kind::Call ||
+      !(ends_with(call.name, ".write") || ends_with(call.name, ".write_text")))
+    return {};
+  const Argument *written = call.positional_argument(0);
+  if (!written || !written->is_string)
+    return {};
+  for (const std::string &start : code_generator_lines)
+    if (starts_with(written->value, start))
+      return written->value.substr(0, written->value.find('\\')); // up to an escaped newline
+  return {};
 }
 
 const AssessPolicy &bundled_assess_policy() {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/diagnostic.h"
+#include "core/fact.h"
 #include "core/role.h"
 
 namespace mpsaudit {
@@ -42,6 +43,7 @@ struct AssessPolicy {
   RoleWeights weights;
   std::vector<std::pair<std::string, EntryPurpose>> purpose_words; // word -> purpose
   std::vector<std::string> training_flags;
+  std::vector<std::string> code_generator_lines;     // a written line that makes a script a code generator
   std::vector<std::string> launchers;                // globs on a shell command's name
   std::vector<std::string> container_directories;    // lower case
   std::vector<std::string> not_the_op;               // words of an op's name that are not the op
@@ -54,6 +56,9 @@ struct AssessPolicy {
   // Whether a shell command (a fact's name: `python3`, `torchrun`) runs the
   // script its arguments name.
   bool is_launcher(std::string_view command) const;
+  // Whether a call writes generated C/C++/CUDA source (`f.write("#include
+  // ...")`, `path.write_text("#pragma once ...")`): its written line, or "".
+  std::string generated_source_line(const Fact &call) const;
 };
 
 // Reads a policy from TOML text; every list and weight is required, and a

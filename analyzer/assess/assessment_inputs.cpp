@@ -41,6 +41,8 @@ FactRetention assessment_retention(const Fact &fact, const AssessPolicy &policy)
     return FactRetention::Keep;
   if (fact.kind == fact_kind::Shell && policy.is_launcher(fact.name))
     return FactRetention::Keep;
+  if (!policy.generated_source_line(fact).empty()) // a code generator's purpose
+    return FactRetention::Keep;
   if (fact.kind == fact_kind::Call &&
       (fact.name == "argparse.ArgumentParser" || fact.name == "importlib.import_module" ||
        ends_with(fact.name, ".add_argument")))

@@ -367,6 +367,19 @@ NativeAnchors anchor_natives(const std::vector<ProjectFile> &files) {
   return anchors;
 }
 
+// Scripts that write C/C++/CUDA sources (the policy's code_generator_lines):
+// a generator beside the kernels it writes does not run them, so reaching
+// it reaches no native source of its directory.
+std::vector<bool> code_generators(const std::vector<ProjectFile> &files, const AssessPolicy &policy) {
+  std::vector<bool> generators(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    generators[i] =
+        files[i].kind == FileKind::Python &&
+        std::any_of(files[i].facts.facts.begin(), files[i].facts.facts.end(),
+                    [&](const Fact &fact) { return !policy.generated_source_line(fact).empty(); });
+  return generators;
+}
+
 } // namespace
 
 Reachability compute_reachability(const std::vector<ProjectFile> &files,
@@ -380,6 +393,7 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
   for (std::size_t i = 0; i < files.size(); ++i)
     file_index.emplace(files[i].path, static_cast<std::uint32_t>(i));
   const NativeAnchors anchors = anchor_natives(files);
+  const std::vector<bool> generators = code_generators(files, policy);
 
   std::vector<std::uint8_t> reached_by(files.size(), 0);
   std::vector<std::int64_t> first_parent(files.size(), -1);
@@ -408,7 +422,7 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
       for (const std::uint32_t next : graph[file])
         visit(next, file);
       const std::uint32_t directory = anchors.directory_of_file[file];
-      if (directory != UINT32_MAX && directory_seen[directory] != stamp) {
+      if (directory != UINT32_MAX && directory_seen[directory] != stamp && !generators[file]) {
         directory_seen[directory] = stamp;
         for (const std::uint32_t native : anchors.natives_by_dir[directory])
           visit(native, file);

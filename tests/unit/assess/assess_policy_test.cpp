@@ -34,6 +34,7 @@ script = 1
 path_hint = 2
 [entry_purposes]
 words.inference = ["render"]
+code_generator_lines = ["#include"]
 training_flags = ["--epochs"]
 [launch]
 launchers = ["python*"]
@@ -92,11 +93,11 @@ TEST_CASE("a wrong entry in the policy is an error naming its line", "[assess][p
       std::vector<std::string>{"15: 'script' in [file_roles.weights] must be a whole number from 0 to 100"});
   CHECK(
       messages_of(replaced(kMinimal, "[16, 64]", "[64, 16]")) ==
-      std::vector<std::string>{"29: 'tiers_gb' in [mac_memory] must be whole gigabytes in ascending order"});
+      std::vector<std::string>{"30: 'tiers_gb' in [mac_memory] must be whole gigabytes in ascending order"});
   CHECK(messages_of(replaced(kMinimal, "test_directories = [\"checks\"]\n", "")) ==
         std::vector<std::string>{"2: 'test_directories' in [file_roles] needs at least one word"});
   CHECK(messages_of(replaced(kMinimal, "[mac_memory]", "[mac_memroy]")).front() ==
-        "28: unknown key 'mac_memroy' in the top level");
+        "29: unknown key 'mac_memroy' in the top level");
 }
 
 TEST_CASE("the policy's words decide roles and places", "[assess][policy]") {

@@ -801,6 +801,15 @@ TEST_CASE("the assessment keeps role signals once a file, modules whole, definit
   for (const std::string launcher : {"python3.11", "torchrun", "srun", "mpirun", "poetry"})
     CHECK(assessment_retention(fact("shell", launcher), bundled_assess_policy()) == FactRetention::Keep);
   CHECK(assessment_retention(fact("shell", "hostname"), bundled_assess_policy()) != FactRetention::Keep);
+  // A code generator's written source lines decide its purpose; other writes go.
+  Fact writes = fact("call", "f.write", "main");
+  Argument line;
+  line.is_string = true;
+  line.value = "#include \"fused.cuh\"";
+  writes.arguments.push_back(line);
+  CHECK(assessment_retention(writes, bundled_assess_policy()) == FactRetention::Keep);
+  writes.arguments.front().value = "# samples";
+  CHECK(assessment_retention(writes, bundled_assess_policy()) != FactRetention::Keep);
 
   Fact module = fact("class-def", "Net", "Net"); // a class's scope is its own name
   module.set_attribute("nn_module", "true");

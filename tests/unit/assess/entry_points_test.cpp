@@ -263,6 +263,38 @@ TEST_CASE("reachability: an optional sub-project and container-only scripts", "[
   CHECK(may_decide(ReachStatus::Unreached));
 }
 
+TEST_CASE("a script that writes C/C++/CUDA sources is a code generator: tooling, running none of them",
+          "[assess][reachability]") {
+  const std::string generator = "import pathlib\n\ndef main():\n"
+                                "    with open(pathlib.Path('k') / 'fused_64.cu', 'w') as f:\n"
+                                "        f.write('#include \"fused.cuh\"\\n')\n" +
+                                kMain;
+  // Near cases: a sampler named generate that writes text, and a wrapper
+  // module beside kernels it loads (its directory's sources are its own).
+  const std::string sampler = "import torch\n\ndef main():\n    with torch.no_grad():\n"
+                              "        open('samples.txt', 'w').write('# samples\\n')\n" +
+                              kMain;
+  const ScanResult scan = scan_of({
+      {"kernels/generate_kernels.py", generator},
+      {"kernels/fused.cu", "__global__ void fused(float *x) { x[0] = 1; }\n", FileKind::Cuda},
+      {"generate.py", sampler},
+      {"ops/wrapper.py", "import torch\n"},
+      {"ops/op.cu", "__global__ void op() {}\n", FileKind::Cuda},
+      {"run_ops.py", "import ops.wrapper\n" + kMain},
+  });
+  const auto [entries, reach] = trace(scan);
+  const auto status = [&](const std::string &path) { return reach.files[file_index(scan, path)].status; };
+  const EntryPoint *codegen = entry_named(entries, "kernels/generate_kernels.py");
+  REQUIRE(codegen);
+  CHECK(codegen->purpose == EntryPurpose::Tooling);
+  CHECK(codegen->purpose_source ==
+        "content: writes C/C++/CUDA source (`#include \"fused.cuh\"`): a code generator");
+  CHECK(status("kernels/fused.cu") == ReachStatus::Unreached);
+  REQUIRE(entry_named(entries, "generate.py"));
+  CHECK(entry_named(entries, "generate.py")->purpose == EntryPurpose::Inference);
+  CHECK(status("ops/op.cu") == ReachStatus::Reached);
+}
+
 TEST_CASE("per-entry Mac status: blockers in what it runs, fixes, optional CUDA paths",
           "[assess][entry-points][decision]") {
   const ScanResult scan = scan_of({
