@@ -196,7 +196,8 @@ std::string AssessPolicy::generated_source_line(const Fact &call) const {
     return {};
   for (const std::string &start : code_generator_lines)
     if (starts_with(written->value, start))
-      return written->value.substr(0, written->value.find('\\')); // up to an escaped newline
+      return written->value.substr(
+          0, std::min<std::size_t>(written->value.find_first_of("\\\n"), 80)); // one line
   return {};
 }
 
