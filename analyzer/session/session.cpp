@@ -479,6 +479,14 @@ std::string effort_model_label(const std::string &model_path, bool bundled) {
   return bundled ? "rules/effort.toml" : model_path;
 }
 
+// Prints each problem as `path:line: message`; true when there was none.
+bool print_problems(const std::vector<Diagnostic> &problems, std::ostream &err) {
+  for (const auto &problem : problems)
+    err << terminal_safe(problem.path) << ":" << problem.line << ": " << terminal_safe(problem.message)
+        << "\n";
+  return problems.empty();
+}
+
 } // namespace
 
 bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::ostream &diagnostics,
@@ -489,10 +497,7 @@ bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::
   }
   std::vector<Diagnostic> problems;
   catalog = load_rule_catalog_via_snapshots(directory, cache_directory, bundled_rule_catalog(), problems);
-  for (const auto &problem : problems)
-    diagnostics << terminal_safe(problem.path) << ":" << problem.line << ": "
-                << terminal_safe(problem.message) << "\n";
-  return problems.empty();
+  return print_problems(problems, diagnostics);
 }
 
 namespace {
@@ -511,10 +516,7 @@ bool load_fix_catalog(const SessionRequest &request, FixCatalog &fixes, std::ost
     return true;
   std::vector<Diagnostic> problems;
   fixes = FixCatalog::load_file(path, problems);
-  for (const auto &problem : problems)
-    err << terminal_safe(problem.path) << ":" << problem.line << ": " << terminal_safe(problem.message)
-        << "\n";
-  return problems.empty();
+  return print_problems(problems, err);
 }
 
 // rules/assess.toml, the assessment's vocabulary: a rules directory of the
@@ -527,10 +529,7 @@ bool load_assess_policy_file(const SessionRequest &request, AssessPolicy &policy
     return true;
   std::vector<Diagnostic> problems;
   policy = load_assess_policy(path, problems);
-  for (const auto &problem : problems)
-    err << terminal_safe(problem.path) << ":" << problem.line << ": " << terminal_safe(problem.message)
-        << "\n";
-  return problems.empty();
+  return print_problems(problems, err);
 }
 
 // The assessment's input: effort model (rules/effort.toml or the config's),
@@ -595,8 +594,7 @@ ScanResult scan_with_progress(const SessionRequest &request, ScanOptions &option
 std::set<std::string> test_files(const WorkflowOptions &workflow, const ScanResult &result,
                                  const AssessPolicy &policy) {
   std::set<std::string> tests;
-  const auto overrides = decision_thresholds(workflow, RuleCatalog(), result).role_overrides;
-  for (const FileRole &role : classify_roles(result.project_files, overrides, policy))
+  for (const FileRole &role : classify_roles(result.project_files, role_overrides(workflow, result), policy))
     if (role.role == Role::Tests)
       tests.insert(role.path);
   return tests;
@@ -720,16 +718,22 @@ DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const Ru
   roles(assess.critical_roles, thresholds.critical_roles);
   roles(assess.peripheral_roles, thresholds.peripheral_roles);
   take(assess.memory_decides, thresholds.memory_decides);
+  thresholds.role_overrides = role_overrides(workflow, result);
+  return thresholds;
+}
+
+std::vector<RoleOverride> role_overrides(const WorkflowOptions &workflow, const ScanResult &result) {
   // [roles] globs are relative to the config file and follow .gitignore
   // rules; resolve them here, one exact-path override per scanned file.
-  if (!workflow.config.roles.empty()) {
-    const ConfigPaths paths(workflow.config, workflow.root_prefix);
-    for (const auto &file : result.files)
-      if (const std::string name = paths.role(file.path); !name.empty())
-        if (const auto role = role_from_string(name))
-          thresholds.role_overrides.push_back(RoleOverride{file.path, *role});
-  }
-  return thresholds;
+  std::vector<RoleOverride> overrides;
+  if (workflow.config.roles.empty())
+    return overrides;
+  const ConfigPaths paths(workflow.config, workflow.root_prefix);
+  for (const auto &file : result.files)
+    if (const std::string name = paths.role(file.path); !name.empty())
+      if (const auto role = role_from_string(name))
+        overrides.push_back(RoleOverride{file.path, *role});
+  return overrides;
 }
 
 void label_partial_scan(Assessment &assessment, const ScanResult &result) {

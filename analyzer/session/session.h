@@ -144,6 +144,9 @@ bool load_rule_catalog(const std::string &directory, RuleCatalog &catalog, std::
 // (AssessmentInput::thresholds).
 DecisionThresholds decision_thresholds(const WorkflowOptions &workflow, const RuleCatalog &catalog,
                                        const ScanResult &result);
+// The config's [roles], one exact-path override per scanned file
+// (DecisionThresholds::role_overrides).
+std::vector<RoleOverride> role_overrides(const WorkflowOptions &workflow, const ScanResult &result);
 
 // A partial scan labels its decision and effort: the headline and the first
 // reason say which files they cover, in every report format.
