@@ -201,6 +201,13 @@ std::string AssessPolicy::generated_source_line(const Fact &call) const {
   return {};
 }
 
+std::string AssessPolicy::generated_source_line(const std::vector<Fact> &facts) const {
+  for (const Fact &fact : facts)
+    if (std::string line = generated_source_line(fact); !line.empty())
+      return line;
+  return {};
+}
+
 const AssessPolicy &bundled_assess_policy() {
   static const AssessPolicy policy = [] {
     std::vector<Diagnostic> ignored; // a unit test holds the source file to no diagnostics

@@ -59,6 +59,8 @@ struct AssessPolicy {
   // Whether a call writes generated C/C++/CUDA source (`f.write("#include
   // ...")`, `path.write_text("#pragma once ...")`): its written line, or "".
   std::string generated_source_line(const Fact &call) const;
+  // The first such line a file writes: "" unless it is a code generator.
+  std::string generated_source_line(const std::vector<Fact> &facts) const;
 };
 
 // Reads a policy from TOML text; every list and weight is required, and a

@@ -26,19 +26,13 @@ void take_training_scale(const RuleCatalog &catalog, DecisionThresholds &thresho
     if (family.training_scale)
       thresholds.training_scale_families.push_back(family.name);
   for (const Rule &rule : catalog.rules())
-    if (rule.training_scale &&
-        std::find(thresholds.training_scale_families.begin(), thresholds.training_scale_families.end(),
-                  rule.family) == thresholds.training_scale_families.end())
+    if (rule.training_scale && !is_one_of(rule.family, thresholds.training_scale_families))
       thresholds.training_scale_rules.push_back(rule.id);
 }
 namespace {
 
 int rank(Effort effort) {
   return static_cast<int>(effort);
-}
-
-bool contains(const std::vector<std::string> &list, const std::string &value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
 }
 
 bool contains(const std::vector<Role> &list, Role value) {
@@ -524,7 +518,7 @@ std::vector<AcceptanceLevel> acceptance_levels(const ScanResult &scan, const Pro
 std::vector<bool> linux_only_items(const EffortEstimate &effort, const DecisionThresholds &thresholds) {
   std::vector<bool> linux_only;
   for (const EffortItem &item : effort.items)
-    linux_only.push_back(contains(thresholds.training_scale_families, item.family));
+    linux_only.push_back(is_one_of(item.family, thresholds.training_scale_families));
   return linux_only;
 }
 
@@ -832,8 +826,8 @@ std::tuple<bool, int, int> reason_strength(const DecisionFactor &factor, const S
 bool is_training_scale(const Finding &finding, const DecisionThresholds &thresholds) {
   if (!finding.rule || rank(finding.rule->effort) < rank(thresholds.training_scale_min_effort))
     return false;
-  return contains(thresholds.training_scale_families, finding.rule->family) ||
-         contains(thresholds.training_scale_rules, finding.rule_id);
+  return is_one_of(finding.rule->family, thresholds.training_scale_families) ||
+         is_one_of(finding.rule_id, thresholds.training_scale_rules);
 }
 
 bool is_blocker(const Finding &finding, const DecisionThresholds &thresholds) {

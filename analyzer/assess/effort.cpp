@@ -198,18 +198,15 @@ HourRange range_from(const toml::node *node, HourRange fallback, const std::stri
 } // namespace
 
 std::string kernel_family_name(std::string_view name, const AssessPolicy &policy) {
-  const auto listed = [](const std::vector<std::string> &words, const std::string &word) {
-    return std::find(words.begin(), words.end(), word) != words.end();
-  };
   auto is_variant = [&](const std::string &token) {
-    if (token.empty() || listed(policy.kernel_variant_words, token))
+    if (token.empty() || is_one_of(token, policy.kernel_variant_words))
       return true;
     std::size_t digits = token.size();
     while (digits > 0 && std::isdigit(static_cast<unsigned char>(token[digits - 1])))
       --digits;
     if (digits == token.size())
       return false; // no trailing number: a word of the name
-    return listed(policy.kernel_numbered_prefixes, token.substr(0, digits));
+    return is_one_of(std::string_view(token).substr(0, digits), policy.kernel_numbered_prefixes);
   };
   std::string lowered;
   for (char c : name)

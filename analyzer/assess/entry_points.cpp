@@ -106,9 +106,8 @@ PurposeGuess guess_purpose(const ProjectFile &file, const AssessPolicy &policy) 
   if (name == "hubconf.py")
     return {EntryPurpose::Inference, "hubconf.py: loads models through torch.hub"};
   // A code generator is tooling whatever its name says (generate_kernels.py).
-  for (const Fact &fact : file.facts.facts)
-    if (const std::string line = policy.generated_source_line(fact); !line.empty())
-      return {EntryPurpose::Tooling, "content: writes C/C++/CUDA source (`" + line + "`): a code generator"};
+  if (const std::string line = policy.generated_source_line(file.facts.facts); !line.empty())
+    return {EntryPurpose::Tooling, "content: writes C/C++/CUDA source (`" + line + "`): a code generator"};
   if (auto purpose = purpose_of_words(words_of(stem(name)), policy))
     return {*purpose, "name: " + std::string(name)};
   std::string_view directory = file.path.size() > name.size()

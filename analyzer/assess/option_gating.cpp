@@ -219,7 +219,7 @@ std::string op_stem(std::string_view name, const std::vector<std::string> &not_t
   std::string stem;
   for_each_word(name, [&](std::string_view word) {
     const std::string lower = to_lower(word);
-    if (std::find(not_the_op.begin(), not_the_op.end(), lower) != not_the_op.end())
+    if (is_one_of(lower, not_the_op))
       return;
     for (const char c : lower)
       if (std::isalnum(static_cast<unsigned char>(c)))

@@ -295,8 +295,7 @@ bool is_container_file(std::string_view path, FileKind kind, const AssessPolicy 
     const auto slash = directory.rfind('/');
     const std::string name =
         to_lower(slash == std::string_view::npos ? directory : directory.substr(slash + 1));
-    if (std::find(policy.container_directories.begin(), policy.container_directories.end(), name) !=
-        policy.container_directories.end())
+    if (is_one_of(name, policy.container_directories))
       return true;
     directory = directory_of(directory);
   }
@@ -374,9 +373,7 @@ std::vector<bool> code_generators(const std::vector<ProjectFile> &files, const A
   std::vector<bool> generators(files.size(), false);
   for (std::size_t i = 0; i < files.size(); ++i)
     generators[i] =
-        files[i].kind == FileKind::Python &&
-        std::any_of(files[i].facts.facts.begin(), files[i].facts.facts.end(),
-                    [&](const Fact &fact) { return !policy.generated_source_line(fact).empty(); });
+        files[i].kind == FileKind::Python && !policy.generated_source_line(files[i].facts.facts).empty();
   return generators;
 }
 

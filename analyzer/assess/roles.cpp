@@ -1,6 +1,5 @@
 #include "assess/roles.h"
 
-#include <algorithm>
 #include <array>
 #include <string>
 
@@ -31,13 +30,9 @@ std::string stem_of(std::string_view name) {
   return to_lower(dot == std::string_view::npos || dot == 0 ? name : name.substr(0, dot));
 }
 
-bool is_listed(const std::vector<std::string> &words, const std::string &word) {
-  return std::find(words.begin(), words.end(), word) != words.end();
-}
-
 bool is_test_path(const std::vector<std::string_view> &parts, const AssessPolicy &policy) {
   for (std::size_t i = 0; i + 1 < parts.size(); ++i)
-    if (is_listed(policy.test_directories, to_lower(parts[i])))
+    if (is_one_of(to_lower(parts[i]), policy.test_directories))
       return true;
   if (parts.empty())
     return false;
@@ -47,7 +42,7 @@ bool is_test_path(const std::vector<std::string_view> &parts, const AssessPolicy
 
 bool is_docs_path(const std::vector<std::string_view> &parts, const AssessPolicy &policy) {
   for (std::size_t i = 0; i + 1 < parts.size(); ++i)
-    if (is_listed(policy.docs_directories, to_lower(parts[i])))
+    if (is_one_of(to_lower(parts[i]), policy.docs_directories))
       return true;
   return false;
 }

@@ -110,6 +110,13 @@ bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+bool is_one_of(std::string_view word, const std::vector<std::string> &words) {
+  for (const std::string &listed : words)
+    if (listed == word)
+      return true;
+  return false;
+}
+
 std::string to_hex(std::string_view bytes) {
   static const char digits[] = "0123456789abcdef";
   std::string out;

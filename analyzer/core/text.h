@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mpsaudit {
 
@@ -16,6 +17,9 @@ bool looks_binary(std::string_view text, std::size_t probe = 8192);
 std::string_view trim(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
 bool ends_with(std::string_view text, std::string_view suffix);
+// Whether `word` is one of `words` (a word list of rules/assess.toml, a
+// config's list of names), compared exactly.
+bool is_one_of(std::string_view word, const std::vector<std::string> &words);
 std::string to_lower(std::string_view text);
 // Bytes as lower-case hex, two digits a byte (object ids, digests).
 std::string to_hex(std::string_view bytes);
