@@ -45,12 +45,6 @@ namespace mpsaudit {
 // old torch pin) they describe by their own message.
 bool about_cuda(const Rule *rule);
 
-struct DecisionThresholds;
-// The catalog's training-scale rules as the thresholds list them: the
-// families whose [family] table sets training_scale, and the rules that set
-// it in other families (rules/distributed.toml; apex, bitsandbytes, deepspeed).
-void take_training_scale(const RuleCatalog &catalog, DecisionThresholds &thresholds);
-
 enum class Outcome : std::uint8_t { Adapt, Dual, KeepLinuxGpu };
 std::string_view to_string(Outcome outcome); // "ADAPT", "DUAL", "KEEP_LINUX_GPU"
 std::string_view outcome_meaning(Outcome outcome);
@@ -76,6 +70,11 @@ struct DecisionThresholds {
   bool memory_decides = true;
   std::vector<RoleOverride> role_overrides;
 };
+
+// The catalog's training-scale rules as the thresholds list them: the
+// families whose [family] table sets training_scale, and the rules that set
+// it in other families (rules/distributed.toml; apex, bitsandbytes, deepspeed).
+void take_training_scale(const RuleCatalog &catalog, DecisionThresholds &thresholds);
 
 // What kind of reason a factor is (docs/decision.md, "Criteria").
 enum class FactorKind : std::uint8_t {
