@@ -525,8 +525,10 @@ bool load_fix_catalog(const SessionRequest &request, FixCatalog &fixes, std::ost
 bool load_assess_policy_file(const SessionRequest &request, AssessPolicy &policy, std::ostream &err) {
   const std::string path = request.rules_dir + "/assess.toml";
   std::error_code error;
-  if (!fs::exists(path, error))
+  if (!fs::exists(path, error)) {
+    policy = bundled_assess_policy();
     return true;
+  }
   std::vector<Diagnostic> problems;
   policy = load_assess_policy(path, problems);
   return print_problems(problems, err);

@@ -108,7 +108,7 @@ enum class SessionStatus {
 struct Session {
   RuleCatalog catalog;
   FixCatalog fixes;
-  AssessPolicy policy = bundled_assess_policy(); // rules/assess.toml of the rules directory
+  AssessPolicy policy; // rules/assess.toml of the rules directory, else the bundled one (run_session)
   WorkflowOptions workflow;                      // with the resolved config
   ScanOptions options;                           // as scanned (a file list becomes ".", with a filter)
   std::string fail_on;                           // after the config
