@@ -108,10 +108,10 @@ enum class SessionStatus {
 struct Session {
   RuleCatalog catalog;
   FixCatalog fixes;
-  AssessPolicy policy; // rules/assess.toml of the rules directory, else the bundled one (run_session)
-  WorkflowOptions workflow;                      // with the resolved config
-  ScanOptions options;                           // as scanned (a file list becomes ".", with a filter)
-  std::string fail_on;                           // after the config
+  AssessPolicy policy;      // rules/assess.toml of the rules directory, else the bundled one (run_session)
+  WorkflowOptions workflow; // with the resolved config
+  ScanOptions options;      // as scanned (a file list becomes ".", with a filter)
+  std::string fail_on;      // after the config
   ScanResult result;
   // The scan read no file: no assessment, and this says why.
   bool nothing_scanned = false;
