@@ -617,6 +617,12 @@ private:
     });
   }
 
+  bool offers_mps_or_accelerator(TSNode node) const {
+    bool has_mps = false, has_device = false, has_accelerator = false;
+    scan_selection(node, has_mps, has_device, has_accelerator);
+    return has_mps || has_accelerator;
+  }
+
   // A device choice keyed on CUDA availability: `"cuda" if
   // torch.cuda.is_available() else "cpu"`, or an if/elif chain.
   void record_device_selection(TSNode whole, TSNode condition) {
@@ -1225,12 +1231,16 @@ private:
     const TSNode condition = parts[1];
     const bool cuda_test = mentions_cuda(condition);
     const bool negated = negated_cuda_test(condition);
-    if ((calls_cuda_availability(condition) || chooses_cuda_or_cpu_by_option(parts, condition)) &&
-        !inside_selection_) {
+    const bool selects_device =
+        calls_cuda_availability(condition) || chooses_cuda_or_cpu_by_option(parts, condition);
+    if (selects_device && !inside_selection_)
       record_device_selection(node, condition);
-    }
     const bool outer_selection = inside_selection_;
-    inside_selection_ = true; // nested `x if a else y if b else z` is one selection
+    // Nested `x if a else y if b else z` is one selection when it chooses a
+    // device or offers MPS anywhere; around a user's override (`args.device
+    // if args.device else "cuda" if ... else "cpu"`) the inner choice is the
+    // default a Mac gets, judged on its own.
+    inside_selection_ = outer_selection || selects_device || offers_mps_or_accelerator(node);
     visit(condition, depth + 1);
     for (std::size_t i : {std::size_t{0}, std::size_t{2}}) {
       ContextSave save(*this);
