@@ -83,4 +83,26 @@ ScanResult scan_of(const std::vector<SourceText> &sources) {
   return scan;
 }
 
+ProjectFile python_file(const std::string &path, std::vector<Fact> facts) {
+  ProjectFile file;
+  file.path = path;
+  file.kind = FileKind::Python;
+  file.facts.facts = std::move(facts);
+  return file;
+}
+
+void check_contains_all(const std::string &text, const std::vector<std::string> &parts) {
+  for (const std::string &part : parts) {
+    INFO("expected part: " << part);
+    CHECK(text.find(part) != std::string::npos);
+  }
+}
+
+void check_contains_none(const std::string &text, const std::vector<std::string> &parts) {
+  for (const std::string &part : parts) {
+    INFO("unexpected part: " << part);
+    CHECK(text.find(part) == std::string::npos);
+  }
+}
+
 } // namespace mpsaudit::testing

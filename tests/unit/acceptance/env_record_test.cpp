@@ -8,12 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "../test_support.h"
 #include "acceptance/env_query_script.h"
 #include "acceptance/env_record.h"
 #include "acceptance_test_support.h"
 #include "core/confined_file.h"
 
 using namespace mpsaudit::acceptance;
+using mpsaudit::testing::check_cases;
 using mpsaudit::testing::ScopedVariable;
 using mpsaudit::testing::ScratchDirectory;
 
@@ -224,12 +226,9 @@ TEST_CASE("a Jupyter kernel is found by name, with the variables it sets", "[env
 }
 
 TEST_CASE("machine names and torch versions are compared as PyTorch users mean them", "[env]") {
-  CHECK(normalize_machine("aarch64") == "arm64");
-  CHECK(normalize_machine("AMD64") == "x86_64");
-  CHECK(normalize_machine("ppc64le") == "ppc64le");
-  CHECK(torch_release("2.4.0+cu121") == "2.4.0");
-  CHECK(torch_release("1.13.0a0+gitunknown") == "1.13.0a0");
-  CHECK(torch_release("2.4.0") == "2.4.0");
+  check_cases(normalize_machine, {{"aarch64", "arm64"}, {"AMD64", "x86_64"}, {"ppc64le", "ppc64le"}});
+  check_cases(torch_release,
+              {{"2.4.0+cu121", "2.4.0"}, {"1.13.0a0+gitunknown", "1.13.0a0"}, {"2.4.0", "2.4.0"}});
 }
 
 // Finding 16 of the security review: `env --import` of a whole `env -o`

@@ -42,20 +42,24 @@ const EffortItem *item_with_key(const EffortEstimate &estimate, const std::strin
 } // namespace
 
 TEST_CASE("variant tokens leave a kernel's family name", "[assess][effort][families]") {
-  CHECK(kernel_family_name("flash_fwd_hdim64_fp16_sm80", bundled_assess_policy()) == "flash_fwd");
-  CHECK(kernel_family_name("index_mul_2d_grad_float_dim64", bundled_assess_policy()) == "index_mul_2d_grad");
-  CHECK(kernel_family_name("softmax_warp_forward", bundled_assess_policy()) == "softmax_warp_forward");
-  CHECK(kernel_family_name("cleanup_v2", bundled_assess_policy()) == "cleanup");
-  CHECK(kernel_family_name("fp16", bundled_assess_policy()) == "fp16"); // nothing else would be left
+  const auto family_name = [](const std::string &kernel) {
+    return kernel_family_name(kernel, bundled_assess_policy());
+  };
+  testing::check_cases(family_name, {{"flash_fwd_hdim64_fp16_sm80", "flash_fwd"},
+                                     {"index_mul_2d_grad_float_dim64", "index_mul_2d_grad"},
+                                     {"softmax_warp_forward", "softmax_warp_forward"},
+                                     {"cleanup_v2", "cleanup"},
+                                     {"fp16", "fp16"}}); // fp16: nothing else would be left
 }
 
 TEST_CASE("package names join however manifests spell them", "[assess][effort][packages]") {
-  CHECK(package_key("cuml-cu11") == "cuml");
-  CHECK(package_key("cupy-cuda12x") == "cupy");
-  CHECK(package_key("mmcv-full") == "mmcv");
-  CHECK(package_key("flash_attn") == "flash-attn");
-  CHECK(package_key("tensorflow-gpu") == "tensorflow");
-  CHECK(package_key("pycuda") == "pycuda");
+  // Suffixes that name a CUDA build or a GPU variant of one package.
+  testing::check_cases(package_key, {{"cuml-cu11", "cuml"},
+                                     {"cupy-cuda12x", "cupy"},
+                                     {"mmcv-full", "mmcv"},
+                                     {"tensorflow-gpu", "tensorflow"}});
+  // Spellings: an underscore is a hyphen; a name without a suffix is itself.
+  testing::check_cases(package_key, {{"flash_attn", "flash-attn"}, {"pycuda", "pycuda"}});
 }
 
 TEST_CASE("a kernel family is one port plus a small amount per variant", "[assess][effort][families]") {

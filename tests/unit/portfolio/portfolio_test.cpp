@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../test_support.h"
 #include "core/text.h"
 #include "portfolio/portfolio.h"
 #include "portfolio/portfolio_writers.h"
@@ -182,12 +183,13 @@ TEST_CASE("a baseline portfolio marks changed verdicts, effort, new blockers and
 }
 
 TEST_CASE("CSV fields are quoted as RFC 4180 says, and what a spreadsheet would run is not a formula") {
-  CHECK(csv_field("plain") == "plain");
-  CHECK(csv_field("a,b") == "\"a,b\"");
-  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
-  CHECK(csv_field("=HYPERLINK(\"x\")") == "\"'=HYPERLINK(\"\"x\"\")\"");
-  CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
-  CHECK(csv_field("-2+3") == "'-2+3");
+  // RFC 4180: a field with a comma or a quote is quoted, its quotes doubled.
+  testing::check_cases(csv_field,
+                       {{"plain", "plain"}, {"a,b", "\"a,b\""}, {"say \"hi\"", "\"say \"\"hi\"\"\""}});
+  // A leading =, @ or - would be a formula: a quote makes it text.
+  testing::check_cases(
+      csv_field,
+      {{"=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""}, {"@SUM(A1)", "'@SUM(A1)"}, {"-2+3", "'-2+3"}});
 }
 
 TEST_CASE("the text table fits the terminal's width and keeps every repository's line") {

@@ -2,28 +2,35 @@
 // Markdown report rendered by GitHub (docs/security.md).
 #include <catch2/catch.hpp>
 
+#include "../test_support.h"
 #include "report/markdown_text.h"
 
 using namespace mpsaudit;
 
 TEST_CASE("markdown_text: no raw HTML, link, image or line break", "[report][markdown][security]") {
-  CHECK(markdown_text("a<!--b") == "a&lt;!--b");
-  CHECK(markdown_text("<script>x</script>") == "&lt;script>x&lt;/script>");
-  CHECK(markdown_text("<https://example.com>") == "&lt;https://example.com>");
-  CHECK(markdown_text("[x](y)") == "[x]\\(y)");
-  CHECK(markdown_text("![i](http://t/p.png)") == "![i]\\(http://t/p.png)");
-  CHECK(markdown_text("one\ntwo\r\nthree") == "one two  three");
-  CHECK(markdown_text("cr\ronly") == "cr\\x0donly"); // a lone CR is a control character (terminal_safe)
-  CHECK(markdown_text("x[0] and f(y)") == "x[0] and f(y)"); // brackets alone are no link
+  testing::check_cases(markdown_text,
+                       {
+                           {"a<!--b", "a&lt;!--b"},
+                           {"<script>x</script>", "&lt;script>x&lt;/script>"},
+                           {"<https://example.com>", "&lt;https://example.com>"},
+                           {"[x](y)", "[x]\\(y)"},
+                           {"![i](http://t/p.png)", "![i]\\(http://t/p.png)"},
+                           {"one\ntwo\r\nthree", "one two  three"},
+                           {"cr\ronly", "cr\\x0donly"}, // a lone CR is a control character (terminal_safe)
+                           {"x[0] and f(y)", "x[0] and f(y)"}, // brackets alone are no link
+                       });
 }
 
 TEST_CASE("markdown_text: a pipe never ends a table cell", "[report][markdown][security]") {
-  CHECK(markdown_text("a|b") == "a\\|b");
-  // GFM reads "\\" as one escaped backslash: the run before a pipe is doubled.
-  CHECK(markdown_text("a\\|b") == "a\\\\\\|b");
-  CHECK(markdown_text("a\\\\|b") == "a\\\\\\\\\\|b");
-  CHECK(markdown_text("|") == "\\|");
-  CHECK(markdown_text("a\\b") == "a\\b"); // a backslash away from a pipe is left alone
+  testing::check_cases(markdown_text,
+                       {
+                           {"a|b", "a\\|b"},
+                           // GFM reads "\\" as one escaped backslash: the run before a pipe is doubled.
+                           {"a\\|b", "a\\\\\\|b"},
+                           {"a\\\\|b", "a\\\\\\\\\\|b"},
+                           {"|", "\\|"},
+                           {"a\\b", "a\\b"}, // a backslash away from a pipe is left alone
+                       });
 }
 
 TEST_CASE("markdown_text: ordinary text is unchanged; control characters are escapes",

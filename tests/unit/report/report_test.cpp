@@ -39,6 +39,14 @@ struct Fixture {
   }
 };
 
+// The report that `write` renders for `fixture`.
+std::string rendered(void (*write)(std::ostream &, const ScanResult &, const ReportContext &),
+                     const Fixture &fixture) {
+  std::ostringstream out;
+  write(out, fixture.scan, fixture.context);
+  return out.str();
+}
+
 } // namespace
 
 TEST_CASE("the fixture has an open blocker and a suppressed finding", "[report]") {
@@ -50,29 +58,21 @@ TEST_CASE("the fixture has an open blocker and a suppressed finding", "[report]"
 
 TEST_CASE("markdown: decision, effort, findings and plan, with table cells escaped", "[report][markdown]") {
   const Fixture fixture;
-  std::ostringstream out;
-  write_markdown_report(out, fixture.scan, fixture.context);
-  const std::string md = out.str();
-  CHECK(md.find("## Decision: **KEEP_LINUX_GPU**") != std::string::npos);
-  CHECK(md.find("## Effort: " + format_hours(fixture.assessment.recommended.hours)) != std::string::npos);
-  CHECK(md.find("## Action plan") != std::string::npos);
-  CHECK(md.find("| MPS402 | error |") != std::string::npos);
-  CHECK(md.find("<script>") == std::string::npos);
-  CHECK(md.find("becomes ADAPT") != std::string::npos);
+  const std::string md = rendered(write_markdown_report, fixture);
+  testing::check_contains_all(md, {"## Decision: **KEEP_LINUX_GPU**",
+                                   "## Effort: " + format_hours(fixture.assessment.recommended.hours),
+                                   "## Action plan", "| MPS402 | error |", "becomes ADAPT"});
+  testing::check_contains_none(md, {"<script>"});
 }
 
 TEST_CASE("html: self-contained, counts as data attributes, snippets escaped", "[report][html]") {
   const Fixture fixture;
-  std::ostringstream out;
-  write_html_report(out, fixture.scan, fixture.context);
-  const std::string html = out.str();
-  CHECK(html.find("data-outcome=\"KEEP_LINUX_GPU\"") != std::string::npos);
-  CHECK(html.find("id=\"count-findings\" data-count=\"2\"") != std::string::npos);
-  CHECK(html.find("id=\"count-suppressed\" data-count=\"1\"") != std::string::npos);
-  CHECK(html.find("&lt;script&gt;x|y&lt;/script&gt;") != std::string::npos);
-  CHECK(html.find("<script>x") == std::string::npos);
-  CHECK(html.find("Content-Security-Policy") != std::string::npos);
-  CHECK(html.find("src=\"http") == std::string::npos);
+  const std::string html = rendered(write_html_report, fixture);
+  testing::check_contains_all(html,
+                              {"data-outcome=\"KEEP_LINUX_GPU\"", "id=\"count-findings\" data-count=\"2\"",
+                               "id=\"count-suppressed\" data-count=\"1\"", "&lt;script&gt;x|y&lt;/script&gt;",
+                               "Content-Security-Policy"});
+  testing::check_contains_none(html, {"<script>x", "src=\"http"});
   std::size_t rows = 0;
   for (std::size_t at = html.find("<tr class=\"finding\""); at != std::string::npos;
        at = html.find("<tr class=\"finding\"", at + 1))
@@ -175,13 +175,13 @@ TEST_CASE("findings per directory: the first two path components, most first", "
 }
 
 TEST_CASE("output formats follow the file extension", "[report]") {
-  CHECK(format_for_extension("r.json") == "json");
-  CHECK(format_for_extension("out/r.MD") == "md");
-  CHECK(format_for_extension("r.html") == "html");
-  CHECK(format_for_extension("r.sarif") == "sarif");
-  CHECK(format_for_extension("r.txt") == "text");
-  CHECK(format_for_extension("report") == "");
-  CHECK(format_for_extension("dir.d/report") == "");
+  testing::check_cases(format_for_extension, {{"r.json", "json"},
+                                              {"out/r.MD", "md"},
+                                              {"r.html", "html"},
+                                              {"r.sarif", "sarif"},
+                                              {"r.txt", "text"},
+                                              {"report", ""},
+                                              {"dir.d/report", ""}});
 }
 
 TEST_CASE("headers the shim lacks are one note, not input problems", "[report][text]") {

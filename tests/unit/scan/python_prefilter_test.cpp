@@ -10,10 +10,10 @@
 using namespace mpsaudit;
 
 TEST_CASE("the longest literal of a name glob", "[prefilter]") {
-  CHECK(longest_literal("torch.cuda.synchronize") == "synchronize");
-  CHECK(longest_literal("torch.cuda.*") == "torch");
-  CHECK(longest_literal("*DataLoader") == "DataLoader");
-  CHECK(longest_literal("*.to") == "to");
+  testing::check_cases(longest_literal, {{"torch.cuda.synchronize", "synchronize"},
+                                         {"torch.cuda.*", "torch"},
+                                         {"*DataLoader", "DataLoader"},
+                                         {"*.to", "to"}});
   CHECK(longest_literal("*").empty());
   CHECK(longest_literal("?.*").empty());
 }
