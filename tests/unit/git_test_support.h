@@ -9,39 +9,30 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include "scratch_tree.h"
+
 namespace mpsaudit::testing {
 
-class ScratchRepository {
+class ScratchRepository : public ScratchTree {
 public:
-  ScratchRepository() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "mpsaudit-git-XXXXXX").string();
-    root_ = ::mkdtemp(pattern.data());
+  ScratchRepository() : ScratchTree("mpsaudit-git") {
     git("init -q");
     git("config user.email lab@example.org");
     git("config user.name Lab");
   }
-  ~ScratchRepository() {
-    std::error_code error;
-    std::filesystem::remove_all(root_, error);
-  }
-  ScratchRepository(const ScratchRepository &) = delete;
-  ScratchRepository &operator=(const ScratchRepository &) = delete;
 
+  // A file whose content does not matter to the test, unless given.
   std::filesystem::path write(const std::string &relative, const std::string &content = "x\n") const {
-    const std::filesystem::path path = root_ / relative;
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
+    return ScratchTree::write(relative, content);
   }
+
   // Runs git in the repository; REQUIREs success and returns its output.
   std::string git(const std::string &arguments) const {
-    const std::string command = "cd '" + root_.string() +
+    const std::string command = "cd '" + root().string() +
                                 "' && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git " + arguments +
                                 " 2>/dev/null";
     FILE *pipe = ::popen(command.c_str(), "r");
@@ -54,10 +45,6 @@ public:
     REQUIRE(::pclose(pipe) == 0);
     return output;
   }
-  const std::filesystem::path &root() const { return root_; }
-
-private:
-  std::filesystem::path root_;
 };
 
 } // namespace mpsaudit::testing

@@ -2,11 +2,11 @@
 // pyproject form, discovery by walking up, rule selection, path settings.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include "../scratch_tree.h"
 #include "../test_support.h"
 #include "config/config.h"
 
@@ -40,24 +40,6 @@ std::vector<std::string> ids(const RuleCatalog &catalog) {
 bool has(const std::vector<std::string> &list, const std::string &item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
-
-// A temporary directory tree, removed afterwards.
-struct TempTree {
-  fs::path root;
-  TempTree() {
-    root = fs::temp_directory_path() / ("mpsaudit-config-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::create_directories(root);
-  }
-  ~TempTree() {
-    std::error_code error;
-    fs::remove_all(root, error);
-  }
-  void write(const std::string &relative, const std::string &text) const {
-    fs::create_directories((root / relative).parent_path());
-    std::ofstream(root / relative) << text;
-  }
-};
 
 } // namespace
 
@@ -191,33 +173,33 @@ TEST_CASE("[tool.mpsaudit] in pyproject.toml, with its own line numbers", "[conf
 }
 
 TEST_CASE("the config is found by walking up, mpsaudit.toml first, stopping at the repository", "[config]") {
-  TempTree tree;
+  const testing::ScratchTree tree("mpsaudit-config");
   tree.write("repo/.git/HEAD", "ref: refs/heads/main\n");
-  fs::create_directories(tree.root / "repo/.git/objects");
+  fs::create_directories(tree.root() / "repo/.git/objects");
   tree.write("repo/pyproject.toml", "[tool.mpsaudit]\nexclude = []\n");
   tree.write("repo/src/pkg/model.py", "import torch\n");
   tree.write("mpsaudit.toml", "exclude = []\n"); // above the repository: never used
   std::vector<Diagnostic> diagnostics;
-  CHECK(find_config_file((tree.root / "repo/src/pkg").string(), diagnostics) ==
-        (tree.root / "repo/pyproject.toml").string());
-  CHECK(find_config_file((tree.root / "repo/src/pkg/model.py").string(), diagnostics) ==
-        (tree.root / "repo/pyproject.toml").string());
+  CHECK(find_config_file((tree.root() / "repo/src/pkg").string(), diagnostics) ==
+        (tree.root() / "repo/pyproject.toml").string());
+  CHECK(find_config_file((tree.root() / "repo/src/pkg/model.py").string(), diagnostics) ==
+        (tree.root() / "repo/pyproject.toml").string());
   tree.write("repo/src/mpsaudit.toml", "exclude = []\n");
-  CHECK(find_config_file((tree.root / "repo/src/pkg").string(), diagnostics) ==
-        (tree.root / "repo/src/mpsaudit.toml").string());
+  CHECK(find_config_file((tree.root() / "repo/src/pkg").string(), diagnostics) ==
+        (tree.root() / "repo/src/mpsaudit.toml").string());
   // A pyproject without [tool.mpsaudit] is passed over.
   tree.write("other/.git/HEAD", "x");
   tree.write("other/pyproject.toml", "[project]\nname = \"x\"\n");
-  CHECK(find_config_file((tree.root / "other").string(), diagnostics).empty());
+  CHECK(find_config_file((tree.root() / "other").string(), diagnostics).empty());
   CHECK(diagnostics.empty());
 }
 
 TEST_CASE("outside git the search stops at the scanned directory", "[config][security]") {
-  TempTree tree;
+  const testing::ScratchTree tree("mpsaudit-config");
   tree.write("shared/mpsaudit.toml", "exclude = [\"**\"]\n"); // a shared folder's: never used
   tree.write("shared/project/src/model.py", "import torch\n");
   std::vector<Diagnostic> diagnostics;
-  const fs::path project = tree.root / "shared/project";
+  const fs::path project = tree.root() / "shared/project";
   CHECK(config_search_top(project.string()) == project.string());
   CHECK(find_config_file(project.string(), diagnostics).empty());
   CHECK(find_config_file((project / "src").string(), diagnostics).empty());
@@ -234,14 +216,14 @@ TEST_CASE("outside git the search stops at the scanned directory", "[config][sec
 TEST_CASE("a git work tree whose .git the user does not own ends nothing", "[config][security]") {
   if (::geteuid() != 0)
     return; // only root can give the .git to another user
-  TempTree tree;
+  const testing::ScratchTree tree("mpsaudit-config");
   tree.write("shared/.git/HEAD", "ref: refs/heads/main\n");
-  fs::create_directories(tree.root / "shared/.git/objects");
-  REQUIRE(::lchown((tree.root / "shared/.git").c_str(), 65534, 65534) == 0);
+  fs::create_directories(tree.root() / "shared/.git/objects");
+  REQUIRE(::lchown((tree.root() / "shared/.git").c_str(), 65534, 65534) == 0);
   tree.write("shared/mpsaudit.toml", "exclude = [\"**\"]\n");
   tree.write("shared/project/a.py", "");
   std::vector<Diagnostic> diagnostics;
-  const fs::path project = tree.root / "shared/project";
+  const fs::path project = tree.root() / "shared/project";
   CHECK(config_search_top(project.string()) == project.string());
   CHECK(find_config_file(project.string(), diagnostics).empty());
 }
@@ -333,31 +315,31 @@ TEST_CASE("include, exclude, per-path ignores and roles use paths relative to th
 }
 
 TEST_CASE("the scan root is expressed relative to the config's directory", "[config]") {
-  TempTree tree;
+  const testing::ScratchTree tree("mpsaudit-config");
   tree.write("mpsaudit.toml", "");
   tree.write("src/sub/a.py", "");
   Config config;
-  config.file = (tree.root / "mpsaudit.toml").string();
-  config.directory = tree.root.string();
-  CHECK(root_prefix_for(config, (tree.root / "src/sub").string()) == "src/sub");
-  CHECK(root_prefix_for(config, (tree.root / "src/sub/a.py").string()) == "src/sub");
-  CHECK(root_prefix_for(config, tree.root.string()).empty());
+  config.file = (tree.root() / "mpsaudit.toml").string();
+  config.directory = tree.root().string();
+  CHECK(root_prefix_for(config, (tree.root() / "src/sub").string()) == "src/sub");
+  CHECK(root_prefix_for(config, (tree.root() / "src/sub/a.py").string()) == "src/sub");
+  CHECK(root_prefix_for(config, tree.root().string()).empty());
   CHECK(root_prefix_for(Config{}, "anything").empty());
 }
 
 TEST_CASE("target-torch picks a coverage table; unknown releases are errors", "[config]") {
-  TempTree tree;
+  const testing::ScratchTree tree("mpsaudit-config");
   for (const char *version : {"2.0.0", "2.6.0", "2.11.0"})
     tree.write(std::string("coverage/") + version + ".tsv", "");
   std::vector<Diagnostic> diagnostics;
   Config config;
-  CHECK(resolve_target_torch(config, (tree.root / "coverage").string(), diagnostics) ==
+  CHECK(resolve_target_torch(config, (tree.root() / "coverage").string(), diagnostics) ==
         "2.11.0"); // newest, numerically
   config.target_torch.value = "2.6";
-  CHECK(resolve_target_torch(config, (tree.root / "coverage").string(), diagnostics) == "2.6.0");
+  CHECK(resolve_target_torch(config, (tree.root() / "coverage").string(), diagnostics) == "2.6.0");
   CHECK(diagnostics.empty());
   config.target_torch = Setting<std::string>{"1.9", ValueSource{"mpsaudit.toml", 3}};
-  CHECK(resolve_target_torch(config, (tree.root / "coverage").string(), diagnostics).empty());
+  CHECK(resolve_target_torch(config, (tree.root() / "coverage").string(), diagnostics).empty());
   REQUIRE(diagnostics.size() == 1);
   CHECK(diagnostics[0].line == 3);
   CHECK(diagnostics[0].message.find("2.0.0, 2.6.0, 2.11.0") != std::string::npos);

@@ -10,9 +10,9 @@
 
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "../scratch_tree.h"
 #include "../test_support.h"
 #include "core/confined_file.h"
 #include "fix/fix.h"
@@ -24,29 +24,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class TempTree {
+// A scratch tree that also reads a file back and plans a fix of it.
+class TempTree : public testing::ScratchTree {
 public:
-  TempTree() {
-    std::string pattern = (fs::temp_directory_path() / "mpsaudit-fix-write-XXXXXX").string();
-    root_ = ::mkdtemp(pattern.data());
-  }
-  ~TempTree() {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
-  TempTree(const TempTree &) = delete;
-  TempTree &operator=(const TempTree &) = delete;
-  const fs::path &root() const { return root_; }
-  void write(const std::string &relative, const std::string &text) const {
-    std::ofstream(root_ / relative, std::ios::binary) << text;
-  }
+  TempTree() : ScratchTree("mpsaudit-fix-write") {}
   std::string read(const std::string &relative) const {
-    return read_whole_file(root_ / relative).value_or("");
+    return read_whole_file(root() / relative).value_or("");
   }
   // A planned fix of `relative`, read as plan_fixes reads it.
   FileFix plan(const std::string &relative, const std::string &fixed) const {
     Diagnostic problem;
-    const auto location = resolve_in_tree(root_.string(), relative, problem);
+    const auto location = resolve_in_tree(root().string(), relative, problem);
     REQUIRE(location);
     FileFix fix;
     fix.path = relative;
@@ -62,9 +50,6 @@ public:
     fix.fixes.push_back({finding, FixSafety::Safe, "test"});
     return fix;
   }
-
-private:
-  fs::path root_;
 };
 
 const std::string kOriginal = "x = t.cuda()\n";

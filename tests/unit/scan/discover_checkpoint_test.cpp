@@ -4,7 +4,6 @@
 // as a file and, for the scan to keep if the guess is refuted, as skipped.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../scratch_tree.h"
 #include "../test_support.h"
 #include "core/source.h"
 #include "scan/discover.h"
@@ -21,28 +21,6 @@ using namespace mpsaudit;
 namespace fs = std::filesystem;
 
 namespace {
-
-class Tree {
-public:
-  Tree() {
-    std::string pattern = (fs::temp_directory_path() / "mpsaudit-guess-XXXXXX").string();
-    root_ = ::mkdtemp(pattern.data());
-  }
-  ~Tree() {
-    std::error_code error;
-    fs::remove_all(root_, error);
-  }
-  Tree(const Tree &) = delete;
-  Tree &operator=(const Tree &) = delete;
-  void write(const std::string &relative, const std::string &bytes) const {
-    fs::create_directories((root_ / relative).parent_path());
-    std::ofstream(root_ / relative, std::ios::binary) << bytes;
-  }
-  const fs::path &root() const { return root_; }
-
-private:
-  fs::path root_;
-};
 
 const std::string kPickle("\x80\x02}q\x00.", 6); // protocol 2: an empty dict
 
@@ -61,7 +39,7 @@ TEST_CASE("names: .pth.tar is a checkpoint, .pkl .pickle .model are candidates",
 }
 
 TEST_CASE("files that may be checkpoints are listed as guessed, and as skipped", "[scan][discovery]") {
-  Tree tree;
+  const testing::ScratchTree tree("mpsaudit-guess");
   tree.write("ckpt", kPickle);                                       // by its bytes
   tree.write("weights/state.dat", kPickle);                          // by its bytes, in a folder
   tree.write("tokenizer.model", "a text vocabulary\n");              // by its name
@@ -91,7 +69,7 @@ TEST_CASE("files that may be checkpoints are listed as guessed, and as skipped",
 }
 
 TEST_CASE("the scan keeps a confirmed guess as a file and a refuted one as skipped", "[scan][discovery]") {
-  Tree tree;
+  const testing::ScratchTree tree("mpsaudit-guess");
   tree.write("ckpt", kPickle);
   tree.write("tokenizer.model", "a text vocabulary\n");
   tree.write("config.yaml", std::string("\x80\x02}q\x00.", 6)); // a pickle under a text kind's name

@@ -4,51 +4,19 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "../git_test_support.h"
 #include "scan/discover.h"
 
 using namespace mpsaudit;
 namespace fs = std::filesystem;
 
 namespace {
-
-class GitTree {
-public:
-  GitTree() {
-    std::string pattern = (fs::temp_directory_path() / "mpsaudit-only-XXXXXX").string();
-    root_ = mkdtemp(pattern.data());
-    git("init -q");
-    git("config user.email lab@example.org");
-    git("config user.name Lab");
-  }
-  ~GitTree() {
-    std::error_code error;
-    fs::remove_all(root_, error);
-  }
-  void write(const std::string &relative, const std::string &content = "import torch\n") const {
-    const fs::path path = root_ / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << content;
-  }
-  void link(const std::string &relative, const std::string &target) const {
-    fs::create_directories((root_ / relative).parent_path());
-    fs::create_symlink(target, root_ / relative);
-  }
-  void git(const std::string &arguments) const {
-    REQUIRE(std::system(("git -C '" + root_.string() + "' " + arguments + " >/dev/null 2>&1").c_str()) == 0);
-  }
-  std::string root() const { return root_.string(); }
-
-private:
-  fs::path root_;
-};
 
 std::vector<std::string> paths_of(const Discovery &discovery) {
   std::vector<std::string> out;
@@ -83,7 +51,7 @@ void check_same_as_full(const std::string &root, const std::vector<std::string> 
 }
 
 // A repository with every kind of path a change can name.
-void fill(const GitTree &tree) {
+void fill(const testing::ScratchRepository &tree) {
   tree.write("src/model.py");
   tree.write("src/old.py");
   tree.write("src/gone.py");
@@ -116,7 +84,7 @@ void fill(const GitTree &tree) {
 
 TEST_CASE("narrowed discovery equals the full listing restricted to the candidates", "[scan][discovery]") {
   REQUIRE(std::system("git --version >/dev/null 2>&1") == 0);
-  GitTree tree;
+  const testing::ScratchRepository tree;
   fill(tree);
   const std::vector<std::string> candidates{"src/model.py",
                                             "src/renamed.py",
@@ -153,7 +121,7 @@ TEST_CASE("narrowed discovery equals the full listing restricted to the candidat
 
 TEST_CASE("narrowed discovery falls back to the full listing when git refuses a pathspec",
           "[scan][discovery]") {
-  GitTree tree;
+  const testing::ScratchRepository tree;
   fill(tree);
   // git rejects a pathspec outside the repository; the full listing answers.
   check_same_as_full(tree.root(), {"../outside.py", "src/model.py"}, true);
@@ -168,7 +136,7 @@ TEST_CASE("narrowed discovery falls back to the full listing when git refuses a 
 }
 
 TEST_CASE("narrowed discovery with no candidates finds nothing", "[scan][discovery]") {
-  GitTree tree;
+  const testing::ScratchRepository tree;
   fill(tree);
   const std::vector<std::string> none;
   const Discovery narrowed = discover_files(tree.root(), true, &none);
@@ -179,7 +147,7 @@ TEST_CASE("narrowed discovery with no candidates finds nothing", "[scan][discove
 
 TEST_CASE("without git, narrowed discovery keeps the walk's files among the candidates",
           "[scan][discovery]") {
-  GitTree tree;
+  const testing::ScratchRepository tree;
   fill(tree);
   check_same_as_full(tree.root(),
                      {"src/model.py", "ignored.py", "src/with space/new file.py", "src/broken.py"}, false);

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <sys/wait.h>
@@ -10,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../scratch_tree.h"
 #include "../test_support.h"
 #include "scan/discover.h"
 #include "scan/scan.h"
@@ -18,35 +18,6 @@ using namespace mpsaudit;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory under the system temp dir, removed at scope exit.
-class TempTree {
-public:
-  TempTree() {
-    std::string pattern = (fs::temp_directory_path() / "mpsaudit-test-XXXXXX").string();
-    root_ = mkdtemp(pattern.data());
-    fs::permissions(root_, fs::perms::all);
-  }
-  ~TempTree() {
-    std::error_code error;
-    // Restore permissions so removal can descend everywhere.
-    for (auto it =
-             fs::recursive_directory_iterator(root_, fs::directory_options::skip_permission_denied, error);
-         it != fs::recursive_directory_iterator(); it.increment(error))
-      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, error);
-    fs::remove_all(root_, error);
-  }
-  fs::path write(const std::string &relative, const std::string &content) const {
-    const fs::path path = root_ / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
-  }
-  const fs::path &root() const { return root_; }
-
-private:
-  fs::path root_;
-};
 
 const Diagnostic *diagnostic_for(const ScanResult &result, const std::string &path, const std::string &code) {
   for (const auto &diagnostic : result.diagnostics)
@@ -73,7 +44,7 @@ const std::string kCudaCall = "import torch\ntorch.cuda.synchronize()\n";
 } // namespace
 
 TEST_CASE("bad inputs get a diagnostic naming the file and never hide other findings", "[scan][robustness]") {
-  TempTree tree;
+  testing::ScratchTree tree;
   tree.write("good.py", kCudaCall);
   tree.write("binary.py", std::string("import torch\0\x01\x02", 15) + "torch.cuda.synchronize()\n");
   tree.write("bad_utf8.py", "# caf\xe9\nimport torch\ntorch.cuda.synchronize()\n");
@@ -102,7 +73,7 @@ TEST_CASE("bad inputs get a diagnostic naming the file and never hide other find
 }
 
 TEST_CASE("an unreadable file is reported and the rest is scanned", "[scan][robustness]") {
-  TempTree tree;
+  testing::ScratchTree tree;
   tree.write("good.py", kCudaCall);
   const fs::path secret = tree.write("secret.py", kCudaCall);
   tree.write("locked/inner.py", kCudaCall);
@@ -135,7 +106,7 @@ TEST_CASE("an unreadable file is reported and the rest is scanned", "[scan][robu
 }
 
 TEST_CASE("results are identical whatever the thread count", "[scan][determinism]") {
-  TempTree tree;
+  testing::ScratchTree tree;
   for (int i = 0; i < 40; ++i)
     tree.write("pkg" + std::to_string(i % 5) + "/m" + std::to_string(i) + ".py",
                "import torch\nx = torch.zeros(3).cuda()\ntorch.cuda.synchronize()\n" + std::string(i, '\n') +
@@ -171,7 +142,7 @@ TEST_CASE("results are identical whatever the thread count", "[scan][determinism
 
 TEST_CASE("inside a git work tree, ignored files are not scanned", "[scan][discovery]") {
   REQUIRE(std::system("git --version >/dev/null 2>&1") == 0); // scripts/setup installs git
-  TempTree tree;
+  testing::ScratchTree tree;
   tree.write("tracked.py", kCudaCall);
   tree.write("untracked.py", kCudaCall);
   tree.write("build/generated.py", kCudaCall);
@@ -191,7 +162,7 @@ TEST_CASE("inside a git work tree, ignored files are not scanned", "[scan][disco
 }
 
 TEST_CASE("a single file can be scanned by path", "[scan][discovery]") {
-  TempTree tree;
+  testing::ScratchTree tree;
   const fs::path file = tree.write("one.py", kCudaCall);
   const ScanResult result = scan_tree(file);
   REQUIRE(result.findings.size() == 1);
@@ -199,7 +170,7 @@ TEST_CASE("a single file can be scanned by path", "[scan][discovery]") {
 }
 
 TEST_CASE("a scan reports its phases and ends merging", "[scan][progress]") {
-  TempTree tree;
+  testing::ScratchTree tree;
   for (int i = 0; i < 25; ++i)
     tree.write("pkg/m" + std::to_string(i) + ".py", kCudaCall);
   ScanOptions options;
@@ -233,7 +204,7 @@ TEST_CASE("a scan reports its phases and ends merging", "[scan][progress]") {
 
 TEST_CASE("paths start from the scanned directory; a single file's directory, never the file",
           "[scan][paths]") {
-  TempTree tree;
+  testing::ScratchTree tree;
   tree.write("pkg/eval/linear.py", kCudaCall);
   const std::string directory = (tree.root() / "pkg" / "eval").string();
   const ScanResult by_file = scan_tree(tree.root() / "pkg" / "eval" / "linear.py");
@@ -249,7 +220,7 @@ TEST_CASE("paths start from the scanned directory; a single file's directory, ne
 }
 
 TEST_CASE("kept facts: whole, once per name and scope, once per file, or dropped", "[scan][retention]") {
-  TempTree tree;
+  testing::ScratchTree tree;
   tree.write("train.py", "import torch\n"
                          "def first(loss, opt):\n"
                          "    loss.backward()\n"
