@@ -21,32 +21,26 @@ cuda_add_library(old src/d.cu)
 )",
                                         "CMakeLists.txt");
   CHECK(facts.diagnostics.empty());
-  const Fact *project = fact_of(facts, "build", "project");
-  REQUIRE(project);
-  CHECK(attribute_or_empty(*project, "languages") == "CXX CUDA");
-  CHECK(project->span.line == 2);
+  const Fact &project = required_fact(facts, "build", "project");
+  CHECK(attribute_or_empty(project, "languages") == "CXX CUDA");
+  CHECK(project.span.line == 2);
 
-  const Fact *find = fact_of(facts, "build", "find_package");
-  REQUIRE(find);
-  CHECK(find->span.line == 5);
-  CHECK(attribute_or_empty(*find, "package") == "CUDAToolkit");
-  CHECK(attribute_or_empty(*find, "required") == "true");
+  const Fact &find = required_fact(facts, "build", "find_package");
+  CHECK(find.span.line == 5);
+  check_attributes(find, {{"package", "CUDAToolkit"}, {"required", "true"}});
 
-  const Fact *set = fact_of(facts, "build", "set");
-  REQUIRE(set);
-  CHECK(attribute_or_empty(*set, "variable") == "CMAKE_CUDA_ARCHITECTURES");
-  REQUIRE(set->arguments.size() == 2);
-  CHECK(set->arguments[1].value == "70;80");
-  CHECK(set->arguments[1].is_string);
+  const Fact &set = required_fact(facts, "build", "set");
+  CHECK(attribute_or_empty(set, "variable") == "CMAKE_CUDA_ARCHITECTURES");
+  REQUIRE(set.arguments.size() == 2);
+  CHECK(set.arguments[1].value == "70;80");
+  CHECK(set.arguments[1].is_string);
 
-  const Fact *library = fact_of(facts, "build", "add_library");
-  REQUIRE(library);
-  CHECK(attribute_or_empty(*library, "cuda_sources") == "src/b.cu,src/c.cuh");
+  const Fact &library = required_fact(facts, "build", "add_library");
+  CHECK(attribute_or_empty(library, "cuda_sources") == "src/b.cu,src/c.cuh");
   CHECK(attribute_or_empty(*fact_of(facts, "build", "target_link_libraries"), "cuda_targets") ==
         "CUDA::cudart,CUDA::cublas");
-  const Fact *message = fact_of(facts, "build", "message");
-  REQUIRE(message);
-  CHECK(message->arguments.at(1).value == "bracket ] argument");
+  const Fact &message = required_fact(facts, "build", "message");
+  CHECK(message.arguments.at(1).value == "bracket ] argument");
   CHECK(fact_of(facts, "build", "cuda_add_library"));
 }
 
@@ -147,14 +141,10 @@ TEST_CASE("CMake: a command that enables CUDA points at the CUDA word", "[manife
                                         ")\n"
                                         "enable_language(CXX)\n",
                                         "CMakeLists.txt");
-  const Fact *project = fact_of(facts, "build", "project");
-  REQUIRE(project);
-  CHECK(project->span.line == 4);
-  CHECK(project->span.column == 16);
-  CHECK(project->span.end_column == 20);
+  const Fact &project = required_fact(facts, "build", "project");
+  check_position(project, 4, 16);
+  CHECK(project.span.end_column == 20);
   // A command without CUDA keeps its own place.
-  const Fact *other = fact_of(facts, "build", "enable_language");
-  REQUIRE(other);
-  CHECK(other->span.line == 6);
-  CHECK(other->span.column == 1);
+  const Fact &other = required_fact(facts, "build", "enable_language");
+  check_position(other, 6, 1);
 }

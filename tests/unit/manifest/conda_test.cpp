@@ -23,35 +23,26 @@ dependencies:
 )",
                                             "environment.yml");
   CHECK(facts.diagnostics.empty());
-  const Fact *nvidia = fact_of(facts, "conda-channel", "nvidia");
-  REQUIRE(nvidia);
-  CHECK(nvidia->span.line == 4);
-  CHECK(nvidia->span.column == 5);
+  const Fact &nvidia = required_fact(facts, "conda-channel", "nvidia");
+  check_position(nvidia, 4, 5);
 
-  const Fact *pytorch = fact_of(facts, "dependency", "pytorch");
-  REQUIRE(pytorch);
-  CHECK(attribute_or_empty(*pytorch, "build") == "py3.10_cuda11.8_cudnn8.7.0_0");
-  CHECK_FALSE(attribute_or_empty(*pytorch, "cuda_tag").empty());
+  const Fact &pytorch = required_fact(facts, "dependency", "pytorch");
+  CHECK(attribute_or_empty(pytorch, "build") == "py3.10_cuda11.8_cudnn8.7.0_0");
+  CHECK_FALSE(attribute_or_empty(pytorch, "cuda_tag").empty());
 
-  const Fact *pytorch_cuda = fact_of(facts, "dependency", "pytorch-cuda");
-  REQUIRE(pytorch_cuda);
-  CHECK(pytorch_cuda->span.line == 8);
-  CHECK(attribute_or_empty(*pytorch_cuda, "version") == "11.8");
-  CHECK(attribute_or_empty(*pytorch_cuda, "source") == "conda");
+  const Fact &pytorch_cuda = required_fact(facts, "dependency", "pytorch-cuda");
+  CHECK(pytorch_cuda.span.line == 8);
+  check_attributes(pytorch_cuda, {{"version", "11.8"}, {"source", "conda"}});
 
-  const Fact *cudnn = fact_of(facts, "dependency", "cudnn");
-  REQUIRE(cudnn);
-  CHECK(attribute_or_empty(*cudnn, "channel") == "nvidia");
-  CHECK(cudnn->span.column == 14);
+  const Fact &cudnn = required_fact(facts, "dependency", "cudnn");
+  CHECK(attribute_or_empty(cudnn, "channel") == "nvidia");
+  CHECK(cudnn.span.column == 14);
 
-  const Fact *flash = fact_of(facts, "dependency", "flash-attn");
-  REQUIRE(flash);
-  CHECK(flash->span.line == 12);
-  CHECK(flash->span.column == 9);
-  CHECK(attribute_or_empty(*flash, "source") == "conda-pip");
-  const Fact *index = fact_of(facts, "package-index", "https://download.pytorch.org/whl/cu118");
-  REQUIRE(index);
-  CHECK(index->span.line == 13);
+  const Fact &flash = required_fact(facts, "dependency", "flash-attn");
+  check_position(flash, 12, 9);
+  CHECK(attribute_or_empty(flash, "source") == "conda-pip");
+  const Fact &index = required_fact(facts, "package-index", "https://download.pytorch.org/whl/cu118");
+  CHECK(index.span.line == 13);
 }
 
 TEST_CASE("YAML with tabs gives a diagnostic with its line", "[manifest][conda][malformed]") {

@@ -5,6 +5,7 @@
 #include "manifest_test_util.h"
 
 using namespace mpsaudit;
+using mpsaudit::test::fact_summaries;
 using mpsaudit::test::python;
 
 namespace {
@@ -15,12 +16,7 @@ ProjectFile setup_py(const std::string &path, const std::string &text) {
 
 // "line:extension:guard" for every cuda-extension-import fact of a file.
 std::vector<std::string> extension_imports(const ProjectFile &file) {
-  std::vector<std::string> found;
-  for (const Fact &fact : file.facts.facts)
-    if (fact.kind == kCudaExtensionImportFact)
-      found.push_back(std::to_string(fact.span.line) + ":" + fact.name + ":" +
-                      std::string(to_string(fact.guard)));
-  return found;
+  return fact_summaries(file, kCudaExtensionImportFact, {"guard"});
 }
 
 } // namespace

@@ -9,18 +9,23 @@
 #include "manifest_test_util.h"
 
 using namespace mpsaudit;
+using mpsaudit::test::fact_summaries;
 using mpsaudit::test::python;
 
 namespace {
 
 // "line:module:needs:guard" for every local-cuda-only-import fact of a file.
 std::vector<std::string> local_imports(const ProjectFile &file) {
-  std::vector<std::string> found;
-  for (const Fact &fact : file.facts.facts)
-    if (fact.kind == kLocalCudaOnlyImportFact)
-      found.push_back(std::to_string(fact.span.line) + ":" + fact.name + ":" + *fact.attribute("value") +
-                      ":" + std::string(to_string(fact.guard)));
-  return found;
+  return fact_summaries(file, kLocalCudaOnlyImportFact, {"value", "guard"});
+}
+
+// pkg/model.py of text `model` beside a pkg/norm.py that needs Triton,
+// after the pass; the model is the third file.
+std::vector<ProjectFile> package_with_triton_norm(const std::string &model) {
+  std::vector<ProjectFile> files{python("pkg/__init__.py", ""), python("pkg/norm.py", "import triton\n"),
+                                 python("pkg/model.py", model)};
+  find_local_cuda_only_imports(files);
+  return files;
 }
 
 const Fact *first_local_import(const ProjectFile &file) {
@@ -101,21 +106,18 @@ TEST_CASE("the tree's own copy of a CUDA-only package is read, not reported", "[
 
 TEST_CASE("a test that raises when a guarded import of such a module failed is reported too",
           "[manifest][pass]") {
-  std::vector<ProjectFile> files;
-  files.push_back(python("pkg/__init__.py", ""));
-  files.push_back(python("pkg/norm.py", "import triton\n"));
-  files.push_back(python("pkg/model.py", "try:\n"
-                                         "    from pkg.norm import rms_norm_fn, layer_norm_fn\n"
-                                         "except ImportError:\n"
-                                         "    rms_norm_fn, layer_norm_fn = None, None\n"
-                                         "class Net:\n"
-                                         "    def __init__(self, fused=True):\n"
-                                         "        if fused:\n"
-                                         "            if layer_norm_fn is None or rms_norm_fn is None:\n"
-                                         "                raise ImportError('needs Triton')\n"
-                                         "        if self.ready() or layer_norm_fn is None:\n"
-                                         "            pass\n"));
-  find_local_cuda_only_imports(files);
+  const std::vector<ProjectFile> files =
+      package_with_triton_norm("try:\n"
+                               "    from pkg.norm import rms_norm_fn, layer_norm_fn\n"
+                               "except ImportError:\n"
+                               "    rms_norm_fn, layer_norm_fn = None, None\n"
+                               "class Net:\n"
+                               "    def __init__(self, fused=True):\n"
+                               "        if fused:\n"
+                               "            if layer_norm_fn is None or rms_norm_fn is None:\n"
+                               "                raise ImportError('needs Triton')\n"
+                               "        if self.ready() or layer_norm_fn is None:\n"
+                               "            pass\n");
 
   // The import itself keeps its guard; the test that raises has none. The
   // last test does not raise, so it requires nothing.
@@ -129,18 +131,14 @@ TEST_CASE("a test that raises when a guarded import of such a module failed is r
 }
 
 TEST_CASE("the same test after a relative fallback import is reported too", "[manifest][pass]") {
-  std::vector<ProjectFile> files;
-  files.push_back(python("pkg/__init__.py", ""));
-  files.push_back(python("pkg/norm.py", "import triton\n"));
-  files.push_back(python("pkg/model.py", "try:\n"
-                                         "    from .norm import rms_norm_fn\n"
-                                         "except ImportError:\n"
-                                         "    rms_norm_fn = None\n"
-                                         "def norm(x):\n"
-                                         "    if rms_norm_fn is None:\n"
-                                         "        raise ImportError('needs Triton')\n"
-                                         "    return rms_norm_fn(x)\n"));
-  find_local_cuda_only_imports(files);
+  std::vector<ProjectFile> files = package_with_triton_norm("try:\n"
+                                                            "    from .norm import rms_norm_fn\n"
+                                                            "except ImportError:\n"
+                                                            "    rms_norm_fn = None\n"
+                                                            "def norm(x):\n"
+                                                            "    if rms_norm_fn is None:\n"
+                                                            "        raise ImportError('needs Triton')\n"
+                                                            "    return rms_norm_fn(x)\n");
   CHECK(local_imports(files[2]) ==
         std::vector<std::string>{"2:pkg.norm:triton:import-fallback", "6:pkg.norm:triton:none"});
 

@@ -7,18 +7,14 @@
 #include "manifest_test_util.h"
 
 using namespace mpsaudit;
+using mpsaudit::test::fact_summaries;
 using mpsaudit::test::python;
 
 namespace {
 
 // "line:name:needs:gate_at" for every cuda-option-default fact of a file.
 std::vector<std::string> option_defaults(const ProjectFile &file) {
-  std::vector<std::string> found;
-  for (const Fact &fact : file.facts.facts)
-    if (fact.kind == kCudaOptionDefaultFact)
-      found.push_back(std::to_string(fact.span.line) + ":" + fact.name + ":" + *fact.attribute("needs") +
-                      ":" + *fact.attribute("gate_at"));
-  return found;
+  return fact_summaries(file, kCudaOptionDefaultFact, {"needs", "gate_at"});
 }
 
 std::vector<ProjectFile> run_passes(std::vector<ProjectFile> files) {

@@ -31,20 +31,16 @@ dev = ["pytest"]
   CHECK(torch[0]->span.line == 2);
   CHECK(torch[0]->span.column == 28);
 
-  const Fact *triton = fact_of(facts, "dependency", "triton");
-  REQUIRE(triton);
-  CHECK(triton->guard == Guard::PlatformCheck);
-  CHECK(triton->span.line == 8);
-  CHECK(triton->span.column == 4);
+  const Fact &triton = required_fact(facts, "dependency", "triton");
+  CHECK(triton.guard == Guard::PlatformCheck);
+  check_position(triton, 8, 4);
 
-  const Fact *flash = fact_of(facts, "dependency", "flash-attn");
-  REQUIRE(flash);
-  CHECK(flash->guard == Guard::OptionalExtra);
-  CHECK(attribute_or_empty(*flash, "extra") == "cuda");
+  const Fact &flash = required_fact(facts, "dependency", "flash-attn");
+  CHECK(flash.guard == Guard::OptionalExtra);
+  CHECK(attribute_or_empty(flash, "extra") == "cuda");
 
-  const Fact *pytest = fact_of(facts, "dependency", "pytest");
-  REQUIRE(pytest);
-  CHECK(attribute_or_empty(*pytest, "group") == "dev");
+  const Fact &pytest = required_fact(facts, "dependency", "pytest");
+  CHECK(attribute_or_empty(pytest, "group") == "dev");
 }
 
 TEST_CASE("Poetry dependencies, groups and CUDA sources", "[manifest][pyproject]") {
@@ -68,25 +64,19 @@ priority = "explicit"
                                             "pyproject.toml");
   CHECK(facts.diagnostics.empty());
   CHECK_FALSE(fact_of(facts, "dependency", "python"));
-  const Fact *torch = fact_of(facts, "dependency", "torch");
-  REQUIRE(torch);
-  CHECK(torch->span.line == 6);
-  CHECK(torch->span.column == 1);
-  CHECK(attribute_or_empty(*torch, "source") == "poetry");
-  CHECK(attribute_or_empty(*torch, "local_version") == "cu118");
-  CHECK(attribute_or_empty(*torch, "cuda_tag") == "cu118");
-  CHECK(attribute_or_empty(*torch, "index_url") == "https://download.pytorch.org/whl/cu118");
+  const Fact &torch = required_fact(facts, "dependency", "torch");
+  check_position(torch, 6, 1);
+  check_attributes(torch, {{"source", "poetry"},
+                           {"local_version", "cu118"},
+                           {"cuda_tag", "cu118"},
+                           {"index_url", "https://download.pytorch.org/whl/cu118"}});
 
-  const Fact *bnb = fact_of(facts, "dependency", "bitsandbytes");
-  REQUIRE(bnb);
-  CHECK(bnb->guard == Guard::OptionalExtra);
+  CHECK(required_fact(facts, "dependency", "bitsandbytes").guard == Guard::OptionalExtra);
   CHECK(attribute_or_empty(*fact_of(facts, "dependency", "black"), "group") == "dev");
 
-  const Fact *index = fact_of(facts, "package-index", "https://download.pytorch.org/whl/cu118");
-  REQUIRE(index);
-  CHECK(index->span.line == 15);
-  CHECK(attribute_or_empty(*index, "option") == "poetry-source");
-  CHECK(attribute_or_empty(*index, "explicit") == "true");
+  const Fact &index = required_fact(facts, "package-index", "https://download.pytorch.org/whl/cu118");
+  CHECK(index.span.line == 15);
+  check_attributes(index, {{"option", "poetry-source"}, {"explicit", "true"}});
 }
 
 TEST_CASE("uv sources tie a dependency to a CUDA index unless a marker excludes the Mac",
@@ -133,14 +123,11 @@ gpu =
 )",
                                             "setup.cfg");
   CHECK(facts.diagnostics.empty());
-  const Fact *torch = fact_of(facts, "dependency", "torch");
-  REQUIRE(torch);
-  CHECK(torch->span.line == 6);
-  CHECK(torch->span.column == 5);
-  CHECK(attribute_or_empty(*torch, "source") == "setup-cfg");
+  const Fact &torch = required_fact(facts, "dependency", "torch");
+  check_position(torch, 6, 5);
+  CHECK(attribute_or_empty(torch, "source") == "setup-cfg");
   CHECK(fact_of(facts, "dependency", "xformers")->guard == Guard::PlatformCheck);
-  const Fact *cupy = fact_of(facts, "dependency", "cupy-cuda12x");
-  REQUIRE(cupy);
-  CHECK(cupy->guard == Guard::OptionalExtra);
-  CHECK(attribute_or_empty(*cupy, "extra") == "gpu");
+  const Fact &cupy = required_fact(facts, "dependency", "cupy-cuda12x");
+  CHECK(cupy.guard == Guard::OptionalExtra);
+  CHECK(attribute_or_empty(cupy, "extra") == "gpu");
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sys/stat.h>
 
+#include "../scratch_tree.h"
 #include "frontend/manifest/manifest_frontend.h"
 #include "frontend/manifest/requirement.h"
 #include "manifest_test_util.h"
@@ -23,30 +24,17 @@ FileFacts read_requirements(std::string text, std::string path = "requirements.t
   return extract_requirements(file, ExtractOptions{});
 }
 
-// A scratch directory removed at the end of the test.
-struct ScratchDir {
-  fs::path path;
-  explicit ScratchDir(const std::string &name)
-      : path(fs::temp_directory_path() / ("mpsaudit-manifest-" + name)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  void write(const std::string &relative, const std::string &text) const {
-    fs::create_directories((path / relative).parent_path());
-    std::ofstream(path / relative) << text;
-  }
+// A scratch folder of requirements files that reads one as the scan does.
+struct RequirementsTree : testing::ScratchTree {
+  RequirementsTree() : ScratchTree("mpsaudit-manifest") {}
   FileFacts extract(const std::string &relative, std::uint64_t max_file_bytes = 10u << 20) const {
     SourceFile file;
     file.path = relative;
-    file.absolute_path = (path / relative).string();
-    std::ifstream in(path / relative);
+    file.absolute_path = (root() / relative).string();
+    std::ifstream in(root() / relative);
     file.text.assign(std::istreambuf_iterator<char>(in), {});
     ExtractOptions options;
-    options.root = path.string();
+    options.root = root().string();
     options.max_file_bytes = max_file_bytes;
     return extract_requirements(file, options);
   }
@@ -127,34 +115,25 @@ TEST_CASE("requirements lines give dependency and index facts", "[manifest][requ
                                             "-e git+https://github.com/org/repo.git#egg=my_pkg\n"
                                             "-e .\n");
   CHECK(facts.diagnostics.empty());
-  const Fact *index = fact_of(facts, "package-index", "https://download.pytorch.org/whl/cu118");
-  REQUIRE(index);
-  CHECK(index->span.line == 2);
-  CHECK(attribute_or_empty(*index, "cuda_tag") == "cu118");
-  CHECK(attribute_or_empty(*index, "option") == "extra-index-url");
+  const Fact &index = required_fact(facts, "package-index", "https://download.pytorch.org/whl/cu118");
+  CHECK(index.span.line == 2);
+  check_attributes(index, {{"cuda_tag", "cu118"}, {"option", "extra-index-url"}});
 
-  const Fact *torch = fact_of(facts, "dependency", "torch");
-  REQUIRE(torch);
-  CHECK(torch->span.line == 3);
-  CHECK(torch->span.column == 1);
-  CHECK(attribute_or_empty(*torch, "local_version") == "cu118");
-  CHECK(attribute_or_empty(*torch, "source") == "requirements");
-  CHECK(torch->guard == Guard::None);
+  const Fact &torch = required_fact(facts, "dependency", "torch");
+  check_position(torch, 3, 1);
+  check_attributes(torch, {{"local_version", "cu118"}, {"source", "requirements"}});
+  CHECK(torch.guard == Guard::None);
 
-  const Fact *flash = fact_of(facts, "dependency", "flash-attn");
-  REQUIRE(flash);
-  CHECK(flash->guard == Guard::PlatformCheck);
-  CHECK(attribute_or_empty(*flash, "mac") == "excluded");
-  CHECK(attribute_or_empty(*flash, "mac_status") == "none");
+  const Fact &flash = required_fact(facts, "dependency", "flash-attn");
+  CHECK(flash.guard == Guard::PlatformCheck);
+  check_attributes(flash, {{"mac", "excluded"}, {"mac_status", "none"}});
 
-  const Fact *numpy = fact_of(facts, "dependency", "numpy");
-  REQUIRE(numpy);
-  CHECK(numpy->span.line == 5);
-  CHECK(attribute_or_empty(*numpy, "specifier") == ">=1.24");
+  const Fact &numpy = required_fact(facts, "dependency", "numpy");
+  CHECK(numpy.span.line == 5);
+  CHECK(attribute_or_empty(numpy, "specifier") == ">=1.24");
 
-  const Fact *editable = fact_of(facts, "dependency", "my-pkg");
-  REQUIRE(editable);
-  CHECK(attribute_or_empty(*editable, "editable") == "true");
+  const Fact &editable = required_fact(facts, "dependency", "my-pkg");
+  CHECK(attribute_or_empty(editable, "editable") == "true");
   CHECK(facts_of(facts, "dependency").size() == 4);
 }
 
@@ -181,13 +160,12 @@ TEST_CASE("invalid requirement lines are diagnosed with their line", "[manifest]
 
 TEST_CASE("constraints files name their source", "[manifest][requirements]") {
   const FileFacts facts = read_requirements("torch==2.1.0+cu121\n", "constraints.txt");
-  const Fact *torch = fact_of(facts, "dependency", "torch");
-  REQUIRE(torch);
-  CHECK(attribute_or_empty(*torch, "source") == "constraints");
+  const Fact &torch = required_fact(facts, "dependency", "torch");
+  CHECK(attribute_or_empty(torch, "source") == "constraints");
 }
 
 TEST_CASE("requirements include cycles are detected", "[manifest][requirements][malformed]") {
-  ScratchDir dir("cycle");
+  const RequirementsTree dir;
   dir.write("requirements.txt", "numpy\n-r requirements/base.txt\n");
   dir.write("requirements/base.txt", "scipy\n-r ../requirements.txt\n");
   const FileFacts top = dir.extract("requirements.txt");
@@ -206,7 +184,7 @@ TEST_CASE("requirements include cycles are detected", "[manifest][requirements][
 
 TEST_CASE("an include cycle hides neither the facts nor the refused includes of its files",
           "[manifest][requirements][security]") {
-  ScratchDir dir("cycle-hides-nothing");
+  const RequirementsTree dir;
   dir.write("requirements.txt", "numpy\n-r deps.txt\n");
   dir.write("deps.txt", "torch==2.1.0+cu118\n-r requirements.txt\n-r /dev/zero\n-r gpu.in\n");
   dir.write("gpu.in", "flash-attn\n-r requirements-gpu.txt\n");
@@ -228,7 +206,7 @@ TEST_CASE("an include cycle hides neither the facts nor the refused includes of 
 }
 
 TEST_CASE("missing includes are diagnosed; other includes are inlined", "[manifest][requirements]") {
-  ScratchDir dir("includes");
+  const RequirementsTree dir;
   dir.write("requirements.txt", "-r deps/gpu.in\n-c missing.txt\n-r requirements-dev.txt\n");
   dir.write("deps/gpu.in", "flash-attn==2.5.0\n-r more.in\n");
   dir.write("deps/more.in", "xformers\n");
@@ -239,10 +217,9 @@ TEST_CASE("missing includes are diagnosed; other includes are inlined", "[manife
   CHECK(missing->line == 2);
   // deps/gpu.in is not a requirements file name, so its facts are reported
   // at the include; requirements-dev.txt is scanned on its own.
-  const Fact *flash = fact_of(facts, "dependency", "flash-attn");
-  REQUIRE(flash);
-  CHECK(flash->span.line == 1);
-  CHECK(attribute_or_empty(*flash, "included_from") == "deps/gpu.in");
+  const Fact &flash = required_fact(facts, "dependency", "flash-attn");
+  CHECK(flash.span.line == 1);
+  CHECK(attribute_or_empty(flash, "included_from") == "deps/gpu.in");
   CHECK(fact_of(facts, "dependency", "xformers"));
   CHECK_FALSE(fact_of(facts, "dependency", "pytest"));
 }
@@ -251,7 +228,7 @@ TEST_CASE("missing includes are diagnosed; other includes are inlined", "[manife
 // must be a regular file inside the scanned tree, within --max-file-size.
 TEST_CASE("includes outside the scanned tree are reported and not read",
           "[manifest][requirements][security]") {
-  ScratchDir dir("outside");
+  const RequirementsTree dir;
   dir.write("requirements.txt", "numpy\n-r ../../../../../../etc/passwd\n-r /dev/zero\n-c /dev/stdin\n");
   const auto started = std::chrono::steady_clock::now();
   const FileFacts facts = dir.extract("requirements.txt");
@@ -269,11 +246,11 @@ TEST_CASE("includes outside the scanned tree are reported and not read",
 
 TEST_CASE("a symlink out of the tree, a FIFO and a directory are not followed",
           "[manifest][requirements][security]") {
-  ScratchDir dir("special");
+  const RequirementsTree dir;
   dir.write("requirements.txt", "-r passwd.in\n-r pipe.in\n-r deps\n");
-  fs::create_directories(dir.path / "deps");
-  fs::create_symlink("/etc/passwd", dir.path / "passwd.in");
-  REQUIRE(::mkfifo((dir.path / "pipe.in").c_str(), 0600) == 0);
+  fs::create_directories(dir.root() / "deps");
+  fs::create_symlink("/etc/passwd", dir.root() / "passwd.in");
+  REQUIRE(::mkfifo((dir.root() / "pipe.in").c_str(), 0600) == 0);
   const auto started = std::chrono::steady_clock::now();
   const FileFacts facts = dir.extract("requirements.txt");
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
@@ -291,7 +268,7 @@ TEST_CASE("a symlink out of the tree, a FIFO and a directory are not followed",
 
 TEST_CASE("a refused nested include is reported at the file and line that name it",
           "[manifest][requirements][security]") {
-  ScratchDir dir("nested-outside");
+  const RequirementsTree dir;
   dir.write("requirements.txt", "-r deps/gpu.in\n");
   dir.write("deps/gpu.in", "flash-attn==2.5.0\n-r ../../escape.txt\n");
   const FileFacts facts = dir.extract("requirements.txt");
@@ -305,7 +282,7 @@ TEST_CASE("a refused nested include is reported at the file and line that name i
 
 TEST_CASE("includes over the size limit, too deep or too many are cut with a diagnostic",
           "[manifest][requirements][security]") {
-  ScratchDir dir("limits");
+  const RequirementsTree dir;
   dir.write("requirements.txt", "-r big.in\n");
   dir.write("big.in", "numpy\n" + std::string(300, '#') + "\n");
   const FileFacts limited = dir.extract("requirements.txt", 200);

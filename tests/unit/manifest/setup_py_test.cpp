@@ -34,35 +34,28 @@ setup(
 )py",
                                            "setup.py");
   CHECK(facts.diagnostics.empty());
-  const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
-  REQUIRE(cuda);
-  CHECK(cuda->span.line == 13);
-  CHECK(cuda->span.column == 9);
-  CHECK(cuda->guard == Guard::CudaCheck);
-  CHECK(attribute_or_empty(*cuda, "ext_name") == "demo._C");
-  CHECK(attribute_or_empty(*cuda, "sources") == "csrc/ops.cpp,csrc/ops_kernel.cu");
-  CHECK(attribute_or_empty(*cuda, "cuda_sources") == "csrc/ops_kernel.cu");
-  CHECK(attribute_or_empty(*cuda, "cpu_fallback") == "true");
+  const Fact &cuda = required_fact(facts, "cxx-extension", "CUDAExtension");
+  check_position(cuda, 13, 9);
+  CHECK(cuda.guard == Guard::CudaCheck);
+  check_attributes(cuda, {{"ext_name", "demo._C"},
+                          {"sources", "csrc/ops.cpp,csrc/ops_kernel.cu"},
+                          {"cuda_sources", "csrc/ops_kernel.cu"},
+                          {"cpu_fallback", "true"}});
 
-  const Fact *cpu = fact_of(facts, "cxx-extension", "CppExtension");
-  REQUIRE(cpu);
-  CHECK(cpu->guard == Guard::None);
-  CHECK(attribute_or_empty(*cpu, "sources") == "csrc/ops.cpp");
+  const Fact &cpu = required_fact(facts, "cxx-extension", "CppExtension");
+  CHECK(cpu.guard == Guard::None);
+  CHECK(attribute_or_empty(cpu, "sources") == "csrc/ops.cpp");
 
-  const Fact *numpy = fact_of(facts, "dependency", "numpy");
-  REQUIRE(numpy);
-  CHECK(numpy->span.line == 6);
-  CHECK(numpy->span.column == 18);
-  CHECK(attribute_or_empty(*numpy, "source") == "setup-py");
-  const Fact *triton = fact_of(facts, "dependency", "triton");
-  REQUIRE(triton);
-  CHECK(triton->guard == Guard::PlatformCheck);
-  CHECK(triton->span.line == 8);
+  const Fact &numpy = required_fact(facts, "dependency", "numpy");
+  check_position(numpy, 6, 18);
+  CHECK(attribute_or_empty(numpy, "source") == "setup-py");
+  const Fact &triton = required_fact(facts, "dependency", "triton");
+  CHECK(triton.guard == Guard::PlatformCheck);
+  CHECK(triton.span.line == 8);
   CHECK(fact_of(facts, "dependency", "flash-attn"));
-  const Fact *xformers = fact_of(facts, "dependency", "xformers");
-  REQUIRE(xformers);
-  CHECK(xformers->guard == Guard::OptionalExtra);
-  CHECK(attribute_or_empty(*xformers, "extra") == "cuda");
+  const Fact &xformers = required_fact(facts, "dependency", "xformers");
+  CHECK(xformers.guard == Guard::OptionalExtra);
+  CHECK(attribute_or_empty(xformers, "extra") == "cuda");
   CHECK(attribute_or_empty(*fact_of(facts, "dependency", "torch"), "source") == "build-system");
   CHECK(fact_of(facts, "build", "cmdclass"));
 }
@@ -74,11 +67,9 @@ setup(ext_modules=[cpp_extension.CUDAExtension(name="k", sources=["k.cu"])],
       cmdclass={"build_ext": cpp_extension.BuildExtension})
 )py",
                                            "setup.py");
-  const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
-  REQUIRE(cuda);
-  CHECK(cuda->guard == Guard::None);
-  CHECK(attribute_or_empty(*cuda, "cpu_fallback") == "false");
-  CHECK(attribute_or_empty(*cuda, "ext_name") == "k");
+  const Fact &cuda = required_fact(facts, "cxx-extension", "CUDAExtension");
+  CHECK(cuda.guard == Guard::None);
+  check_attributes(cuda, {{"cpu_fallback", "false"}, {"ext_name", "k"}});
 }
 
 TEST_CASE("setup.py with syntax errors is diagnosed and still read", "[manifest][setup-py][malformed]") {
@@ -132,11 +123,9 @@ def get_extensions():
                                              "setup.py");
     CHECK(optional_flags(facts, "*.cu") == std::vector<std::string>{"true"});
     CHECK(optional_flags(facts, "*.cpp") == std::vector<std::string>{"false"});
-    const Fact *cuda = fact_of(facts, "build-source", "*.cu");
-    REQUIRE(cuda);
-    CHECK(cuda->span.line == 8);
-    CHECK(attribute_or_empty(*cuda, "glob") == "true");
-    CHECK(attribute_or_empty(*cuda, "build") == "setup.py");
+    const Fact &cuda = required_fact(facts, "build-source", "*.cu");
+    CHECK(cuda.span.line == 8);
+    check_attributes(cuda, {{"glob", "true"}, {"build", "setup.py"}});
   }
   SECTION("CUDAExtension under the test, CppExtension otherwise") {
     const FileFacts facts =
@@ -218,10 +207,8 @@ setup(ext_modules=[CUDAExtension(  # the kernels
 )])
 )py",
                                            "setup.py");
-  const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
-  REQUIRE(cuda);
-  CHECK(attribute_or_empty(*cuda, "ext_name") == "pkg._C");
-  CHECK(attribute_or_empty(*cuda, "cuda_sources") == "csrc/kernel.cu");
+  const Fact &cuda = required_fact(facts, "cxx-extension", "CUDAExtension");
+  check_attributes(cuda, {{"ext_name", "pkg._C"}, {"cuda_sources", "csrc/kernel.cu"}});
 }
 
 TEST_CASE("setup.py: an extension named at run time is shown as written, and matches no import",
@@ -232,8 +219,7 @@ arch = 80
 setup(ext_modules=[CUDAExtension(name=f"pkg._{arch}_C", sources=["k.cu"])])
 )py",
                                            "setup.py");
-  const Fact *cuda = fact_of(facts, "cxx-extension", "CUDAExtension");
-  REQUIRE(cuda);
-  CHECK(attribute_or_empty(*cuda, "ext_name").empty());
-  CHECK(attribute_or_empty(*cuda, "extension") == "f\"pkg._{arch}_C\"");
+  const Fact &cuda = required_fact(facts, "cxx-extension", "CUDAExtension");
+  CHECK(attribute_or_empty(cuda, "ext_name").empty());
+  CHECK(attribute_or_empty(cuda, "extension") == "f\"pkg._{arch}_C\"");
 }

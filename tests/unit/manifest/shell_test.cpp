@@ -27,41 +27,33 @@ pip install torch --index-url https://download.pytorch.org/whl/cu121
   CHECK(attribute_or_empty(*directives[0], "gpus").empty());
   CHECK(attribute_or_empty(*directives[2], "gpus") == "a100");
 
-  const Fact *cuda_home = fact_of(facts, "env-var", "CUDA_HOME");
-  REQUIRE(cuda_home);
-  CHECK(attribute_or_empty(*cuda_home, "how") == "export");
-  CHECK(cuda_home->span.line == 5);
-  CHECK(cuda_home->span.column == 8);
+  const Fact &cuda_home = required_fact(facts, "env-var", "CUDA_HOME");
+  CHECK(attribute_or_empty(cuda_home, "how") == "export");
+  check_position(cuda_home, 5, 8);
 
-  const Fact *smi = fact_of(facts, "shell", "nvidia-smi");
-  REQUIRE(smi);
-  CHECK(smi->span.line == 6);
+  const Fact &smi = required_fact(facts, "shell", "nvidia-smi");
+  CHECK(smi.span.line == 6);
   CHECK(fact_of(facts, "shell", "echo"));
 
-  const Fact *visible = fact_of(facts, "env-var", "CUDA_VISIBLE_DEVICES");
-  REQUIRE(visible);
-  CHECK(attribute_or_empty(*visible, "how") == "prefix");
-  const Fact *torchrun = fact_of(facts, "shell", "torchrun");
-  REQUIRE(torchrun);
-  CHECK(torchrun->span.column == 26);
-  CHECK(attribute_or_empty(*torchrun, "env:CUDA_VISIBLE_DEVICES") == "0,1");
+  const Fact &visible = required_fact(facts, "env-var", "CUDA_VISIBLE_DEVICES");
+  CHECK(attribute_or_empty(visible, "how") == "prefix");
+  const Fact &torchrun = required_fact(facts, "shell", "torchrun");
+  CHECK(torchrun.span.column == 26);
+  CHECK(attribute_or_empty(torchrun, "env:CUDA_VISIBLE_DEVICES") == "0,1");
 
-  const Fact *launch = fact_of(facts, "shell", "python");
-  REQUIRE(launch);
+  const Fact &launch = required_fact(facts, "shell", "python");
   // The continued command, blanks collapsed, without its trailing comment.
-  CHECK(attribute_or_empty(*launch, "line") ==
+  CHECK(attribute_or_empty(launch, "line") ==
         "python -m torch.distributed.launch --nproc_per_node 8 train.py");
-  CHECK(attribute_or_empty(*launch, "module") == "torch.distributed.launch");
-  CHECK(launch->span.line == 8);
+  CHECK(attribute_or_empty(launch, "module") == "torch.distributed.launch");
+  CHECK(launch.span.line == 8);
 
   const auto pips = facts_of(facts, "shell", "pip");
   REQUIRE(pips.size() == 1);
-  const Fact *torch = fact_of(facts, "dependency", "torch");
-  REQUIRE(torch);
-  CHECK(attribute_or_empty(*torch, "source") == "shell");
-  const Fact *index = fact_of(facts, "package-index", "https://download.pytorch.org/whl/cu121");
-  REQUIRE(index);
-  CHECK(attribute_or_empty(*index, "cuda_tag") == "cu121");
+  const Fact &torch = required_fact(facts, "dependency", "torch");
+  CHECK(attribute_or_empty(torch, "source") == "shell");
+  const Fact &index = required_fact(facts, "package-index", "https://download.pytorch.org/whl/cu121");
+  CHECK(attribute_or_empty(index, "cuda_tag") == "cu121");
 }
 
 TEST_CASE("Makefile recipes are read as shell, definitions are not", "[manifest][shell]") {
@@ -99,10 +91,8 @@ FROM python:3.11-slim
   CHECK(attribute_or_empty(*fact_of(facts, "env-var", "TORCH_CUDA_ARCH_LIST"), "value") == "7.0 8.0");
   CHECK(fact_of(facts, "env-var", "FORCE_CUDA"));
   CHECK(attribute_or_empty(*fact_of(facts, "env-var", "NVIDIA_VISIBLE_DEVICES"), "value") == "all");
-  const Fact *smi = fact_of(facts, "shell", "nvidia-smi");
-  REQUIRE(smi);
-  CHECK(smi->span.line == 6);
-  CHECK(smi->span.column == 5);
+  const Fact &smi = required_fact(facts, "shell", "nvidia-smi");
+  check_position(smi, 6, 5);
   CHECK(fact_of(facts, "shell", "python"));
 }
 
