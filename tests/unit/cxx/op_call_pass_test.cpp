@@ -5,11 +5,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "../test_support.h"
 #include "cxx_test_util.h"
 #include "frontend/cxx/op_call_pass.h"
 
 using namespace mpsaudit;
 using namespace mpsaudit::test;
+using mpsaudit::testing::python_file;
 
 namespace {
 
@@ -27,14 +29,6 @@ Fact call(const std::string &name, std::uint32_t line, Guard guard = Guard::None
     fact.arguments.push_back(argument);
   }
   return fact;
-}
-
-ProjectFile python_file(const std::string &path, std::vector<Fact> facts) {
-  ProjectFile file;
-  file.path = path;
-  file.kind = FileKind::Python;
-  file.facts.facts = std::move(facts);
-  return file;
 }
 
 std::vector<const Fact *> op_calls(const ProjectFile &file) {

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "../test_support.h"
 #include "frontend/manifest/dependency_pass.h"
 #include "frontend/manifest/manifest_frontend.h"
 #include "manifest_test_util.h"
 
 using namespace mpsaudit;
 using namespace mpsaudit::test;
+using mpsaudit::testing::python_file;
 
 namespace {
 
@@ -17,14 +19,6 @@ Fact import_fact(const std::string &module, std::uint32_t line) {
   fact.name = module;
   fact.span = {line, 1, line, 7};
   return fact;
-}
-
-ProjectFile python_file(const std::string &path, std::vector<Fact> imports) {
-  ProjectFile file;
-  file.path = path;
-  file.kind = FileKind::Python;
-  file.facts.facts = std::move(imports);
-  return file;
 }
 
 ProjectFile requirements_file(const std::string &text) {
