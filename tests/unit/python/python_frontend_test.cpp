@@ -26,6 +26,15 @@ const Fact *find_fact(const FileFacts &facts, std::string_view kind, std::string
   return nullptr;
 }
 
+// The name and the value of `attribute` of every fact of `kind`, in order.
+using NamesAndValues = std::vector<std::pair<std::string, std::string>>;
+NamesAndValues names_and_values(const FileFacts &facts, std::string_view kind, std::string_view attribute) {
+  NamesAndValues out;
+  for (const Fact *fact : facts_of(facts, kind))
+    out.emplace_back(fact->name, *fact->attribute(attribute));
+  return out;
+}
+
 } // namespace
 
 TEST_CASE("import aliases resolve to canonical names", "[python][aliases]") {
@@ -102,14 +111,11 @@ def f(device="cuda:0"):
     pass
 )",
                                                 "a.py");
-  std::vector<std::pair<std::string, std::string>> seen;
-  for (const Fact *fact : facts_of(facts, "device-string"))
-    seen.emplace_back(fact->name, *fact->attribute("context"));
-  CHECK(seen == std::vector<std::pair<std::string, std::string>>{{"cuda", "argument"},
-                                                                 {"cuda:{rank}", "assignment"},
-                                                                 {"cuda", "comparison"},
-                                                                 {"cuda", "other"},
-                                                                 {"cuda:0", "default"}});
+  CHECK(names_and_values(facts, "device-string", "context") == NamesAndValues{{"cuda", "argument"},
+                                                                              {"cuda:{rank}", "assignment"},
+                                                                              {"cuda", "comparison"},
+                                                                              {"cuda", "other"},
+                                                                              {"cuda:0", "default"}});
   const Fact *fstring = find_fact(facts, "device-string", "cuda:{rank}");
   REQUIRE(fstring);
   CHECK(*fstring->attribute("fstring") == "true");
@@ -273,12 +279,9 @@ except Exception:
 always = load("always", ["always_kernel.cu"])
 )",
                                                 "pkg/ops.py");
-  std::vector<std::pair<std::string, std::string>> sources;
-  for (const Fact *fact : facts_of(facts, "build-source"))
-    sources.emplace_back(fact->name, *fact->attribute("optional"));
-  CHECK(sources == std::vector<std::pair<std::string, std::string>>{{"fused.cpp", "true"},
-                                                                    {"csrc/fused_kernel.cu", "true"},
-                                                                    {"always_kernel.cu", "false"}});
+  CHECK(
+      names_and_values(facts, "build-source", "optional") ==
+      NamesAndValues{{"fused.cpp", "true"}, {"csrc/fused_kernel.cu", "true"}, {"always_kernel.cu", "false"}});
 }
 
 TEST_CASE("a call of the tree's own JIT build wrapper with CUDA sources builds them", "[python][guards]") {
