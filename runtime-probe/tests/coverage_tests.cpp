@@ -31,24 +31,25 @@ CoverageTable derive(const std::string &yaml, const DerivationData &data = {},
   return table;
 }
 
-const CoverageLibrary &library() {
-  static const CoverageLibrary loaded = [] {
+// The committed table of type `Table` at `relative` below the probe's
+// folder, loaded at the first call; REQUIREs that it loads without problems.
+// One file per type: later calls return the first one's table.
+template <typename Table> const Table &committed_table(const std::string &relative) {
+  static const Table loaded = [&] {
     std::vector<TableProblem> problems;
-    CoverageLibrary result = CoverageLibrary::load(kProbeDir + "/coverage", problems);
+    Table result = Table::load(kProbeDir + relative, problems);
     REQUIRE(problems.empty());
     return result;
   }();
   return loaded;
 }
 
+const CoverageLibrary &library() {
+  return committed_table<CoverageLibrary>("/coverage");
+}
+
 const PythonApiMap &api_map() {
-  static const PythonApiMap loaded = [] {
-    std::vector<TableProblem> problems;
-    PythonApiMap result = PythonApiMap::load(kProbeDir + "/data/python-api-map.tsv", problems);
-    REQUIRE(problems.empty());
-    return result;
-  }();
-  return loaded;
+  return committed_table<PythonApiMap>("/data/python-api-map.tsv");
 }
 
 } // namespace
