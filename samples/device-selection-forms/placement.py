@@ -32,3 +32,14 @@ def check_against_gpu(op, x):
     if torch.cuda.is_available():
         assert torch.allclose(expected, op(x.cuda()).cpu())  # expect: MPS201
     return expected
+
+
+def to_model_device(model, tensor):
+    # Inputs follow a CUDA test of the model's parameters: on MPS they stay on the CPU.
+    on_gpu = next(model.parameters()).is_cuda  # expect: MPS209
+    return tensor.cuda() if on_gpu else tensor  # expect: MPS201
+
+
+def to_model_device_any(model, tensor):
+    # Inputs follow the parameters' device, whatever it is.
+    return tensor.to(next(model.parameters()).device)

@@ -1928,8 +1928,13 @@ private:
     if (chain.empty()) {
       // e.g. `f(x).attr`: walk the receiver (one level deeper: restarting the
       // count here let f(f(f(x).a).a).a... recurse without bound).
-      if (is(node, g_.attribute))
+      if (is(node, g_.attribute)) {
+        // `next(self.parameters()).is_cuda`: the model's placement, read
+        // through a call, tests CUDA as surely as `x.is_cuda`.
+        if (text(field(node, g_.f_attribute)) == "is_cuda")
+          record_cuda_placement_read(placement_read_name(node), node);
         visit(field(node, g_.f_object), depth + 1);
+      }
       return;
     }
     note_name_use(text(node).substr(0, std::min(chain.find('.'), chain.size())));
@@ -1947,6 +1952,15 @@ private:
     if (canonical.find('.') == std::string::npos)
       return;
     record_attribute(canonical, node);
+  }
+
+  // The expression as written when it is one short line, else its shape.
+  std::string placement_read_name(TSNode node) const {
+    constexpr std::size_t kLongestName = 80;
+    const std::string_view written = text(node);
+    if (written.size() <= kLongestName && written.find('\n') == std::string_view::npos)
+      return std::string(written);
+    return "(...).is_cuda";
   }
 
   [[gnu::noinline]] void record_cuda_placement_read(const std::string &chain, TSNode node) {
