@@ -1,5 +1,6 @@
-"""Builds meshkit's three compiled modules: the rasterizer for CUDA or, without
-it, for the CPU; the fused kernels for CUDA only; the mesh reader for the CPU."""
+"""Builds meshkit's four compiled modules: the rasterizer for CUDA or, without
+it, for the CPU; the fused kernels and the blur for CUDA only; the mesh reader
+for the CPU."""
 import torch
 from setuptools import find_packages, setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension, CUDAExtension
@@ -14,6 +15,7 @@ def get_extensions():
     return [
         extension("meshkit._C", sources),
         CUDAExtension("meshkit.kernels._C", ["meshkit/kernels/fused.cpp", "meshkit/kernels/fused_kernel.cu"]),  # expect: MPS601
+        CUDAExtension("meshkit.blur_cuda", ["meshkit/csrc/blur.cpp", "meshkit/csrc/blur_kernel.cu"]),  # expect: MPS601
         CppExtension("meshkit.io._C", ["meshkit/io/reader.cpp"]),
     ]
 

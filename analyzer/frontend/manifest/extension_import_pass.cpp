@@ -110,12 +110,12 @@ extension_called(const std::map<std::string, std::string> &extensions,
 void add_extension_op_calls(ProjectFile &file, const std::map<std::string, std::string> &cuda_only,
                             const std::map<std::string, std::string> &cpu_too, std::vector<Fact> &added) {
   // Most files call no compiled op: their imports need not be read again.
-  if (std::none_of(file.facts.facts.begin(), file.facts.facts.end(), is_compiled_op_call))
+  if (std::none_of(file.facts.facts.begin(), file.facts.facts.end(), may_call_compiled_module))
     return;
   const auto bound_cuda = extensions_bound_in(file, cuda_only);
   const auto bound_cpu = extensions_bound_in(file, cpu_too);
   for (const Fact &fact : file.facts.facts) {
-    if (!is_compiled_op_call(fact))
+    if (!may_call_compiled_module(fact))
       continue;
     const auto *extension = extension_called(cuda_only, bound_cuda, fact);
     const bool cuda = extension != nullptr;
@@ -196,7 +196,7 @@ FactRetention extension_import_retention(const Fact &fact) {
   if (fact.kind == fact_kind::Call && (fact.name == kImportModule || fact.name == kJitLoad))
     return FactRetention::Keep;
   if (fact.kind == fact_kind::Call) // an op call's place, once per op and scope
-    return is_compiled_op_call(fact) ? FactRetention::NameOnly : FactRetention::Drop;
+    return may_call_compiled_module(fact) ? FactRetention::NameOnly : FactRetention::Drop;
   return FactRetention::Keep;
 }
 

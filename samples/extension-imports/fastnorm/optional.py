@@ -15,5 +15,5 @@ except ImportError:
 
 def scan(x):
     if scan_cuda is not None:
-        return scan_cuda.scan(x)
+        return scan_cuda.scan(x)  # expect: MPS606
     return torch.cumsum(x, dim=-1)

@@ -14,4 +14,4 @@ def _require_scan():
 
 def scan(x):
     _require_scan()
-    return scan_cuda.scan(x)
+    return scan_cuda.scan(x)  # expect: MPS606
