@@ -672,7 +672,12 @@ void weigh_finding(const VerdictInput &input, std::size_t index, const std::set<
   }
   if (!is_open_finding(finding) || repository_wide_fix(finding))
     return;
-  const bool critical = finding.in_forward || contains(thresholds.critical_roles, role);
+  // A manifest only names a package: the code that imports it is what runs
+  // on the critical path, and weighs there. Whatever its file name says
+  // (serve_requirements.txt), the manifest line is a package the Mac install
+  // leaves out.
+  const bool critical = !declares_dependencies(finding.file_kind) &&
+                        (finding.in_forward || contains(thresholds.critical_roles, role));
   if (is_blocker(finding, thresholds)) {
     const auto sibling = input.kept_on_linux.find(finding.path);
     if (critical && sibling != input.kept_on_linux.end()) {

@@ -908,6 +908,28 @@ TEST_CASE("a torch pin older than MPS is one fix for the environment, never a re
   CHECK(cuda_only.decision.deciding[0].rule_id == "MPS703");
 }
 
+TEST_CASE("a manifest names a package: its CUDA-only line is left out of the Mac install, whatever the file "
+          "is called",
+          "[assess][decision]") {
+  const std::string portable_server = "import torch\n\n\ndef main():\n    print(torch.ones(2))\n\n\n"
+                                      "if __name__ == \"__main__\":\n    main()\n";
+  // "serve" makes the manifest an inference file by its path; the package
+  // line still runs nothing, so it is DUAL's to leave out, not KEEP's.
+  const Assessment served =
+      assess_scan(scan_of({{"tools/serve_requirements.txt", "torch\ntriton==2.1.0\n", FileKind::Requirements},
+                           {"tools/serve.py", portable_server}}));
+  CHECK(served.decision.outcome == Outcome::Dual);
+  REQUIRE_FALSE(served.decision.deciding.empty());
+  CHECK(served.decision.deciding[0].rule_id == "MPS703");
+
+  // Near case: the code on the critical path that imports a CUDA-only
+  // library is what keeps Linux GPUs.
+  const Assessment imported =
+      assess_scan(scan_of({{"tools/serve_requirements.txt", "torch\ntriton==2.1.0\n", FileKind::Requirements},
+                           {"serve.py", "import triton\n" + portable_server}}));
+  CHECK(imported.decision.outcome == Outcome::KeepLinuxGpu);
+}
+
 TEST_CASE("a plan step names its sites, and its files only when it has some", "[assess][plan]") {
   ActionStep step;
   CHECK(step.extent().empty());
