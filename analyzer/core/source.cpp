@@ -90,8 +90,9 @@ FileKind classify_path(std::string_view relative_path) {
       return FileKind::Cxx;
   if (ends_with(name, ".metal"))
     return FileKind::Metal;
-  // requirements.txt, requirements-dev.txt, requirements/base.txt, constraints.txt
-  if ((starts_with(name, "requirements") || starts_with(name, "constraints")) &&
+  // requirements.txt, requirements-dev.txt, dev_requirements.txt,
+  // requirements/base.txt, constraints.txt
+  if ((name.find("requirements") != std::string::npos || starts_with(name, "constraints")) &&
       (ends_with(name, ".txt") || ends_with(name, ".in")))
     return FileKind::Requirements;
   if ((dir == "requirements" || ends_with(dir, "/requirements")) && ends_with(name, ".txt"))
