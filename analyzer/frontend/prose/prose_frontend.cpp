@@ -624,12 +624,14 @@ void find_cuda_example(const Sentence &sentence, std::vector<Match> &out) {
 void find_multi_gpu_command(const Sentence &sentence, std::vector<Match> &out) {
   const std::string &s = sentence.text;
   std::smatch m;
-  if (!sentence.has({"--nproc", "dist", "--num", "--gpus", "--multi", "--device"}) ||
+  // Device lists name several GPUs: `--devices 0,1`, `--gpus 0,1,2,3`,
+  // `--gpu_ids 0,1` (Lightning's `--gpus 0,` with a trailing comma is one).
+  if (!sentence.has({"--nproc", "dist", "--num", "--gpu", "--multi", "--device"}) ||
       !std::regex_search(
           s, m,
           icase("--nproc[_-]per[_-]node[= ]+['\"]?(\\d+)|[\\w./-]*dist[\\w-]*\\.sh\\s+(\\d+)\\b|"
-                "--num[_-]gpus[= ]+(\\d+)|--gpus[= ]+(\\d+)\\b|(--multi[_-]gpu)\\b|"
-                "--devices?[= ]+(\\d+(,\\s*\\d+)+)")))
+                "--num[_-]gpus[= ]+(\\d+)|--gpus[= ]+(\\d+)\\b(?!,)|(--multi[_-]gpu)\\b|"
+                "--(devices?|gpus|gpu[_-]ids)[= ]+['\"]?(\\d+(,\\s*\\d+)+)")))
     return;
   for (int group : {1, 2, 3, 4})
     if (m[group].matched && std::stoi(m[group].str().substr(0, 4)) < 2)
@@ -660,6 +662,36 @@ bool is_linux_heading(const std::string &title) {
 // Matches reported once per file: the first, with the count of the others.
 bool reported_once_per_file(const std::string &klass) {
   return klass == "cuda-example" || klass == "multi-gpu-command" || klass == "fp16-example";
+}
+
+// What only code shows: examples that pick CUDA, multi-GPU commands and
+// fp16 recipes; `offset` places the code in its sentence.
+void find_in_code(const Sentence &code, std::size_t offset, std::vector<Match> &out) {
+  std::vector<Match> found;
+  find_cuda_example(code, found);
+  find_multi_gpu_command(code, found);
+  find_fp16_example(code, found);
+  for (Match &match : found) {
+    match.offset += offset;
+    out.push_back(std::move(match));
+  }
+}
+
+// A command written as `inline code` in a sentence ("run `python main.py
+// --gpus 0,1` to train on two GPUs") is code as much as a fenced block. Only
+// spans that start with a launcher count: other inline code names things.
+void find_in_inline_commands(const std::string &sentence, bool requirement_section, std::vector<Match> &out) {
+  static const std::regex launcher(
+      "^\\s*(\\w+=\\S*\\s+)*(python3?|torchrun|accelerate|deepspeed|bash|sh|\\./)[\\s\\S]*");
+  for (std::size_t open = sentence.find('`'); open != std::string::npos;) {
+    const std::size_t close = sentence.find('`', open + 1);
+    if (close == std::string::npos)
+      return;
+    const std::string span = sentence.substr(open + 1, close - open - 1);
+    if (std::regex_match(span, launcher))
+      find_in_code(Sentence(span, requirement_section), open + 1, out);
+    open = sentence.find('`', close + 1);
+  }
 }
 
 // True when `offset` lies inside "double quotes" or `inline code` in prose:
@@ -754,11 +786,10 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       find_linux_only(classified, segment.code, matches);
       find_listed_platform(classified, segment.list_item && segment.requirement_section, matches);
       find_x86_arch(classified, matches);
-      if (segment.code) {
-        find_cuda_example(classified, matches);
-        find_multi_gpu_command(classified, matches);
-        find_fp16_example(classified, matches);
-      }
+      if (segment.code)
+        find_in_code(classified, 0, matches);
+      else
+        find_in_inline_commands(sentence, segment.requirement_section, matches);
       for (const Match &match : matches) {
         if (!segment.code && !match.command && inside_quotation(sentence, match.offset))
           continue;
