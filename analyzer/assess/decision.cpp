@@ -200,12 +200,13 @@ bool file_may_decide(ReachStatus status, const DecisionThresholds &thresholds) {
   return may_decide(status);
 }
 
-// Files no Mac path needs: code behind an option the Mac need not choose,
-// and sub-projects the main package never builds.
+// Files no Mac path needs: code behind an option the Mac need not choose or
+// a fallback it takes, and sub-projects the main package never builds.
 std::set<std::string> off_mac_path(const std::vector<ProjectFile> &files, const Reachability &reach) {
   std::set<std::string> paths;
   for (std::size_t i = 0; i < files.size(); ++i)
     if (reach.files[i].status == ReachStatus::OptionOnly ||
+        reach.files[i].status == ReachStatus::FallbackOnly ||
         reach.files[i].status == ReachStatus::OptionalSubProject)
       paths.insert(files[i].path);
   return paths;
@@ -890,6 +891,9 @@ TracedEntryPoints trace_entry_points(const std::vector<ProjectFile> &files, cons
   traced.entries = discover_entry_points(files, modules, graph, policy);
   traced.reach = compute_reachability(files, traced.entries, graph, policy);
   apply_option_gating(find_option_gated_files(files, modules, traced.reach, policy.not_the_op), traced.reach);
+  // What main entries reach only through a fallback the Mac takes.
+  const auto mac_graph = build_module_graph(files, modules, ImportEdges::MacPath);
+  apply_mac_path(compute_reachability(files, traced.entries, mac_graph, policy), traced.reach);
   return traced;
 }
 

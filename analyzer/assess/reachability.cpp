@@ -182,8 +182,17 @@ std::string relative_member(std::string_view module, std::string_view name) {
   return std::string(module) + (only_dots ? "" : ".") + std::string(name);
 }
 
+namespace {
+
+// The guards of an import that a Mac skips or survives (ImportEdges::MacPath).
+bool mac_skips(Guard guard) {
+  return guard == Guard::CudaCheck || guard == Guard::ImportFallback || guard == Guard::PlatformCheck;
+}
+
+} // namespace
+
 std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<ProjectFile> &files,
-                                                           const ModuleIndex &index) {
+                                                           const ModuleIndex &index, ImportEdges edge_kind) {
   std::vector<std::vector<std::uint32_t>> graph(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     const ProjectFile &file = files[i];
@@ -199,6 +208,8 @@ std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<Pro
       for (const std::size_t parent : index.parent_packages(i))
         add(parent);
     for (const Fact &fact : file.facts.facts) {
+      if (edge_kind == ImportEdges::MacPath && mac_skips(fact.guard))
+        continue;
       // importlib.import_module("pkg.mod") with a literal is an import too.
       if (fact.kind == fact_kind::Call && fact.name == "importlib.import_module") {
         const Argument *module = fact.positional_argument(0);
@@ -247,6 +258,8 @@ std::string_view to_string(ReachStatus status) {
     return "optional-sub-project";
   case ReachStatus::OptionOnly:
     return "option-only";
+  case ReachStatus::FallbackOnly:
+    return "fallback-only";
   case ReachStatus::Unreached:
     return "unreached";
   case ReachStatus::NotCode:
@@ -258,7 +271,24 @@ std::string_view to_string(ReachStatus status) {
 bool may_decide(ReachStatus status) {
   return status != ReachStatus::TestOnly && status != ReachStatus::ExampleOnly &&
          status != ReachStatus::ContainerOnly && status != ReachStatus::OptionalSubProject &&
-         status != ReachStatus::OptionOnly;
+         status != ReachStatus::OptionOnly && status != ReachStatus::FallbackOnly;
+}
+
+void apply_mac_path(const Reachability &mac_path, Reachability &reach) {
+  std::vector<bool> fallback_only(reach.files.size(), false);
+  for (std::size_t i = 0; i < reach.files.size() && i < mac_path.files.size(); ++i) {
+    const ReachStatus full = reach.files[i].status, mac = mac_path.files[i].status;
+    // Reached only through a fallback, or built by a sub-project that only a
+    // fallback imports.
+    if ((full == ReachStatus::Reached && mac != ReachStatus::Reached) ||
+        (may_decide(full) && mac == ReachStatus::OptionalSubProject)) {
+      reach.files[i].status = ReachStatus::FallbackOnly;
+      fallback_only[i] = true;
+    }
+  }
+  for (std::vector<std::uint32_t> &run : reach.runs)
+    run.erase(std::remove_if(run.begin(), run.end(), [&](std::uint32_t file) { return fallback_only[file]; }),
+              run.end());
 }
 
 std::vector<std::string> sub_project_roots(const std::vector<ProjectFile> &files) {

@@ -67,9 +67,16 @@ private:
 // (".pkg", "x") -> ".pkg.x".
 std::string relative_member(std::string_view module, std::string_view name);
 
+// Which imports make an edge: all of them, or only those a Mac takes. An
+// import behind a CUDA test, an ImportError fallback or a Linux-only platform
+// test is one a Mac skips or survives: the code on its other side runs only
+// where CUDA is.
+enum class ImportEdges : std::uint8_t { All, MacPath };
+
 // file -> the repository files it imports (its parent packages included).
 std::vector<std::vector<std::uint32_t>> build_module_graph(const std::vector<ProjectFile> &files,
-                                                           const ModuleIndex &index);
+                                                           const ModuleIndex &index,
+                                                           ImportEdges edges = ImportEdges::All);
 
 // How a file relates to the entry points.
 enum class ReachStatus : std::uint8_t {
@@ -80,6 +87,7 @@ enum class ReachStatus : std::uint8_t {
   ContainerOnly,      // only a Dockerfile's commands run it, or it is container build files
   OptionalSubProject, // a sub-project with its own setup.py/pyproject that no main entry imports
   OptionOnly,         // main entries import it, but use it only behind an option (assess/option_gating.h)
+  FallbackOnly,       // main entries import it only where a Mac takes the fallback (ImportEdges::MacPath)
   Unreached,          // code no entry point imports
   NotCode,            // manifests, shell, prose: not part of an import closure
 };
@@ -125,5 +133,11 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
                                   const std::vector<EntryPoint> &entries,
                                   const std::vector<std::vector<std::uint32_t>> &graph,
                                   const AssessPolicy &policy);
+
+// Marks FallbackOnly the files that main entries reach in `reach` but not on
+// `mac_path` (the same entries over ImportEdges::MacPath), and those of a
+// sub-project that only such files import; takes them out of every entry's
+// run.
+void apply_mac_path(const Reachability &mac_path, Reachability &reach);
 
 } // namespace mpsaudit

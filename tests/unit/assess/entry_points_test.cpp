@@ -589,3 +589,52 @@ TEST_CASE(
                        "    return median_cuda(x)\n");
   CHECK(status_of(refused, "smooth/fast.py") == ReachStatus::Reached);
 }
+
+namespace {
+
+// A filter whose CUDA path imports a package of the tree whose module needs
+// Triton at its top level: two imports away from the cause, so no local
+// import fact names it, and only the module graph can tell.
+ScanResult cuda_package_tree(const std::string &filter_body) {
+  return scan_of({
+      {"smooth/__init__.py", ""},
+      {"smooth/kernels/__init__.py", "from .median import median_cuda\n"},
+      {"smooth/kernels/median.py", "import torch\nimport triton\n\n\ndef median_cuda(x):\n    return x\n"},
+      {"smooth/filters.py", "import torch\n\n\ndef median(x):\n" + filter_body},
+      {"run.py",
+       "import torch\nfrom smooth.filters import median\n\ndef main():\n    median(torch.ones(3))\n" + kMain},
+  });
+}
+
+} // namespace
+
+TEST_CASE("what main entries reach only through a fallback the Mac takes is fallback-only and never decides",
+          "[assess][reachability]") {
+  const auto assessed = [](const ScanResult &scan) {
+    AssessmentInput input;
+    input.scan = &scan;
+    return assess(input);
+  };
+  const ScanResult behind_cuda_test =
+      cuda_package_tree("    if torch.cuda.is_available():\n        from smooth.kernels import median_cuda\n"
+                        "        return median_cuda(x)\n    return x.median()\n");
+  const Assessment guarded = assessed(behind_cuda_test);
+  CHECK(guarded.reachability.at("smooth/kernels/median.py").status == "fallback-only");
+  CHECK_FALSE(guarded.reachability.at("smooth/kernels/median.py").may_decide);
+  CHECK(guarded.decision.outcome == Outcome::Adapt);
+
+  const ScanResult behind_fallback =
+      cuda_package_tree("    try:\n        from smooth.kernels import median_cuda\n    except ImportError:\n"
+                        "        return x.median()\n    return median_cuda(x)\n");
+  CHECK(assessed(behind_fallback).reachability.at("smooth/kernels/median.py").status == "fallback-only");
+
+  // Near case: imported on the path every platform takes, it decides.
+  const ScanResult unguarded =
+      cuda_package_tree("    from smooth.kernels import median_cuda\n    return median_cuda(x)\n");
+  const Assessment reached = assessed(unguarded);
+  CHECK(reached.reachability.at("smooth/kernels/median.py").status == "reached");
+  CHECK(reached.decision.outcome != Outcome::Adapt);
+  const auto &deciding = reached.decision.deciding;
+  CHECK(std::any_of(deciding.begin(), deciding.end(),
+                    [](const DecisionFactor &factor) { return factor.path == "smooth/kernels/median.py"; }));
+}
