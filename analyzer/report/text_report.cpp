@@ -100,8 +100,9 @@ std::string caret_line(const Finding &finding) {
   return line;
 }
 
-// "a/b" for "a/b/c/d.py", "." for a file at the root.
-std::string directory_of(const std::string &path) {
+// The summary's grouping: the first two directories ("a/b" for
+// "a/b/c/d.py"), "." for a file at the root.
+std::string summary_directory(const std::string &path) {
   const std::size_t first = path.find('/');
   if (first == std::string::npos)
     return ".";
@@ -632,7 +633,7 @@ std::vector<std::pair<std::string, std::size_t>> findings_by_directory(const Sca
   std::map<std::string, std::size_t> counts;
   for (const Finding &finding : result.findings)
     if (!finding.suppressed)
-      ++counts[directory_of(finding.path.str())];
+      ++counts[summary_directory(finding.path.str())];
   std::vector<std::pair<std::string, std::size_t>> rows(counts.begin(), counts.end());
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto &a, const auto &b) { return a.second > b.second; });
