@@ -682,13 +682,13 @@ void find_in_code(const Sentence &code, std::size_t offset, std::vector<Match> &
 // spans that start with a launcher count: other inline code names things.
 void find_in_inline_commands(const std::string &sentence, bool requirement_section, std::vector<Match> &out) {
   static const std::regex launcher(
-      "^\\s*(\\w+=\\S*\\s+)*(python3?|torchrun|accelerate|deepspeed|bash|sh|\\./)[\\s\\S]*");
+      "^\\s*(\\w+=\\S*\\s+)*((python3?|torchrun|accelerate|deepspeed|bash|sh)\\b|\\./)");
   for (std::size_t open = sentence.find('`'); open != std::string::npos;) {
     const std::size_t close = sentence.find('`', open + 1);
     if (close == std::string::npos)
       return;
     const std::string span = sentence.substr(open + 1, close - open - 1);
-    if (std::regex_match(span, launcher))
+    if (std::regex_search(span, launcher)) // a prefix: no pattern runs over the whole span
       find_in_code(Sentence(span, requirement_section), open + 1, out);
     open = sentence.find('`', close + 1);
   }
