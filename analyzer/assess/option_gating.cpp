@@ -260,9 +260,7 @@ void apply_option_gating(const std::vector<OptionGate> &gates, Reachability &rea
     reach.files[gate.file].status = ReachStatus::OptionOnly;
     gated[gate.file] = true;
   }
-  for (std::vector<std::uint32_t> &run : reach.runs)
-    run.erase(std::remove_if(run.begin(), run.end(), [&](std::uint32_t file) { return gated[file]; }),
-              run.end());
+  drop_from_runs(gated, reach);
 }
 
 } // namespace mpsaudit

@@ -286,8 +286,12 @@ void apply_mac_path(const Reachability &mac_path, Reachability &reach) {
       fallback_only[i] = true;
     }
   }
+  drop_from_runs(fallback_only, reach);
+}
+
+void drop_from_runs(const std::vector<bool> &dropped, Reachability &reach) {
   for (std::vector<std::uint32_t> &run : reach.runs)
-    run.erase(std::remove_if(run.begin(), run.end(), [&](std::uint32_t file) { return fallback_only[file]; }),
+    run.erase(std::remove_if(run.begin(), run.end(), [&](std::uint32_t file) { return dropped[file]; }),
               run.end());
 }
 

@@ -134,6 +134,9 @@ Reachability compute_reachability(const std::vector<ProjectFile> &files,
                                   const std::vector<std::vector<std::uint32_t>> &graph,
                                   const AssessPolicy &policy);
 
+// Takes the files `dropped` marks (by ProjectFile index) out of every entry's run.
+void drop_from_runs(const std::vector<bool> &dropped, Reachability &reach);
+
 // Marks FallbackOnly the files that main entries reach in `reach` but not on
 // `mac_path` (the same entries over ImportEdges::MacPath), and those of a
 // sub-project that only such files import; takes them out of every entry's
