@@ -909,7 +909,8 @@ const AssessPolicy &policy_of(const AssessmentInput &input) {
 // estimate made and the verdict decided again without them
 // (Decision::if_resolved, and the first of what_would_change).
 void resolve_deciding_findings(const AssessmentInput &input, const VerdictInput &as_decided,
-                               const std::vector<FileRole> &roles, Decision &decision) {
+                               const std::vector<FileRole> &roles, const std::vector<std::string> &accepted,
+                               Decision &decision) {
   const ScanResult &scan = as_decided.scan;
   std::vector<bool> excluded(scan.findings.size(), false);
   std::vector<const DecisionFactor *> finding_factors;
@@ -921,7 +922,7 @@ void resolve_deciding_findings(const AssessmentInput &input, const VerdictInput 
   if (!finding_factors.empty()) {
     const EffortEstimate effort_after =
         estimate_effort(scan, roles, input.model, excluded, input.fix_target_torch, input.fixes,
-                        EstimateDetail::WithoutPlaces, policy_of(input));
+                        EstimateDetail::WithoutPlaces, policy_of(input), &accepted);
     const Verdict after = decide({scan, as_decided.role_of, as_decided.non_deciding, as_decided.kept_on_linux,
                                   effort_after, as_decided.memory, as_decided.thresholds, excluded},
                                  VerdictDetail::OutcomeOnly);
@@ -1033,9 +1034,10 @@ Assessment assess(const AssessmentInput &input) {
   assessment.optional_sub_projects = reach.optional_sub_projects;
   record_reachability(scan, entries, reach, input.thresholds, assessment.reachability);
   const std::map<std::string, Role> role_of = role_by_path(assessment.roles);
-  assessment.effort =
-      estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch, input.fixes,
-                      EstimateDetail::WithoutPlaces, policy); // roll_up_by_place below, after the what-if
+  const std::vector<std::string> accepted = scripts_to_accept(entries);
+  assessment.effort = estimate_effort(scan, assessment.roles, input.model, {}, input.fix_target_torch,
+                                      input.fixes, EstimateDetail::WithoutPlaces, policy,
+                                      &accepted); // roll_up_by_place below, after the what-if
   return_free_memory(); // the estimate's grouping tables, before the what-if builds its own
   assessment.memory = estimate_memory_fit(scan.project_files, policy.mac_memory_tiers_gb);
 
@@ -1065,7 +1067,7 @@ Assessment assess(const AssessmentInput &input) {
   resolve_deciding_findings(input,
                             {scan, role_of, non_deciding, kept_on_linux, assessment.effort, assessment.memory,
                              input.thresholds, nothing_excluded},
-                            assessment.roles, decision);
+                            assessment.roles, accepted, decision);
   // Once the what-if estimate is gone: the two are never held at once.
   return_free_memory();
   roll_up_by_place(assessment.effort, role_of);

@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "assess/assess_policy.h"
+#include "assess/entry_points.h"
 #include "assess/roles.h"
 #include "core/fact_kinds.h"
 #include "core/text.h"
@@ -536,21 +537,6 @@ void price_kernel_families(const ScanResult &scan, const EffortModel &model, con
   covered_by_kernels.clear();
 }
 
-// The scripts a user runs: a `__main__` guard, outside tests and docs.
-std::vector<std::string> entry_points(const std::vector<ProjectFile> &files,
-                                      const std::map<std::string, Role> &role_of) {
-  std::vector<std::string> scripts;
-  for (const auto &file : files) {
-    const auto role = role_of.find(file.path);
-    if (role != role_of.end() && (role->second == Role::Tests || role->second == Role::Docs))
-      continue;
-    if (std::any_of(file.facts.facts.begin(), file.facts.facts.end(),
-                    [](const Fact &fact) { return role_signal(fact) == RoleSignal::MainGuard; }))
-      scripts.push_back(file.path);
-  }
-  return scripts;
-}
-
 HourRange acceptance_hours(const EffortModel &model, int entry_points) {
   const int further = std::min(std::max(entry_points - 1, 0), model.acceptance_entry_cap);
   HourRange hours = model.acceptance_base;
@@ -1039,7 +1025,8 @@ void roll_up_by_place(EffortEstimate &estimate, const std::map<std::string, Role
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded,
                                std::string_view fix_target_torch, const FixCatalog *fixes,
-                               EstimateDetail detail, const AssessPolicy &policy) {
+                               EstimateDetail detail, const AssessPolicy &policy,
+                               const std::vector<std::string> *entry_points) {
   EffortEstimate estimate;
   const std::map<std::string, Role> role_of = role_by_path(roles);
 
@@ -1049,7 +1036,8 @@ EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRol
   price_kernel_families(scan, model, policy, work.items, work.covered_by_kernels, estimate);
   add_one_off_items(model, work);
   // Acceptance on the Mac: part of every port, never an extra.
-  estimate.entry_points = entry_points(scan.project_files, role_of);
+  estimate.entry_points =
+      entry_points ? *entry_points : scripts_to_accept(discover_entry_points(scan.project_files, policy));
   const bool any_work = std::any_of(work.items.begin(), work.items.end(),
                                     [](const auto &entry) { return entry.second.estimable; });
   if (any_work) {

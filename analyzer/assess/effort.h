@@ -204,7 +204,7 @@ struct EffortEstimate {
   HourRange deferred;
   // The native port of everything: `total` plus the deferred kernel ports.
   HourRange native_port;
-  std::vector<std::string> entry_points;     // scripts (a __main__ guard) outside tests and docs
+  std::vector<std::string> entry_points;     // the scripts accepted on the Mac (scripts_to_accept)
   std::vector<KernelFamily> kernel_families; // largest first
   FixCredit fix;                             // what `mpsaudit fix` removes of `total`
   int not_estimated = 0;                     // blocker items
@@ -229,12 +229,15 @@ enum class EstimateDetail : std::uint8_t { Full, WithoutPlaces };
 // fix credit asks `fixes` (rules/fixes.toml as the session loaded it; null:
 // no credit) which findings `mpsaudit fix` edits for `fix_target_torch`
 // ("": its default). Kernels are grouped into families by the policy's
-// [kernel_families] words.
+// [kernel_families] words. `entry_points` are the scripts whose runs the
+// acceptance prices (null: those of the scan's own entry points,
+// scripts_to_accept in entry_points.h).
 EffortEstimate estimate_effort(const ScanResult &scan, const std::vector<FileRole> &roles,
                                const EffortModel &model, const std::vector<bool> &excluded = {},
                                std::string_view fix_target_torch = {}, const FixCatalog *fixes = nullptr,
                                EstimateDetail detail = EstimateDetail::Full,
-                               const AssessPolicy &policy = bundled_assess_policy());
+                               const AssessPolicy &policy = bundled_assess_policy(),
+                               const std::vector<std::string> *entry_points = nullptr);
 
 // The roll-ups by file, directory and role (by_file, by_directory,
 // by_role) of an estimate built without them; `role_of` is role_by_path of

@@ -303,4 +303,32 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
   return entries;
 }
 
+std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &files,
+                                              const AssessPolicy &policy) {
+  const ModuleIndex index(files);
+  return discover_entry_points(files, index, build_module_graph(files, index), policy);
+}
+
+std::vector<std::string> scripts_to_accept(const std::vector<EntryPoint> &entries) {
+  // Data preparation and tools run as they do on Linux: no MPS run to
+  // accept. A library's top-level packages are not scripts.
+  const auto runs_on_the_device = [](EntryPurpose purpose) { return purpose <= EntryPurpose::Benchmark; };
+  std::vector<const EntryPoint *> mains;
+  for (const EntryPoint &entry : entries)
+    if (entry.scope == EntryScope::Main && runs_on_the_device(entry.purpose))
+      mains.push_back(&entry);
+  // By purpose, then the shallower path: the repository's own train.py
+  // before a logger's hyper-parameter search that imports it.
+  const auto rank = [](const EntryPoint *entry) {
+    return std::make_pair(static_cast<int>(entry->purpose),
+                          std::count(entry->path.begin(), entry->path.end(), '/'));
+  };
+  std::stable_sort(mains.begin(), mains.end(),
+                   [&](const EntryPoint *a, const EntryPoint *b) { return rank(a) < rank(b); });
+  std::vector<std::string> scripts;
+  for (const EntryPoint *entry : mains)
+    scripts.push_back(entry->path);
+  return scripts;
+}
+
 } // namespace mpsaudit

@@ -67,6 +67,16 @@ PurposeGuess guess_purpose(const ProjectFile &file, const AssessPolicy &policy);
 std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &files, const ModuleIndex &index,
                                               const std::vector<std::vector<std::uint32_t>> &graph,
                                               const AssessPolicy &policy);
+// The same, with the module index and import graph built here.
+std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &files,
+                                              const AssessPolicy &policy);
+
+// The scripts a port runs and accepts on the Mac: the main entries whose
+// purpose puts them on the device (training, inference, evaluation, export,
+// benchmark; not data preparation, tools or a library's packages), by
+// purpose, then the shallower path. The effort's acceptance runs and its
+// goal ("run train.py and sample.py on MPS") come from them.
+std::vector<std::string> scripts_to_accept(const std::vector<EntryPoint> &entries);
 
 // What one entry point needs to run on a Mac.
 struct EntryBlocker {

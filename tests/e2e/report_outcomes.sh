@@ -46,6 +46,10 @@ golden = {
     "by_directory": {r["name"]: hours(r["hours"]) for r in a["effort"]["by_directory"]},
     "plan": [f'{s["order"]}. {s["title"]} [{s["count"]}]' for s in a["action_plan"]],
     "roles": {r["path"]: r["role"] for r in a["roles"]},
+    # The scripts the plan runs on the Mac, and every entry point with how
+    # it was found: a README's commands find scripts without a __main__ guard.
+    "goal": a["effort"]["recommended"]["goal"],
+    "entry_points": [f'{e["path"]} {e["purpose"]} {e["scope"]} ({", ".join(e["found_by"])})' for e in a["entry_points"]],
 }
 path = os.path.join(sample_dir, "expected-assessment.json")
 if os.environ.get("MPSAUDIT_UPDATE_GOLDEN"):

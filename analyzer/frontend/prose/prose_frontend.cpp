@@ -677,21 +677,80 @@ void find_in_code(const Sentence &code, std::size_t offset, std::vector<Match> &
   }
 }
 
+// A command that starts with a launcher, after a `$ ` prompt and
+// environment assignments: `python train.py`, `CUDA_VISIBLE_DEVICES=0
+// torchrun ... x.py`, `./run.sh`. Matched as a prefix: no pattern runs over
+// the whole line.
+bool starts_with_launcher(const std::string &command) {
+  static const std::regex launcher(
+      "^\\s*(\\$\\s+)?(\\w+=\\S*\\s+)*((python3?|torchrun|accelerate|deepspeed|bash|sh)\\b|\\./)");
+  return std::regex_search(command, launcher);
+}
+
+// The `inline code` spans of a sentence that are commands, with their offsets.
+std::vector<std::pair<std::size_t, std::string>> inline_commands(const std::string &sentence) {
+  std::vector<std::pair<std::size_t, std::string>> commands;
+  for (std::size_t open = sentence.find('`'); open != std::string::npos;) {
+    const std::size_t close = sentence.find('`', open + 1);
+    if (close == std::string::npos)
+      break;
+    std::string span = sentence.substr(open + 1, close - open - 1);
+    if (starts_with_launcher(span))
+      commands.emplace_back(open + 1, std::move(span));
+    open = sentence.find('`', close + 1);
+  }
+  return commands;
+}
+
 // A command written as `inline code` in a sentence ("run `python main.py
 // --gpus 0,1` to train on two GPUs") is code as much as a fenced block. Only
 // spans that start with a launcher count: other inline code names things.
 void find_in_inline_commands(const std::string &sentence, bool requirement_section, std::vector<Match> &out) {
-  static const std::regex launcher(
-      "^\\s*(\\w+=\\S*\\s+)*((python3?|torchrun|accelerate|deepspeed|bash|sh)\\b|\\./)");
-  for (std::size_t open = sentence.find('`'); open != std::string::npos;) {
-    const std::size_t close = sentence.find('`', open + 1);
-    if (close == std::string::npos)
-      return;
-    const std::string span = sentence.substr(open + 1, close - open - 1);
-    if (std::regex_search(span, launcher)) // a prefix: no pattern runs over the whole span
-      find_in_code(Sentence(span, requirement_section), open + 1, out);
-    open = sentence.find('`', close + 1);
+  for (const auto &[offset, command] : inline_commands(sentence))
+    find_in_code(Sentence(command, requirement_section), offset, out);
+}
+
+// A launch command as the `shell` fact a shell script's line gives: the
+// command word, its arguments and a `python -m` module, so that entry-point
+// discovery finds the scripts a README runs (assess/entry_points.h).
+// `offset` is where the command starts in the segment's text.
+std::optional<Fact> launch_fact(const Segment &segment, std::size_t offset, const std::string &command) {
+  if (!starts_with_launcher(command))
+    return std::nullopt;
+  std::vector<std::pair<std::size_t, std::string>> words; // offset in `command`, word
+  for (std::size_t at = 0; at < command.size();) {
+    const std::size_t begin = command.find_first_not_of(" \t", at);
+    if (begin == std::string::npos)
+      break;
+    const std::size_t end = std::min(command.find_first_of(" \t", begin), command.size());
+    words.emplace_back(begin, command.substr(begin, end - begin));
+    at = end;
   }
+  static const std::regex assignment("^\\w+=");
+  std::size_t first = 0;
+  while (first < words.size() &&
+         (words[first].second == "$" || std::regex_search(words[first].second, assignment)))
+    ++first;
+  if (first == words.size())
+    return std::nullopt;
+  const std::string &word = words[first].second;
+  Fact fact;
+  fact.kind = fact_kind::Shell;
+  fact.name = word.substr(word.rfind('/') == std::string::npos ? 0 : word.rfind('/') + 1);
+  const auto [line, column] = position_at(segment, offset + words[first].first);
+  fact.span = Span{line, column, line, column + static_cast<std::uint32_t>(word.size())};
+  std::string args;
+  for (std::size_t k = first + 1; k < words.size(); ++k) {
+    args += (args.empty() ? "" : " ") + words[k].second;
+    if (words[k].second == "-m" && k + 1 < words.size() && starts_with(fact.name, "python") &&
+        !fact.attribute("module"))
+      fact.set_attribute("module", words[k + 1].second);
+  }
+  const std::string whole(trim(command));
+  fact.set_attribute("value", whole);
+  fact.set_attribute("line", whole);
+  fact.set_attribute("args", args);
+  return fact;
 }
 
 // True when `offset` lies inside "double quotes" or `inline code` in prose:
@@ -761,6 +820,17 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
     fact.set_attribute("more", "");
     facts.facts.push_back(std::move(fact));
   };
+  // A code line that launches a script, or an inline command.
+  const auto add_launch_facts = [&](const Segment &segment, std::size_t begin, const std::string &sentence) {
+    if (segment.code) {
+      if (auto fact = launch_fact(segment, begin, sentence))
+        facts.facts.push_back(std::move(*fact));
+      return;
+    }
+    for (const auto &[offset, command] : inline_commands(sentence))
+      if (auto fact = launch_fact(segment, begin + offset, command))
+        facts.facts.push_back(std::move(*fact));
+  };
   for (const Segment &segment : segment_text(text, changelog_file)) {
     if (segment.heading) {
       if (linux_only_install && segment.requirement_section && is_linux_heading(segment.text))
@@ -790,6 +860,7 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
         find_in_code(classified, 0, matches);
       else
         find_in_inline_commands(sentence, segment.requirement_section, matches);
+      add_launch_facts(segment, begin, sentence);
       for (const Match &match : matches) {
         if (!segment.code && !match.command && inside_quotation(sentence, match.offset))
           continue;

@@ -146,7 +146,8 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
   const std::string script =
       "import torch\nx = torch.zeros(1).cuda()\nif __name__ == \"__main__\":\n    pass\n";
   const EffortModel model = repository_model();
-  const ScanResult one = scan_of({{"run.py", script}});
+  // Scripts named for inference: a tool's runs are not accepted on the Mac.
+  const ScanResult one = scan_of({{"predict.py", script}});
   const EffortEstimate single =
       estimate_effort(one, classify_roles(one.project_files, {}, bundled_assess_policy()), model);
   REQUIRE(single.entry_points.size() == 1);
@@ -156,7 +157,7 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
 
   std::vector<testing::SourceText> many;
   for (int i = 0; i < 20; ++i)
-    many.push_back({"tool" + std::to_string(i) + ".py", script});
+    many.push_back({"predict_" + std::to_string(i) + ".py", script});
   const ScanResult lots = scan_of(many);
   const EffortEstimate twenty =
       estimate_effort(lots, classify_roles(lots.project_files, {}, bundled_assess_policy()), model);
@@ -168,6 +169,37 @@ TEST_CASE("acceptance on the Mac grows modestly with the entry points", "[assess
 
   const ScanResult clean = scan_of({{"clean.py", "import torch\nx = torch.zeros(1)\n"}});
   CHECK(estimate_effort(clean, {}, model).items.empty()); // no port, nothing to accept
+}
+
+TEST_CASE("the scripts accepted on the Mac are the main entry points, however found",
+          "[assess][effort][acceptance]") {
+  const std::string cuda_line = "import torch\nx = torch.zeros(1).cuda()\n";
+  const std::string guarded = cuda_line + "if __name__ == \"__main__\":\n    pass\n";
+  const auto accepted = [](const ScanResult &scan) {
+    return estimate_effort(scan, classify_roles(scan.project_files, {}, bundled_assess_policy()),
+                           repository_model())
+        .entry_points;
+  };
+  // train.py has no __main__ guard: the shell script runs it. Training
+  // before export; a test's __main__ is not a script of the port, nor is
+  // data preparation, which runs as it does on Linux.
+  const ScanResult scripts = scan_of({{"train.py", cuda_line},
+                                      {"run.sh", "python train.py --epochs 3\n", FileKind::Shell},
+                                      {"tools/export.py", guarded},
+                                      {"prepare.py", guarded},
+                                      {"tests/test_model.py", guarded}});
+  CHECK(accepted(scripts) == std::vector<std::string>{"train.py", "tools/export.py"});
+
+  // A library without scripts: its top-level package is an entry of the
+  // reachability, not a script to run.
+  const ScanResult library = scan_of({{"lib/__init__.py", cuda_line}, {"lib/ops.py", cuda_line}});
+  CHECK(accepted(library).empty());
+
+  // The assessment passes the entries it traced.
+  const std::vector<std::string> given{"serve.py"};
+  CHECK(estimate_effort(scripts, {}, repository_model(), {}, {}, nullptr, EstimateDetail::Full,
+                        bundled_assess_policy(), &given)
+            .entry_points == given);
 }
 
 TEST_CASE("the recommended figure prices the verdict's path", "[assess][effort][paths]") {

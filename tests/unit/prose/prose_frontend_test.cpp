@@ -21,6 +21,8 @@ using Requirement = std::tuple<std::string, std::string, std::uint32_t>; // clas
 std::set<Requirement> requirements(const std::string &text, const std::string &path = "README.md") {
   std::set<Requirement> out;
   for (const Fact &fact : extract_prose_text(text, path).facts) {
+    if (fact.kind == "shell") // launch commands: their own test below
+      continue;
     REQUIRE(fact.kind == "doc-requirement");
     REQUIRE(fact.attribute("sentence"));
     out.insert({fact.name, *fact.attribute("value"), fact.span.line});
@@ -147,4 +149,32 @@ TEST_CASE("prose rules fire on requirements and stay silent on decoys", "[prose]
   const auto findings = findings_for(FileKind::Prose, "You need CUDA 11.8.\n");
   REQUIRE(findings.size() == 1);
   CHECK(findings.front().message == "documentation requires CUDA 11.8: \"You need CUDA 11.8.\"");
+}
+
+TEST_CASE("launch commands in code blocks and inline code are shell facts", "[prose][entry-points]") {
+  const std::string readme = "# Usage\n"
+                             "Prepare, then train:\n"
+                             "```bash\n"
+                             "$ python prepare.py --out data/\n"
+                             "CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node 2 train.py --epochs 3\n"
+                             "pip install -r requirements.txt\n"
+                             "python -m pkg.serve --port 8000\n"
+                             "```\n"
+                             "Then `python sample.py --count 4` prints samples; `utils.py` has helpers.\n"
+                             "```python\n"
+                             "model = train(data)\n"
+                             "```\n";
+  using Launch = std::tuple<std::uint32_t, std::uint32_t, std::string, std::string, std::string>;
+  std::vector<Launch> launches; // line, column, command, args, module
+  for (const Fact &fact : extract_prose_text(readme, "README.md").facts)
+    if (fact.kind == "shell") {
+      const std::string *module = fact.attribute("module");
+      launches.emplace_back(fact.span.line, fact.span.column, fact.name, *fact.attribute("args"),
+                            module ? *module : "");
+    }
+  // Not pip (no launcher), not a file named in inline code, not Python code.
+  CHECK(launches == std::vector<Launch>{{4, 3, "python", "prepare.py --out data/", ""},
+                                        {5, 24, "torchrun", "--nproc_per_node 2 train.py --epochs 3", ""},
+                                        {7, 1, "python", "-m pkg.serve --port 8000", "pkg.serve"},
+                                        {9, 7, "python", "sample.py --count 4", ""}});
 }
