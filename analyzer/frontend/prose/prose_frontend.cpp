@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/fact_kinds.h"
+#include "core/launch_command.h"
 #include "core/text.h"
 #include "frontend/checkpoint/checkpoint_reader.h"
 #include "frontend/prose/model_config.h"
@@ -717,39 +718,18 @@ void find_in_inline_commands(const std::string &sentence, bool requirement_secti
 std::optional<Fact> launch_fact(const Segment &segment, std::size_t offset, const std::string &command) {
   if (!starts_with_launcher(command))
     return std::nullopt;
-  std::vector<std::pair<std::size_t, std::string>> words; // offset in `command`, word
-  for (std::size_t at = 0; at < command.size();) {
-    const std::size_t begin = command.find_first_not_of(" \t", at);
-    if (begin == std::string::npos)
-      break;
-    const std::size_t end = std::min(command.find_first_of(" \t", begin), command.size());
-    words.emplace_back(begin, command.substr(begin, end - begin));
-    at = end;
-  }
-  static const std::regex assignment("^\\w+=");
-  std::size_t first = 0;
-  while (first < words.size() &&
-         (words[first].second == "$" || std::regex_search(words[first].second, assignment)))
-    ++first;
-  if (first == words.size())
+  const std::optional<LaunchCommand> launch = read_launch_command(command);
+  if (!launch)
     return std::nullopt;
-  const std::string &word = words[first].second;
   Fact fact;
   fact.kind = fact_kind::Shell;
-  fact.name = word.substr(word.rfind('/') == std::string::npos ? 0 : word.rfind('/') + 1);
-  const auto [line, column] = position_at(segment, offset + words[first].first);
-  fact.span = Span{line, column, line, column + static_cast<std::uint32_t>(word.size())};
-  std::string args;
-  for (std::size_t k = first + 1; k < words.size(); ++k) {
-    args += (args.empty() ? "" : " ") + words[k].second;
-    if (words[k].second == "-m" && k + 1 < words.size() && starts_with(fact.name, "python") &&
-        !fact.attribute("module"))
-      fact.set_attribute("module", words[k + 1].second);
-  }
+  fact.name = launch->name;
+  const auto [line, column] = position_at(segment, offset + launch->word_offset);
+  fact.span = Span{line, column, line, column + static_cast<std::uint32_t>(launch->word.size())};
   const std::string whole(trim(command));
   fact.set_attribute("value", whole);
   fact.set_attribute("line", whole);
-  fact.set_attribute("args", args);
+  set_launch_attributes(fact, *launch);
   return fact;
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/launch_command.h"
 #include "core/text.h"
 #include "frontend/python/python_frontend.h"
 
@@ -196,6 +197,9 @@ Fact shell_fact(std::string_view line, std::uint32_t cell_line) {
   fact.name = std::string(body.substr(0, end));
   fact.set_attribute("line", std::string(trim(line)));
   fact.set_attribute("magic", magic);
+  // `!python train.py`: what it launches, for entry-point discovery.
+  if (const std::optional<LaunchCommand> launch = read_launch_command(body); launch && magic == "!")
+    set_launch_attributes(fact, *launch);
   fact.span = Span{cell_line, 1, cell_line, static_cast<std::uint32_t>(line.size() + 1)};
   return fact;
 }

@@ -99,8 +99,22 @@ TEST_CASE("entry points: __main__ scripts, declared commands, launch lines, hubc
       {"pyproject.toml", "[project]\nname = \"pkg\"\n[project.scripts]\npkg-run = \"pkg.cli:run\"\n",
        FileKind::Pyproject},
       {"tests/test_model.py", "from pkg.model import Net\n" + kMain},
+      // A README's command and a notebook's `!` line launch scripts too.
+      {"README.md", "Run:\n```bash\n$ python scripts/demo.py --n 1\n```\n", FileKind::Prose},
+      {"scripts/demo.py", "import torch\n"},
+      {"report.ipynb",
+       R"({"cells": [{"cell_type": "code", "source": ["!python jobs/report.py --out r.md\n"], "metadata": {},
+           "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})",
+       FileKind::Notebook},
+      {"jobs/report.py", "import torch\n"},
   });
   const auto [entries, reach] = trace(scan);
+  const EntryPoint *demo = entry_named(entries, "scripts/demo.py");
+  REQUIRE(demo);
+  CHECK(demo->found_by == std::vector<std::string>{"README.md:3"});
+  const EntryPoint *report = entry_named(entries, "jobs/report.py");
+  REQUIRE(report);
+  CHECK(report->found_by.front().rfind("report.ipynb:", 0) == 0);
   const EntryPoint *train = entry_named(entries, "tools/train.py");
   REQUIRE(train);
   CHECK(train->scope == EntryScope::Main);
