@@ -1,6 +1,6 @@
 #include "core/launch_command.h"
 
-#include <cctype>
+#include <algorithm>
 #include <utility>
 #include <vector>
 
