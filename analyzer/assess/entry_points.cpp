@@ -286,14 +286,20 @@ std::vector<EntryPoint> discover_entry_points(const std::vector<ProjectFile> &fi
       entry.found_by.push_back("top-level package");
       entries.push_back(std::move(entry));
     }
-  // Main entries first; among them scripts nobody imports before modules
-  // with a self-test __main__, then by purpose (training, inference,
-  // evaluation, export, benchmark, ...), then the shallower path (the
-  // repository's own tools/train.py before projects/x/train.py), then by
-  // path. Reachability traces them in this order and names them first.
+  // Main entries first; among them scripts that only other scripts import
+  // (train.py, which a hyper-parameter search imports) before modules with a
+  // self-test __main__ that the library imports, then by purpose (training,
+  // inference, evaluation, export, benchmark, ...), then the shallower path
+  // (the repository's own tools/train.py before projects/x/train.py), then
+  // by path. Reachability traces them in this order and names them first.
+  std::vector<bool> imported_by_library(files.size(), false);
+  for (std::size_t source = 0; source < graph.size(); ++source)
+    if (!found.count(source))
+      for (const std::uint32_t target : graph[source])
+        imported_by_library[target] = true;
   const auto rank = [&](const EntryPoint &entry) {
     const auto file = index.file_of_path(entry.path);
-    const bool is_imported = file && imported[*file];
+    const bool is_imported = file && imported_by_library[*file];
     const auto depth = std::count(entry.path.begin(), entry.path.end(), '/');
     return std::make_tuple(static_cast<int>(entry.scope), is_imported, static_cast<int>(entry.purpose),
                            depth);

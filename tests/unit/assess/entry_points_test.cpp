@@ -169,6 +169,21 @@ TEST_CASE("a library with no scripts: its top-level packages are the entry point
   CHECK(reach.files[file_index(scan, "lib/core.py")].status == ReachStatus::Reached);
 }
 
+TEST_CASE("a script that only other scripts import ranks as a script; one the library imports, after",
+          "[assess][entry-points]") {
+  const ScanResult scan = scan_of({
+      {"train.py", kTrainLoop + kMain},
+      {"search/sweep.py", "import train\n" + kTrainLoop + kMain}, // a sweep imports the training script
+      {"pkg/__init__.py", "from pkg import layers\n"},
+      {"pkg/layers.py", "import torch\n" + kTrainLoop + kMain}, // a self-test __main__ in the library
+  });
+  const auto [entries, reach] = trace(scan);
+  std::vector<std::string> order;
+  for (const EntryPoint &entry : entries)
+    order.push_back(entry.path);
+  CHECK(order == std::vector<std::string>{"train.py", "search/sweep.py", "pkg/layers.py"});
+}
+
 TEST_CASE("purpose: name, then argparse description, then content, then flags", "[assess][entry-points]") {
   const auto purpose_of = [](const std::string &path, const std::string &text) {
     const ProjectFile file{path, FileKind::Python, testing::extract(FileKind::Python, text, path)};
