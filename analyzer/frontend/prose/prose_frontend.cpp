@@ -703,21 +703,12 @@ std::vector<std::pair<std::size_t, std::string>> inline_commands(const std::stri
   return commands;
 }
 
-// A command written as `inline code` in a sentence ("run `python main.py
-// --gpus 0,1` to train on two GPUs") is code as much as a fenced block. Only
-// spans that start with a launcher count: other inline code names things.
-void find_in_inline_commands(const std::string &sentence, bool requirement_section, std::vector<Match> &out) {
-  for (const auto &[offset, command] : inline_commands(sentence))
-    find_in_code(Sentence(command, requirement_section), offset, out);
-}
-
 // A launch command as the `shell` fact a shell script's line gives: the
 // command word, its arguments and a `python -m` module, so that entry-point
 // discovery finds the scripts a README runs (assess/entry_points.h).
-// `offset` is where the command starts in the segment's text.
+// `offset` is where the command, one that starts_with_launcher, starts in
+// the segment's text.
 std::optional<Fact> launch_fact(const Segment &segment, std::size_t offset, const std::string &command) {
-  if (!starts_with_launcher(command))
-    return std::nullopt;
   const std::optional<LaunchCommand> launch = read_launch_command(command);
   if (!launch)
     return std::nullopt;
@@ -800,17 +791,6 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
     fact.set_attribute("more", "");
     facts.facts.push_back(std::move(fact));
   };
-  // A code line that launches a script, or an inline command.
-  const auto add_launch_facts = [&](const Segment &segment, std::size_t begin, const std::string &sentence) {
-    if (segment.code) {
-      if (auto fact = launch_fact(segment, begin, sentence))
-        facts.facts.push_back(std::move(*fact));
-      return;
-    }
-    for (const auto &[offset, command] : inline_commands(sentence))
-      if (auto fact = launch_fact(segment, begin + offset, command))
-        facts.facts.push_back(std::move(*fact));
-  };
   for (const Segment &segment : segment_text(text, changelog_file)) {
     if (segment.heading) {
       if (linux_only_install && segment.requirement_section && is_linux_heading(segment.text))
@@ -836,11 +816,24 @@ FileFacts extract_prose_text(std::string_view text, const std::string &path) {
       find_linux_only(classified, segment.code, matches);
       find_listed_platform(classified, segment.list_item && segment.requirement_section, matches);
       find_x86_arch(classified, matches);
+      // The launch commands here: a code line that starts with a launcher, or
+      // the inline code spans of a sentence that do. A command written as
+      // `inline code` ("run `python main.py --gpus 0,1` to train on two
+      // GPUs") is code as much as a fenced block; other inline code names
+      // things.
+      std::vector<std::pair<std::size_t, std::string>> commands;
+      if (!segment.code)
+        commands = inline_commands(sentence);
+      else if (starts_with_launcher(sentence))
+        commands.emplace_back(0, sentence);
       if (segment.code)
         find_in_code(classified, 0, matches);
       else
-        find_in_inline_commands(sentence, segment.requirement_section, matches);
-      add_launch_facts(segment, begin, sentence);
+        for (const auto &[offset, command] : commands)
+          find_in_code(Sentence(command, segment.requirement_section), offset, matches);
+      for (const auto &[offset, command] : commands)
+        if (auto fact = launch_fact(segment, begin + offset, command))
+          facts.facts.push_back(std::move(*fact));
       for (const Match &match : matches) {
         if (!segment.code && !match.command && inside_quotation(sentence, match.offset))
           continue;
